@@ -1,0 +1,64 @@
+// Diagnostics that travel with a gradient: where a value first went non-finite.
+#pragma once
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "core/vec.hpp"
+
+namespace simgrad {
+
+// Raised when a kernel produces a non-finite value (forward) or adjoint (backward). It names the
+// kernel, the element and, once the rollout has caught it, the step, so a NaN is an error the
+// user can act on instead of a NaN loss.
+class NonFiniteError : public std::runtime_error {
+ public:
+  NonFiniteError(std::string kernel, Index element, bool in_adjoint, int step = -1)
+      : std::runtime_error(describe(kernel, element, in_adjoint, step)),
+        kernel_(std::move(kernel)),
+        element_(element),
+        in_adjoint_(in_adjoint),
+        step_(step) {}
+
+  const std::string& kernel() const { return kernel_; }
+  Index element() const { return element_; }
+  bool in_adjoint() const { return in_adjoint_; }
+  int step() const { return step_; }
+
+  // The same error with the step it happened in.
+  NonFiniteError at_step(int step) const { return {kernel_, element_, in_adjoint_, step}; }
+
+ private:
+  static std::string describe(const std::string& kernel, Index element, bool in_adjoint, int step) {
+    std::string where = step >= 0 ? "step " + std::to_string(step) + ", " : "";
+    return std::string("non-finite ") + (in_adjoint ? "adjoint" : "value") + " at " + where +
+           "kernel " + kernel + ", element " + std::to_string(element);
+  }
+
+  std::string kernel_;
+  Index element_;
+  bool in_adjoint_;
+  int step_;
+};
+
+// Records the lowest element index at which something went non-finite, across blocks.
+class FirstNonFinite {
+ public:
+  static constexpr Index kNone = std::numeric_limits<Index>::max();
+
+  // Notes element e (blocks may report in any order; the minimum wins).
+  void note(Index e) {
+#pragma omp critical(simgrad_first_non_finite)
+    if (e < first_) first_ = e;
+  }
+  // Throws if anything was noted.
+  void raise_if_any(const std::string& kernel, bool in_adjoint) const {
+    if (first_ != kNone) throw NonFiniteError(kernel, first_, in_adjoint);
+  }
+
+ private:
+  Index first_ = kNone;
+};
+
+}  // namespace simgrad

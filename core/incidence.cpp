@@ -1,0 +1,54 @@
+#include "core/incidence.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "core/parallel.hpp"
+
+namespace simgrad {
+
+Incidence::Incidence(int arity, std::vector<std::int32_t> nodes, Index node_count)
+    : arity_(arity), node_count_(node_count), nodes_(std::move(nodes)) {
+  if (arity <= 0 || nodes_.size() % static_cast<std::size_t>(arity) != 0)
+    throw std::invalid_argument("incidence: node list is not a multiple of the arity");
+  elements_ = static_cast<Index>(nodes_.size()) / arity;
+  // Counting sort by node keeps each node's slots in ascending order: a fixed summation order.
+  offsets_.assign(static_cast<std::size_t>(node_count + 1), 0);
+  for (std::int32_t n : nodes_) {
+    if (n < 0 || n >= node_count)
+      throw std::out_of_range("incidence: node index " + std::to_string(n) + " outside [0, " +
+                              std::to_string(node_count) + ")");
+    ++offsets_[n + 1];
+  }
+  for (Index n = 0; n < node_count; ++n) offsets_[n + 1] += offsets_[n];
+  slots_.resize(nodes_.size());
+  std::vector<std::int32_t> next(offsets_.begin(), offsets_.end() - 1);
+  for (std::size_t k = 0; k < nodes_.size(); ++k) slots_[next[nodes_[k]]++] = static_cast<std::int32_t>(k);
+}
+
+void sum_slots_to_nodes(const Incidence& incidence, const double* slot_values, double* node_values,
+                        int dim, bool accumulate) {
+  parallel_for_blocks(incidence.nodes(), [&](Index first, Index last) {
+    for (Index n = first; n < last; ++n) {
+      for (int c = 0; c < dim; ++c) {
+        double sum = accumulate ? node_values[n * dim + c] : 0.0;
+        for (std::int32_t k : incidence.slots_of(n)) sum += slot_values[static_cast<Index>(k) * dim + c];
+        node_values[n * dim + c] = sum;
+      }
+    }
+  });
+}
+
+void spread_nodes_to_slots(const Incidence& incidence, const double* node_adjoint,
+                           double* slot_adjoint, int dim) {
+  const int arity = incidence.arity();
+  parallel_for_blocks(incidence.elements(), [&](Index first, Index last) {
+    for (Index e = first; e < last; ++e)
+      for (int s = 0; s < arity; ++s) {
+        const Index n = incidence.node(e, s);
+        for (int c = 0; c < dim; ++c) slot_adjoint[(e * arity + s) * dim + c] += node_adjoint[n * dim + c];
+      }
+  });
+}
+
+}  // namespace simgrad

@@ -1,0 +1,64 @@
+// Incidence: which nodes each element of a kernel touches, and its transpose.
+//
+// simgrad never scatters with floating-point atomics. An element (a spring, a triangle) writes
+// only its own outputs, one per slot; a node then gathers what its incident (element, slot)
+// pairs wrote, in a fixed order given by the precomputed transpose. The same transpose sums the
+// adjoints that a kernel's elements deposit for the nodes they read.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/field.hpp"
+
+namespace simgrad {
+
+class Incidence {
+ public:
+  Incidence() = default;
+  // `nodes` lists, element by element, the `arity` nodes each element touches.
+  Incidence(int arity, std::vector<std::int32_t> nodes, Index node_count);
+
+  int arity() const { return arity_; }
+  Index elements() const { return elements_; }
+  Index nodes() const { return node_count_; }
+  // The node at slot s of element e.
+  Index node(Index e, int s) const { return nodes_[e * arity_ + s]; }
+  // The slots (e * arity + s) that touch node n, in ascending order.
+  std::span<const std::int32_t> slots_of(Index n) const {
+    return {slots_.data() + offsets_[n], slots_.data() + offsets_[n + 1]};
+  }
+
+ private:
+  int arity_ = 0;
+  Index elements_ = 0;
+  Index node_count_ = 0;
+  std::vector<std::int32_t> nodes_;
+  std::vector<std::int32_t> offsets_;
+  std::vector<std::int32_t> slots_;
+};
+
+// node[n] (+)= sum of slot_values over the slots touching n, dim doubles per entry, in slot order.
+void sum_slots_to_nodes(const Incidence& incidence, const double* slot_values, double* node_values,
+                        int dim, bool accumulate);
+
+// slot_adjoint[k] += node_adjoint[node of k]: the adjoint of sum_slots_to_nodes.
+void spread_nodes_to_slots(const Incidence& incidence, const double* node_adjoint,
+                           double* slot_adjoint, int dim);
+
+// Sums per-(element, slot) values into nodes: the deterministic replacement for a scatter-add.
+template <int D>
+void gather_slots(const Incidence& incidence, const Field<D>& slot_values, const Field<D>& nodes) {
+  sum_slots_to_nodes(incidence, slot_values.value, nodes.value, D, /*accumulate=*/false);
+}
+
+// The adjoint of gather_slots: every slot receives its node's adjoint.
+template <int D>
+void gather_slots_adjoint(const Incidence& incidence, const Field<D>& slot_values,
+                          const Field<D>& nodes) {
+  if (slot_values.adjoint != nullptr && nodes.adjoint != nullptr)
+    spread_nodes_to_slots(incidence, nodes.adjoint, slot_values.adjoint, D);
+}
+
+}  // namespace simgrad

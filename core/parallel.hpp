@@ -1,0 +1,46 @@
+// Parallel loops over fixed-size blocks of elements.
+//
+// Blocks have a fixed size that does not depend on the number of threads. Work inside a block is
+// sequential, and anything summed across elements is summed per block and then block by block
+// in order, so every result is bit-for-bit the same for any thread count.
+#pragma once
+
+#include "core/vec.hpp"
+
+namespace simgrad {
+
+inline constexpr Index kBlockSize = 512;
+
+// Number of blocks covering n elements.
+inline Index block_count(Index n) { return (n + kBlockSize - 1) / kBlockSize; }
+
+// Sets the number of threads used by all parallel loops (0: the OpenMP default).
+void set_thread_count(int threads);
+// The number of threads parallel loops use.
+int thread_count();
+
+// Calls body(first, last) for every block [first, last) of [0, n), in parallel across blocks.
+template <class Body>
+void parallel_for_blocks(Index n, const Body& body) {
+  const Index blocks = block_count(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+  for (Index b = 0; b < blocks; ++b) {
+    const Index first = b * kBlockSize;
+    const Index last = first + kBlockSize < n ? first + kBlockSize : n;
+    body(first, last);
+  }
+}
+
+// Calls body(block, first, last) for every block, in parallel; for per-block partial results.
+template <class Body>
+void parallel_for_indexed_blocks(Index n, const Body& body) {
+  const Index blocks = block_count(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+  for (Index b = 0; b < blocks; ++b) {
+    const Index first = b * kBlockSize;
+    const Index last = first + kBlockSize < n ? first + kBlockSize : n;
+    body(b, first, last);
+  }
+}
+
+}  // namespace simgrad

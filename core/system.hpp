@@ -1,0 +1,47 @@
+// The interface between the engine and a simulator: a differentiable discrete-time system and a
+// loss over its trajectory. The rollout (rollout.hpp) drives these; simulators implement them.
+#pragma once
+
+#include <span>
+
+#include "core/vec.hpp"
+
+namespace simgrad {
+
+// s_{t+1} = step_t(s_t; parameters), s_0 = initial(parameters). A state is a flat array of
+// doubles; parameters live inside the system, each with an adjoint array that the adjoint
+// methods accumulate into.
+class System {
+ public:
+  virtual ~System() = default;
+
+  // Number of doubles in a state.
+  virtual Index state_size() const = 0;
+  // Writes s_0, computed from the parameters.
+  virtual void initial_state(std::span<double> state) = 0;
+  // Accumulates parameter adjoints given dL/ds_0.
+  virtual void initial_state_adjoint(std::span<const double> state_adjoint) = 0;
+  // Writes s_{t+1} = step_t(s_t).
+  virtual void step(int t, std::span<const double> state, std::span<double> next) = 0;
+  // Adds (ds_{t+1}/ds_t)^T next_adjoint to state_adjoint and accumulates parameter adjoints.
+  virtual void step_adjoint(int t, std::span<const double> state, std::span<const double> next_adjoint,
+                            std::span<double> state_adjoint) = 0;
+  // Zeroes every parameter adjoint.
+  virtual void clear_adjoints() = 0;
+};
+
+// L = sum over t of term_t(s_t), for t in [0, steps]; most losses have terms at a few steps only.
+class TrajectoryLoss {
+ public:
+  virtual ~TrajectoryLoss() = default;
+
+  // Whether term_t is present for a rollout of `steps` steps.
+  virtual bool has_term(int t, int steps) const = 0;
+  // The value of term_t.
+  virtual double term(int t, std::span<const double> state) = 0;
+  // Adds seed * d term_t / d s_t to state_adjoint (and accumulates any parameter adjoints).
+  virtual void term_adjoint(int t, std::span<const double> state, double seed,
+                            std::span<double> state_adjoint) = 0;
+};
+
+}  // namespace simgrad

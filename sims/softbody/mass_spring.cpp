@@ -1,0 +1,154 @@
+#include "sims/softbody/mass_spring.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simgrad::softbody {
+
+template <int D>
+MassSpring<D>::MassSpring(MassSpringModel<D>& model)
+    : model_(model),
+      expand_actuation_("expand_actuation", &model.spring_actuators),
+      spring_forces_("spring_forces", &model.springs),
+      integrate_("integrate", model.node_count) {
+  actuator_signal_.resize(model.actuator_count + 1, true);
+  spring_signal_.resize(model.actuator_count > 0 ? model.spring_count() : 0, true);
+  end_force_.resize(2 * model.spring_count(), true);
+  node_force_.resize(model.node_count, true);
+}
+
+template <int D>
+Field<D> MassSpring<D>::positions(std::span<const double> state, double* adjoint) const {
+  return {const_cast<double*>(state.data()), adjoint, model_.node_count};
+}
+
+template <int D>
+Field<D> MassSpring<D>::velocities(std::span<const double> state, double* adjoint) const {
+  const Index offset = D * model_.node_count;
+  return {const_cast<double*>(state.data()) + offset, adjoint ? adjoint + offset : nullptr, model_.node_count};
+}
+
+template <int D>
+SpringForce<D> MassSpring<D>::spring_body(Field<D> x, Field<D> v) {
+  SpringForce<D> body;
+  body.x = x;
+  body.v = v;
+  body.stiffness = model_.stiffness.field();
+  body.damping = model_.damping.field();
+  body.rest_length = model_.rest_length.field();
+  body.actuation = spring_signal_.field();
+  body.end_force = end_force_.field();
+  body.length_epsilon = model_.settings.length_epsilon;
+  body.actuated = model_.actuator_count > 0;
+  return body;
+}
+
+template <int D>
+Integrate<D> MassSpring<D>::integrate_body(Field<D> x, Field<D> v, Field<D> x_next, Field<D> v_next) {
+  Integrate<D> body;
+  body.x = x;
+  body.v = v;
+  body.force = node_force_.field();
+  body.inverse_mass = model_.inverse_mass.field();
+  body.gravity = model_.gravity.field();
+  body.x_next = x_next;
+  body.v_next = v_next;
+  body.planes = model_.planes;
+  body.penalty = model_.settings.penalty;
+  body.dt = model_.settings.dt;
+  body.velocity_decay = std::exp(-model_.settings.drag * model_.settings.dt);
+  return body;
+}
+
+template <int D>
+ExpandActuation MassSpring<D>::actuation_body() {
+  return {actuator_signal_.field(), spring_signal_.field()};
+}
+
+// Stages 1-3: the node forces of step t.
+template <int D>
+void MassSpring<D>::forces(int t, Field<D> x, Field<D> v) {
+  if (model_.actuator_count > 0) {
+    const int a = model_.actuator_count;
+    const int row = std::min(t, static_cast<int>(model_.actuation.size() / a) - 1);
+    std::copy_n(model_.actuation.values().data() + static_cast<Index>(row) * a, a, actuator_signal_.values().data());
+    actuator_signal_.values()[a] = 0.0;
+    expand_actuation_.forward(actuation_body());
+  }
+  spring_forces_.forward(spring_body(x, v));
+  gather_slots(model_.springs, end_force_.field(), node_force_.field());
+}
+
+template <int D>
+void MassSpring<D>::initial_state(std::span<double> state) {
+  const auto x0 = model_.initial_position.values();
+  const auto v0 = model_.initial_velocity.values();
+  std::copy(x0.begin(), x0.end(), state.begin());
+  std::copy(v0.begin(), v0.end(), state.begin() + static_cast<Index>(x0.size()));
+}
+
+template <int D>
+void MassSpring<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
+  const Index n = D * model_.node_count;
+  auto accumulate = [&](Array<D>& parameter, Index offset) {
+    if (!parameter.differentiable()) return;
+    auto adj = parameter.adjoints();
+    for (Index i = 0; i < n; ++i) adj[i] += state_adjoint[offset + i];
+  };
+  accumulate(model_.initial_position, 0);
+  accumulate(model_.initial_velocity, n);
+}
+
+template <int D>
+void MassSpring<D>::step(int t, std::span<const double> state, std::span<double> next) {
+  const Field<D> x = positions(state), v = velocities(state);
+  forces(t, x, v);
+  integrate_.forward(integrate_body(x, v, positions(next), velocities(next)));
+}
+
+template <int D>
+void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span<const double> next_adjoint,
+                                 std::span<double> state_adjoint) {
+  const Field<D> x = positions(state, state_adjoint.data());
+  const Field<D> v = velocities(state, state_adjoint.data());
+  // The outputs carry only adjoints: their values are not needed by any adjoint.
+  double* next_adj = const_cast<double*>(next_adjoint.data());
+  const Field<D> x_next{nullptr, next_adj, model_.node_count};
+  const Field<D> v_next{nullptr, next_adj + D * model_.node_count, model_.node_count};
+
+  forces(t, x, v);
+  std::fill(node_force_.adjoints().begin(), node_force_.adjoints().end(), 0.0);
+  std::fill(end_force_.adjoints().begin(), end_force_.adjoints().end(), 0.0);
+  integrate_.adjoint(integrate_body(x, v, x_next, v_next));
+  gather_slots_adjoint(model_.springs, end_force_.field(), node_force_.field());
+  const SpringForce<D> springs = spring_body(x, v);
+  if (model_.actuator_count > 0) std::fill(spring_signal_.adjoints().begin(), spring_signal_.adjoints().end(), 0.0);
+  if (derived_spring_adjoint_) spring_forces_.derived_adjoint(springs);
+  else spring_forces_.adjoint(springs);
+  if (model_.actuator_count > 0 && model_.actuation.differentiable()) {
+    const int a = model_.actuator_count;
+    const int rows = static_cast<int>(model_.actuation.size() / a);
+    std::fill(actuator_signal_.adjoints().begin(), actuator_signal_.adjoints().end(), 0.0);
+    expand_actuation_.adjoint(actuation_body());
+    double* row = model_.actuation.adjoints().data() + static_cast<Index>(std::min(t, rows - 1)) * a;
+    for (int k = 0; k < a; ++k) row[k] += actuator_signal_.adjoints()[k];
+  }
+}
+
+template <int D>
+void MassSpring<D>::clear_adjoints() {
+  auto zero = [](auto& array) { std::fill(array.adjoints().begin(), array.adjoints().end(), 0.0); };
+  zero(model_.stiffness);
+  zero(model_.damping);
+  zero(model_.rest_length);
+  zero(model_.actuation);
+  zero(model_.gravity);
+  zero(model_.initial_position);
+  zero(model_.initial_velocity);
+  zero(model_.inverse_mass);
+}
+
+template class MassSpring<2>;
+template class MassSpring<3>;
+
+}  // namespace simgrad::softbody
