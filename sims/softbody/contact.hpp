@@ -1,13 +1,16 @@
 // Contact of nodes with static planes (ground, walls), in three models:
 //   penalty         a force k * softplus(-gap) along the normal plus smoothed Coulomb friction,
 //                   added before integration; its hard twin uses max(0, -gap) (sharpness <= 0).
-//   time_of_impact  a node whose step crosses the plane moves to the plane at the time of impact
-//                   and leaves with the reflected velocity (restitution, Coulomb friction) for the
-//                   rest of the step. The position is continuous in the initial conditions, so a
-//                   bounce gets the right gradient, where a plain reflection gets the wrong sign.
+//   time_of_impact  a node whose step crosses the plane moves ballistically to the plane, at the
+//                   time of impact, and leaves with the reflected velocity (restitution, Coulomb
+//                   friction) for the rest of the step. Position and velocity are continuous in
+//                   the initial conditions, so a bounce gets the right gradient, where a plain
+//                   reflection gets the wrong sign.
 //   projection      velocity projection as in DiffTaichi's mass_spring_simple: a node past the
-//                   plane and moving into it loses its normal velocity, and friction reduces the
-//                   tangential velocity by friction times the normal speed.
+//                   plane and moving into it has its normal velocity reflected with restitution
+//                   (0: removed), and friction reduces the tangential velocity by friction times
+//                   the change of normal speed. The position is not corrected: with restitution
+//                   this is the naive bounce whose gradient has the wrong sign.
 #pragma once
 
 #include "core/local_ad.hpp"
@@ -23,7 +26,7 @@ struct ContactPlane {
   Vec<double, D> normal;     // unit, pointing into free space
   double offset = 0.0;       // free space is dot(normal, x) >= offset
   double friction = 0.0;     // Coulomb coefficient
-  double restitution = 0.0;  // time_of_impact only: 0 sticks, 1 bounces elastically
+  double restitution = 0.0;  // 0 stops the normal motion, 1 bounces elastically
   ContactModel model = ContactModel::kPenalty;
 };
 
@@ -66,32 +69,44 @@ Vec<S, D> impact_velocity(const ContactPlane<D>& plane, const Vec<S, D>& v) {
   return out;
 }
 
-// Resolves a non-penalty plane for a node that moved from x with velocity v to x_next this step;
-// may change x_next and v.
+// Resolves a non-penalty plane for a node that started the step at x with velocity v0 and, by
+// the integrator, ended it at x_next with velocity v; may change x_next and v.
 template <class S, int D>
-void resolve_contact(const ContactPlane<D>& plane, double dt, const Vec<S, D>& x, Vec<S, D>& v,
-                     Vec<S, D>& x_next) {
+void resolve_contact(const ContactPlane<D>& plane, double dt, const Vec<S, D>& x, const Vec<S, D>& v0,
+                     Vec<S, D>& v, Vec<S, D>& x_next) {
+  using std::sqrt;
   const S vn = dot(plane.normal, v);
   if (!(dot(plane.normal, x_next) < plane.offset && vn < 0.0)) return;
   if (plane.model == ContactModel::kProjection) {
-    v = v - vn * plane.normal;
-    const Vec<S, D> tangential = v;
-    using std::sqrt;
+    const Vec<S, D> tangential = v - vn * plane.normal;
+    v = (-plane.restitution * vn) * plane.normal + tangential;
     const S t2 = dot(tangential, tangential);
     if (value_of(t2) > 0.0) {
       const S speed = sqrt(t2);
-      const S reduced = smin(speed, plane.friction * (-vn));
+      const S reduced = smin(speed, (plane.friction * (1.0 + plane.restitution)) * (-vn));
       v = v - (reduced / speed) * tangential;
     }
     return;
   }
-  // Time of impact, clamped to the step: a node already inside is pushed out at once.
-  S toi = (dot(plane.normal, x) - plane.offset) / (-vn);
-  if (toi < 0.0) toi = S(0.0);
-  if (toi > dt) toi = S(dt);
-  const Vec<S, D> v_out = impact_velocity(plane, v);
-  x_next = x + toi * v + (dt - toi) * v_out;
-  v = v_out;
+  // Time of impact: within the step the node moves ballistically with the step's constant
+  // acceleration a = (v - v0) / dt, so the impact time and the impact velocity, hence the
+  // bounce, vary continuously with the initial conditions. The impact time s is the smaller
+  // root of gap + v0n s + a_n s^2 / 2 = 0, in the cancellation-free form.
+  const Vec<S, D> a = (v - v0) / dt;
+  const S gap = dot(plane.normal, x) - plane.offset;
+  const S v0n = dot(plane.normal, v0);
+  const S an = dot(plane.normal, a);
+  S s = S(0.0);
+  if (gap > 0.0) {
+    const S disc = v0n * v0n - 2.0 * an * gap;
+    const S denom = disc > 0.0 ? sqrt(disc) - v0n : -v0n;
+    s = denom > 0.0 ? 2.0 * gap / denom : S(dt);
+    if (s > dt) s = S(dt);
+  }
+  const S rest = dt - s;
+  const Vec<S, D> v_out = impact_velocity(plane, v0 + s * a);
+  x_next = x + s * v0 + (0.5 * s * s) * a + rest * v_out + (0.5 * rest * rest) * a;
+  v = v_out + rest * a;
 }
 
 }  // namespace simgrad::softbody

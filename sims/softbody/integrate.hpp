@@ -38,7 +38,7 @@ struct Integrate {
     Vec<S, D> vn = velocity_decay * vi + dt * (e.own(inverse_mass) * f + e.shared(gravity));
     Vec<S, D> xn = xi + dt * vn;
     for (const ContactPlane<D>& plane : planes)
-      if (plane.model != ContactModel::kPenalty) resolve_contact(plane, dt, xi, vn, xn);
+      if (plane.model != ContactModel::kPenalty) resolve_contact(plane, dt, xi, vi, vn, xn);
     e.write(x_next, xn);
     e.write(v_next, vn);
   }
