@@ -81,6 +81,10 @@ class Array {
 
   Index size() const { return size_; }
   bool differentiable() const { return !adjoint_.empty(); }
+  // Adds (zeroed) or drops the adjoint array, keeping the values.
+  void set_differentiable(bool on) {
+    adjoint_.assign(on ? value_.size() : 0, 0.0);
+  }
   Field<D> field() { return {value_.data(), adjoint_.empty() ? nullptr : adjoint_.data(), size_}; }
   std::span<double> values() { return value_; }
   std::span<const double> values() const { return value_; }

@@ -34,19 +34,13 @@ void MassSpringModel<D>::set_actuators(const std::vector<std::int32_t>& actuator
   }
   spring_actuators = Incidence(1, std::move(target), actuators + 1);
   actuator_count = actuators;
-  actuation.resize(actuators > 0 ? static_cast<Index>(settings.steps) * actuators : 0, actuation.differentiable());
+  actuation.resize(actuators > 0 ? static_cast<Index>(settings.steps) * actuators : 0, false);
 }
 
 template <int D>
 void MassSpringModel<D>::enable_adjoints(bool stiffness_, bool damping_, bool rest_length_, bool actuation_,
                                          bool gravity_, bool initial_position_, bool initial_velocity_) {
-  // Resizing keeps the values only through a copy: Array::resize zero-fills.
-  auto toggle = [](auto& array, bool on) {
-    if (array.differentiable() == on) return;
-    std::vector<double> values(array.values().begin(), array.values().end());
-    array.resize(array.size(), on);
-    std::copy(values.begin(), values.end(), array.values().begin());
-  };
+  auto toggle = [](auto& array, bool on) { array.set_differentiable(on); };
   toggle(stiffness, stiffness_);
   toggle(damping, damping_);
   toggle(rest_length, rest_length_);

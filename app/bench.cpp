@@ -1,0 +1,220 @@
+// `simgrad bench`: the engine's figures of merit, measured side by side in one run.
+//
+// For 3D mass-spring jelly blocks of about 1e3, 1e5 and 1e6 springs over T steps:
+//   forward_s, gradient_s and their ratio (the gradient includes its forward pass);
+//   reference_s, the same forward physics as a hand-written loop, and ours_over_reference, both
+//   single-threaded so the comparison is of code, not of parallelism;
+//   peak_rss_mb of the process that ran the gradient.
+// And the memory benchmark: T = 10,000 steps under `all` and `binomial:S` with S = 2 sqrt(T).
+// Every configuration runs in a child process of its own, so that its peak memory is its own;
+// times are medians over --repeats runs.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "app/json_output.hpp"
+#include "app/mass_spring_reference.hpp"
+#include "core/parallel.hpp"
+#include "core/rollout.hpp"
+#include "sims/softbody/losses.hpp"
+#include "sims/softbody/mass_spring.hpp"
+
+namespace simgrad::app {
+
+namespace {
+
+using nlohmann::json;
+namespace sb = simgrad::softbody;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Wall time of f().
+double time_of(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A jelly block of side n on a penalty ground, falling and bouncing.
+sb::MassSpringModel<3> bench_block(int n, int steps) {
+  sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
+  m.settings.dt = 5e-4;
+  m.settings.drag = 0.5;
+  m.settings.penalty = {1e5, 1e3, 0.05};
+  for (double& k : m.stiffness.values()) k = 5e3;
+  for (double& c : m.damping.values()) c = 1.0;
+  for (double& w : m.inverse_mass.values()) w = 1e3;  // 1 g per node
+  m.gravity.values()[2] = -9.8;
+  sb::ContactPlane<3> ground;
+  ground.normal = {{0.0, 0.0, 1.0}};
+  ground.friction = 0.5;
+  m.planes.push_back(ground);
+  m.enable_adjoints(true, true, true, false, false, true, true);
+  return m;
+}
+
+// The side of a jelly block with about this many springs (13 per interior node).
+int side_for(double springs) { return std::max(2, static_cast<int>(std::lround(std::cbrt(springs / 13.0)))); }
+
+// Runs `body` in a child process; returns its JSON result with the child's peak RSS added.
+json in_child(const std::function<json()>& body) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("bench: pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("bench: fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    std::string text;
+    try {
+      text = body().dump();
+    } catch (const std::exception& e) {
+      text = json{{"error", e.what()}}.dump();
+    }
+    std::size_t written = 0;
+    while (written < text.size()) {
+      const ssize_t w = write(fds[1], text.data() + written, text.size() - written);
+      if (w <= 0) break;
+      written += static_cast<std::size_t>(w);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buffer[4096];
+  ssize_t r;
+  while ((r = read(fds[0], buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(r));
+  close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  json result = text.empty() ? json{{"error", "benchmark process died"}} : json::parse(text);
+  result["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  return result;
+}
+
+// Forward and gradient of one block under a policy, medians over repeats.
+json measure_rollout(int side, int steps, const std::string& policy, int repeats, int threads) {
+  set_thread_count(threads);
+  sb::MassSpringModel<3> m = bench_block(side, steps);
+  sb::MassSpring<3> system(m);
+  std::vector<std::int32_t> markers;
+  for (Index i = 0; i < m.node_count; ++i) markers.push_back(static_cast<std::int32_t>(i));
+  std::vector<double> reference;
+  for (int frame = 0; frame < 2; ++frame)
+    for (Index i = 0; i < m.node_count; ++i)
+      for (int c = 0; c < 3; ++c) reference.push_back(m.initial_position.values()[3 * i + c] + (c == 2 ? -0.005 : 0.0));
+  sb::TrajectoryMatchLoss<3> loss(system, markers, steps, reference);
+  RolloutOptions options;
+  options.checkpoint = CheckpointPolicy::parse(policy);
+  Rollout rollout(system, loss, steps, options);
+  std::vector<double> forward, gradient;
+  for (int r = 0; r < repeats; ++r) {
+    forward.push_back(time_of([&] { rollout.loss(); }));
+    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+  }
+  return {{"forward_s", median(forward)},
+          {"gradient_s", median(gradient)},
+          {"springs", m.spring_count()},
+          {"nodes", m.node_count},
+          {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
+          {"forward_steps", rollout.stats().forward_steps}};
+}
+
+// Forward time of the engine and of the hand-written loop, single-threaded, interleaved.
+json measure_reference(int side, int steps, int repeats) {
+  set_thread_count(1);
+  sb::MassSpringModel<3> m = bench_block(side, steps);
+  sb::MassSpring<3> system(m);
+  sb::TrajectoryMatchLoss<3> loss(system, {0}, steps, std::vector<double>(6, 0.0));
+  Rollout rollout(system, loss, steps);
+  std::vector<double> ours, reference;
+  double max_difference = 0.0;
+  for (int r = 0; r < repeats; ++r) {
+    ours.push_back(time_of([&] { rollout.loss(); }));
+    std::vector<double> state;
+    reference.push_back(time_of([&] { state = reference_mass_spring_rollout(m, steps); }));
+    for (std::size_t i = 0; i < state.size(); ++i)
+      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
+  }
+  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& options, const CommonOptions& common) {
+  const std::regex filter(options.filter.empty() ? ".*" : options.filter);
+  const int repeats = std::max(1, options.repeats);
+  const int threads = common.threads;
+  json benchmarks = json::array();
+  auto report = [&](const json& b) {
+    benchmarks.push_back(b);
+    if (!common.json) std::cerr << b.dump() << "\n";
+  };
+
+  for (double size : {1e3, 1e5, 1e6}) {
+    const std::string name = "mass_spring/springs:" + std::to_string(static_cast<long>(size)) +
+                             "/steps:" + std::to_string(options.steps);
+    if (!std::regex_search(name, filter)) continue;
+    const int side = side_for(size);
+    json run = in_child([&] { return measure_rollout(side, options.steps, "all", repeats, threads); });
+    json ref = in_child([&] { return measure_reference(side, options.steps, repeats); });
+    json b = {{"name", name},
+              {"springs", run.value("springs", 0)},
+              {"forward_s", run.value("forward_s", 0.0)},
+              {"gradient_s", run.value("gradient_s", 0.0)},
+              {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+              {"reference", "hand-written plain C++ loop, same physics, 1 thread"},
+              {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
+              {"reference_s", ref.value("reference_s", 0.0)},
+              {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
+              {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
+              {"peak_rss_mb", run["peak_rss_mb"]},
+              {"threads", threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))}};
+    if (run.contains("error")) b["error"] = run["error"];
+    report(b);
+  }
+
+  const int long_steps = 10000;
+  const std::string memory_name = "mass_spring_memory/springs:10000/steps:10000";
+  if (std::regex_search(memory_name, filter)) {
+    const int side = side_for(1e4);
+    const int s = static_cast<int>(std::lround(2 * std::sqrt(static_cast<double>(long_steps))));
+    const std::string binomial = "binomial:" + std::to_string(s);
+    json all = in_child([&] { return measure_rollout(side, long_steps, "all", repeats, threads); });
+    json bin = in_child([&] { return measure_rollout(side, long_steps, binomial, repeats, threads); });
+    report({{"name", memory_name},
+            {"springs", all.value("springs", 0)},
+            {"policy", binomial},
+            {"forward_s", bin.value("forward_s", 0.0)},
+            {"gradient_s", bin.value("gradient_s", 0.0)},
+            {"gradient_over_forward", bin.value("gradient_s", 0.0) / bin.value("forward_s", 1.0)},
+            {"reference", "checkpoint policy all"},
+            {"reference_s", all.value("gradient_s", 0.0)},
+            {"ours_over_reference", bin.value("gradient_s", 0.0) / all.value("gradient_s", 1.0)},
+            {"peak_rss_mb", bin["peak_rss_mb"]},
+            {"reference_peak_rss_mb", all["peak_rss_mb"]},
+            {"peak_rss_ratio", bin["peak_rss_mb"].get<double>() / all["peak_rss_mb"].get<double>()},
+            {"stored_mb", bin.value("stored_mb", 0.0)},
+            {"reference_stored_mb", all.value("stored_mb", 0.0)},
+            {"forward_steps", bin.value("forward_steps", 0)}});
+  }
+  if (common.json) print_json(json{{"benchmarks", benchmarks}});
+  return 0;
+}
+
+}  // namespace simgrad::app

@@ -1,0 +1,326 @@
+#include "app/commands.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include "app/atomic_file.hpp"
+#include "app/json_output.hpp"
+#include "app/progress.hpp"
+#include "app/scenario.hpp"
+#include "app/svg_plot.hpp"
+#include "core/diagnostics.hpp"
+#include "core/gradcheck.hpp"
+#include "core/parallel.hpp"
+#include "tune/compare.hpp"
+#include "tune/methods.hpp"
+
+namespace simgrad::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs a command, turning exceptions into a message and the exit code the CLI contract names.
+int guarded(const CommonOptions& common, const std::function<int()>& body) {
+  auto fail = [&](const std::string& message, int code) {
+    std::cerr << "simgrad: " << message << "\n";
+    if (common.json) print_json(json{{"error", message}, {"exit_code", code}});
+    return code;
+  };
+  try {
+    set_thread_count(common.threads);
+    return body();
+  } catch (const ScenarioError& e) {
+    return fail(e.what(), 2);
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what(), 2);
+  } catch (const NonFiniteError& e) {
+    return fail(e.what(), 1);
+  } catch (const std::exception& e) {
+    return fail(e.what(), 1);
+  }
+}
+
+std::unique_ptr<Scenario> load(const std::filesystem::path& file, const CommonOptions& common) {
+  ScenarioOverrides overrides;
+  if (!common.checkpoint.empty()) overrides.checkpoint = CheckpointPolicy::parse(common.checkpoint);
+  return load_scenario(file, overrides);
+}
+
+// {"name": value} for scalar parameters, {"name": [values]} for vector ones.
+json parameters_json(const tune::ParameterSpace& space, std::span<const double> x) {
+  json out = json::object();
+  for (std::size_t p = 0; p < space.parameters().size(); ++p) {
+    const std::size_t n = space.parameters()[p].initial.size();
+    const std::size_t first = space.offset(p);
+    if (n == 1) {
+      out[space.parameters()[p].name] = finite_or_null(x[first]);
+    } else {
+      json list = json::array();
+      for (std::size_t i = 0; i < n; ++i) list.push_back(finite_or_null(x[first + i]));
+      out[space.parameters()[p].name] = list;
+    }
+  }
+  return out;
+}
+
+// Prints a JSON object, or its fields one per line for people.
+void emit(const CommonOptions& common, const json& result) {
+  if (common.json) {
+    print_json(result);
+    return;
+  }
+  for (const auto& [key, value] : result.items()) {
+    std::string text = value.dump();
+    if (text.size() > 200) text = text.substr(0, 197) + "...";
+    std::cout << key << ": " << text << "\n";
+  }
+}
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+}  // namespace
+
+int run_list(const CommonOptions& common) {
+  return guarded(common, [&] {
+    json sims = json::array();
+    for (const SimulatorInfo& s : simulators())
+      sims.push_back({{"name", s.name}, {"description", s.description}, {"parameters", s.parameters}});
+    if (common.json) {
+      print_json(json{{"simulators", sims}});
+      return 0;
+    }
+    for (const auto& s : sims) {
+      std::cout << s["name"].get<std::string>() << ": " << s["description"].get<std::string>() << "\n";
+      for (const auto& p : s["parameters"])
+        std::cout << "  " << p["name"].get<std::string>() << " [" << p["unit"].get<std::string>() << "] per "
+                  << p["per"].get<std::string>() << ": " << p["description"].get<std::string>() << "\n";
+    }
+    return 0;
+  });
+}
+
+int run_run(const std::filesystem::path& file, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    tune::RolloutProblem& problem = scenario->problem();
+    const auto start = Clock::now();
+    const double loss = problem.value(problem.initial());
+    emit(common, json{{"loss", finite_or_null(loss)},
+                      {"steps", scenario->steps},
+                      {"simulator", scenario->simulator()},
+                      {"wall_s", seconds_since(start)},
+                      {"summary", scenario->summary()}});
+    return 0;
+  });
+}
+
+int run_grad(const std::filesystem::path& file, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    tune::RolloutProblem& problem = scenario->problem();
+    const std::vector<double> x = problem.initial();
+    std::vector<double> g(x.size());
+    const auto start = Clock::now();
+    const double loss = problem.value_and_gradient(x, g);
+    const auto& norms = problem.rollout().adjoint_norms();
+    json norm_list = json::array();
+    for (double n : norms) norm_list.push_back(finite_or_null(n));
+    emit(common, json{{"loss", finite_or_null(loss)},
+                      {"gradient", parameters_json(problem.space(), g)},
+                      {"steps", scenario->steps},
+                      {"wall_s", seconds_since(start)},
+                      {"adjoint_norms", norm_list}});
+    return 0;
+  });
+}
+
+int run_gradcheck(const std::filesystem::path& file, const GradcheckOptions& options, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    tune::RolloutProblem& problem = scenario->problem();
+    const std::vector<double> x = problem.initial();
+    std::vector<double> g(x.size());
+    problem.value_and_gradient(x, g);
+    GradCheckOptions check;
+    check.step = options.step;
+    check.rtol = options.rtol;
+    check.atol = options.atol;
+    check.random_directions = options.directions > 0 ? options.directions : x.size() > 64 ? 16 : 0;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < x.size(); ++i) labels.push_back(problem.space().component_name(i));
+    auto f = [&](std::span<const double> p) { return problem.value(p); };
+    const GradCheckReport report = check_gradient(f, x, g, check, labels);
+    json checks = json::array();
+    for (const GradCheckEntry& c : report.checks)
+      checks.push_back({{"parameter", c.label},
+                        {"ad", finite_or_null(c.ad)},
+                        {"fd", finite_or_null(c.fd)},
+                        {"rel_error", finite_or_null(c.rel_error)},
+                        {"ok", c.ok}});
+    if (common.json) {
+      print_json(json{{"ok", report.ok}, {"checks", checks}});
+    } else {
+      for (const GradCheckEntry& c : report.checks)
+        std::cout << (c.ok ? "ok   " : "FAIL ") << c.label << "  ad " << c.ad << "  fd " << c.fd << "  rel "
+                  << c.rel_error << "\n";
+      std::cout << (report.ok ? "gradient check passed" : "gradient check FAILED") << "\n";
+    }
+    return report.ok ? 0 : 1;
+  });
+}
+
+int run_tune(const std::filesystem::path& file, const TuneOptions& options, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    tune::RolloutProblem& problem = scenario->problem();
+    const tune::ParameterSpace& space = problem.space();
+    TuneSettings settings = scenario->tune;
+    if (!options.optimizer.empty()) settings.optimizer = options.optimizer;
+    if (options.iterations > 0) settings.iterations = options.iterations;
+    if (settings.optimizer != "lbfgs" && settings.optimizer != "adam" && settings.optimizer != "normalized_gd")
+      throw std::invalid_argument("--optimizer: expected lbfgs, adam or normalized_gd, got \"" + settings.optimizer + "\"");
+
+    std::filesystem::create_directories(options.out);
+    const std::filesystem::path state_file = options.out / "state.txt";
+    const std::filesystem::path meta_file = options.out / "run.json";
+
+    tune::OptimizerOptions opt;
+    opt.max_iterations = settings.iterations;
+    opt.learning_rate = settings.learning_rate;
+    opt.target_loss = settings.target_loss;
+    opt.seed = settings.seed;
+    opt.gradient_tolerance = 0.0;
+    auto optimizer = tune::make_optimizer(settings.optimizer, opt);
+    tune::TransformedObjective objective = space.objective(problem);
+    const std::vector<double> x0 = problem.initial();
+    const std::vector<double> z0 = space.to_optimizer(x0);
+    const std::vector<double> lower = space.optimizer_lower(), upper = space.optimizer_upper();
+    optimizer->init(objective, z0, lower, upper);
+
+    double initial_loss = 0.0;
+    if (options.resume) {
+      std::ifstream state(state_file);
+      if (!state) throw std::invalid_argument("--resume: no saved state in " + state_file.string());
+      optimizer->load(state);
+      std::ifstream meta(meta_file);
+      initial_loss = json::parse(meta).at("initial_loss").get<double>();
+    } else {
+      initial_loss = problem.value(x0);
+      write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", initial_loss}}));
+    }
+
+    g_interrupted = false;
+    auto previous = std::signal(SIGINT, on_interrupt);
+    ProgressLine progress(settings.iterations, common.quiet || common.json);
+    while (!optimizer->finished()) {
+      const tune::IterationRecord& record = optimizer->iterate();
+      std::ostringstream saved;
+      optimizer->save(saved);
+      write_file_atomically(state_file, saved.str());
+      progress.update(record.iteration, record.loss, record.best_loss, record.rollouts);
+      if (g_interrupted) optimizer->stop("interrupted");
+    }
+    progress.finish();
+    std::signal(SIGINT, previous);
+
+    const tune::OptimizeResult result = optimizer->result();
+    const std::vector<double> x = space.to_physical(result.x);
+    const double hard = scenario->hard_loss(x);
+    // Leave the model at the tuned values, for the summary.
+    problem.value(x);
+    json history = json::array();
+    PlotSeries series{settings.optimizer, {}, {}};
+    for (const tune::IterationRecord& r : result.history) {
+      history.push_back({{"iteration", r.iteration},
+                         {"rollouts", r.rollouts},
+                         {"loss", finite_or_null(r.loss)},
+                         {"best_loss", finite_or_null(r.best_loss)},
+                         {"wall_s", r.wall_s}});
+      series.x.push_back(r.iteration);
+      series.y.push_back(r.best_loss);
+    }
+    json out = {{"initial_loss", finite_or_null(initial_loss)},
+                {"final_loss", finite_or_null(result.loss)},
+                {"hard_loss", finite_or_null(hard)},
+                {"iterations", result.iterations},
+                {"rollouts", result.rollouts + 1},
+                {"gradient_evaluations", result.gradient_evaluations},
+                {"optimizer", settings.optimizer},
+                {"stop_reason", result.stop_reason},
+                {"wall_s", result.wall_s},
+                {"parameters", parameters_json(space, x)},
+                {"initial_parameters", parameters_json(space, x0)},
+                {"summary", scenario->summary()},
+                {"history", history}};
+    write_file_atomically(options.out / "result.json", to_json_text(out));
+    LineChart chart;
+    chart.title = scenario->name + ": loss per iteration";
+    chart.x_label = "iteration";
+    chart.y_label = "best loss";
+    chart.y_scale = AxisScale::log10;
+    chart.series.push_back(series);
+    write_file_atomically(options.out / "loss.svg", render_svg(chart));
+    json printed = out;
+    printed.erase("history");
+    emit(common, printed);
+    return result.stop_reason == "interrupted" ? 1 : 0;
+  });
+}
+
+int run_compare(const std::filesystem::path& file, const CompareCommandOptions& options, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    tune::RolloutProblem& problem = scenario->problem();
+    const tune::ParameterSpace& space = problem.space();
+    const TuneSettings& settings = scenario->tune;
+    tune::TransformedObjective objective = space.objective(problem);
+    const std::vector<double> x0 = problem.initial();
+    const std::vector<double> z0 = space.to_optimizer(x0);
+    const double initial_loss = problem.value(x0);
+    double target = initial_loss / 100.0;
+    if (std::isfinite(settings.target_loss)) target = settings.target_loss;
+    if (options.target) target = *options.target;
+    tune::CompareOptions compare_options;
+    compare_options.gradient_method = settings.optimizer;
+    compare_options.gradient_rollouts = std::max<long>(10L * settings.iterations, 100);
+    const long budget = options.budget > 0 ? options.budget : settings.baseline_budget;
+    compare_options.cmaes_rollouts = budget;
+    compare_options.random_search_rollouts = budget;
+    compare_options.optimizer.learning_rate = settings.learning_rate;
+    compare_options.optimizer.seed = settings.seed;
+    compare_options.optimizer.gradient_tolerance = 0.0;
+    const tune::CompareResult result =
+        tune::compare(objective, z0, space.optimizer_lower(), space.optimizer_upper(), target, compare_options);
+    json out = {{"target_loss", target}, {"initial_loss", initial_loss}};
+    const char* keys[] = {"gradient", "cmaes", "random"};
+    for (std::size_t i = 0; i < result.methods.size() && i < 3; ++i) {
+      const tune::MethodReport& m = result.methods[i];
+      json entry = {{"method", m.method},
+                    {"ran", m.ran},
+                    {"rollouts", m.result.rollouts},
+                    {"gradient_evaluations", m.result.gradient_evaluations},
+                    {"wall_s", m.result.wall_s},
+                    {"reached", m.result.reached_target},
+                    {"best_loss", finite_or_null(m.result.loss)}};
+      if (!m.ran) entry["skipped_because"] = m.skipped_because;
+      out[keys[i]] = entry;
+    }
+    emit(common, out);
+    return 0;
+  });
+}
+
+}  // namespace simgrad::app

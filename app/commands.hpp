@@ -1,0 +1,53 @@
+// The simgrad command line: one function per subcommand, each returning the process exit code
+// (0 success, 1 a failure while running, 2 bad usage or bad input).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace simgrad::app {
+
+// Flags every subcommand takes.
+struct CommonOptions {
+  bool json = false;
+  bool quiet = false;
+  int threads = 0;         // 0: all cores
+  std::string checkpoint;  // empty: the scenario's own
+};
+
+struct GradcheckOptions {
+  int directions = 0;  // 0: every coordinate (up to 64, then 16 random directions)
+  double step = 1e-6;
+  double rtol = 1e-4;
+  double atol = 1e-9;
+};
+
+struct TuneOptions {
+  std::filesystem::path out;
+  std::optional<std::filesystem::path> resume;  // a folder of an interrupted tune
+  std::string optimizer;  // empty: the scenario's
+  int iterations = 0;     // 0: the scenario's
+};
+
+struct CompareCommandOptions {
+  std::optional<double> target;
+  long budget = 0;  // 0: the scenario's baseline budget
+};
+
+struct BenchOptions {
+  std::string filter;
+  int repeats = 3;
+  int steps = 1000;
+};
+
+int run_list(const CommonOptions& common);
+int run_run(const std::filesystem::path& scenario, const CommonOptions& common);
+int run_grad(const std::filesystem::path& scenario, const CommonOptions& common);
+int run_gradcheck(const std::filesystem::path& scenario, const GradcheckOptions& options, const CommonOptions& common);
+int run_tune(const std::filesystem::path& scenario, const TuneOptions& options, const CommonOptions& common);
+int run_compare(const std::filesystem::path& scenario, const CompareCommandOptions& options,
+                const CommonOptions& common);
+int run_bench(const BenchOptions& options, const CommonOptions& common);
+
+}  // namespace simgrad::app

@@ -1,0 +1,85 @@
+// simgrad: differentiable simulation from the command line. See README.md and `simgrad --help`.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "app/commands.hpp"
+
+namespace {
+
+// Adds the flags every subcommand shares.
+void add_common(CLI::App* command, simgrad::app::CommonOptions& common) {
+  command->add_flag("--json", common.json, "print one JSON object on stdout");
+  command->add_flag("--quiet", common.quiet, "no progress output");
+  command->add_option("--threads", common.threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  command->add_option("--checkpoint", common.checkpoint, "checkpoint policy: all | every:K | binomial:S");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace simgrad::app;
+  CLI::App app{"simgrad: differentiable simulation; gradients of a rollout's loss, tuning and benchmarks"};
+  app.require_subcommand(1);
+  CommonOptions common;
+  std::string scenario;
+
+  CLI::App* list = app.add_subcommand("list", "list simulators, their parameters and units");
+  add_common(list, common);
+
+  CLI::App* run = app.add_subcommand("run", "run a scenario forward and print its loss");
+  run->add_option("scenario", scenario, "scenario JSON file")->required();
+  add_common(run, common);
+
+  CLI::App* grad = app.add_subcommand("grad", "loss and its gradient with respect to the tuned parameters");
+  grad->add_option("scenario", scenario, "scenario JSON file")->required();
+  add_common(grad, common);
+
+  GradcheckOptions gradcheck_options;
+  CLI::App* gradcheck = app.add_subcommand("gradcheck", "compare the gradient with central finite differences");
+  gradcheck->add_option("scenario", scenario, "scenario JSON file")->required();
+  gradcheck->add_option("--directions", gradcheck_options.directions, "random directions instead of coordinates");
+  gradcheck->add_option("--step", gradcheck_options.step, "relative finite-difference step");
+  gradcheck->add_option("--rtol", gradcheck_options.rtol, "relative tolerance");
+  gradcheck->add_option("--atol", gradcheck_options.atol, "absolute tolerance");
+  add_common(gradcheck, common);
+
+  TuneOptions tune_options;
+  CLI::App* tune = app.add_subcommand("tune", "tune the scenario's parameters by gradient descent");
+  tune->add_option("scenario", scenario, "scenario JSON file")->required();
+  tune->add_option("--out", tune_options.out, "output folder (result.json, loss.svg, state)")->required();
+  tune->add_option("--optimizer", tune_options.optimizer, "lbfgs | adam | normalized_gd (default: the scenario's)");
+  tune->add_option("--iterations", tune_options.iterations, "iterations (default: the scenario's)");
+  tune->add_flag("--resume", [&](std::int64_t) { tune_options.resume = tune_options.out; },
+                 "continue an interrupted run saved in --out");
+  add_common(tune, common);
+
+  CompareCommandOptions compare_options;
+  CLI::App* compare = app.add_subcommand("compare", "gradient tuning against CMA-ES and random search");
+  compare->add_option("scenario", scenario, "scenario JSON file")->required();
+  compare->add_option("--target", compare_options.target, "target loss (default: the scenario's, else 1% of the initial)");
+  compare->add_option("--budget", compare_options.budget, "rollouts allowed to each baseline");
+  add_common(compare, common);
+
+  BenchOptions bench_options;
+  CLI::App* bench = app.add_subcommand("bench", "benchmarks: gradient/forward, ours/hand-written loop, memory");
+  bench->add_option("--filter", bench_options.filter, "run benchmarks whose name matches this regex");
+  bench->add_option("--repeats", bench_options.repeats, "runs per measurement (the median is reported)");
+  bench->add_option("--steps", bench_options.steps, "steps per rollout");
+  add_common(bench, common);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (*list) return run_list(common);
+  if (*run) return run_run(scenario, common);
+  if (*grad) return run_grad(scenario, common);
+  if (*gradcheck) return run_gradcheck(scenario, gradcheck_options, common);
+  if (*tune) return run_tune(scenario, tune_options, common);
+  if (*compare) return run_compare(scenario, compare_options, common);
+  if (*bench) return run_bench(bench_options, common);
+  return 2;
+}

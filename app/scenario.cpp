@@ -1,0 +1,45 @@
+#include "app/scenario.hpp"
+
+#include <stdexcept>
+
+#include "app/softbody_scenario.hpp"
+
+namespace simgrad::app {
+
+TuneSettings read_tune_settings(const ScenarioNode& tune) {
+  TuneSettings s;
+  s.optimizer = tune.choice("optimizer", {"lbfgs", "adam", "normalized_gd"}, s.optimizer);
+  s.iterations = static_cast<int>(tune.has("iterations") ? tune.integer("iterations", 1, 100000) : s.iterations);
+  s.learning_rate = tune.positive("learning_rate", s.learning_rate);
+  s.target_loss = tune.number("target_loss", s.target_loss);
+  s.baseline_budget = tune.has("baseline_budget") ? tune.integer("baseline_budget", 1, 100000000) : s.baseline_budget;
+  s.seed = static_cast<std::uint64_t>(tune.has("seed") ? tune.integer("seed", 0, 1LL << 53) : 1);
+  return s;
+}
+
+CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  const std::string text = root.string("checkpoint", "all");
+  try {
+    const CheckpointPolicy policy = CheckpointPolicy::parse(text);
+    return overrides.checkpoint ? *overrides.checkpoint : policy;
+  } catch (const std::invalid_argument&) {
+    root.fail("checkpoint", "expected one of \"all\", \"every:K\", \"binomial:S\", got \"" + text + "\"");
+  }
+}
+
+std::unique_ptr<Scenario> load_scenario(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
+  const ScenarioFile scenario_file = ScenarioFile::load(file);
+  const ScenarioNode root = scenario_file.root();
+  const std::string simulator = root.choice("simulator", {"softbody"});
+  const std::string description = root.string("description", "");
+  std::unique_ptr<Scenario> scenario;
+  if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);
+  root.finish();
+  scenario->name = file.filename().string();
+  scenario->description = description;
+  return scenario;
+}
+
+std::vector<SimulatorInfo> simulators() { return {softbody_info()}; }
+
+}  // namespace simgrad::app

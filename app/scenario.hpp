@@ -1,0 +1,75 @@
+// Scenarios: a scenario file turned into a ready-to-run tuning problem.
+//
+// Every simulator reads its own section of the file into a Scenario; the commands (run, grad,
+// gradcheck, tune, compare) then work on any scenario alike.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/scenario_reader.hpp"
+#include "core/checkpoint.hpp"
+#include "tune/problem.hpp"
+
+namespace simgrad::app {
+
+// How `tune` and `compare` run, from the scenario's "tune" section and command-line flags.
+struct TuneSettings {
+  std::string optimizer = "lbfgs";  // lbfgs | adam | normalized_gd
+  int iterations = 30;
+  double learning_rate = 0.05;       // adam and ngd, in optimizer coordinates
+  double target_loss = -std::numeric_limits<double>::infinity();
+  long baseline_budget = 3000;       // rollouts allowed to each black-box baseline in compare
+  std::uint64_t seed = 1;
+};
+
+// Command-line settings that override the scenario file.
+struct ScenarioOverrides {
+  std::optional<CheckpointPolicy> checkpoint;
+};
+
+class Scenario {
+ public:
+  virtual ~Scenario() = default;
+
+  // The simulator's name as in `simgrad list`.
+  virtual std::string simulator() const = 0;
+  // The rollout loss as a function of the tuned parameters (physical values).
+  virtual tune::RolloutProblem& problem() = 0;
+  // The loss at physical parameters x on the hard model: every relaxation at its hard twin.
+  virtual double hard_loss(std::span<const double> x) = 0;
+  // Simulator-specific figures of the current state of the model after a run (for --json).
+  virtual nlohmann::json summary() { return nlohmann::json::object(); }
+
+  std::string name;  // the file name
+  std::string description;
+  int steps = 0;
+  TuneSettings tune;
+};
+
+// Loads a scenario file; throws ScenarioError naming file, line and field on bad input.
+std::unique_ptr<Scenario> load_scenario(const std::filesystem::path& file, const ScenarioOverrides& overrides = {});
+
+// Reads the common "tune" section (parameters are simulator-specific and read by the caller).
+TuneSettings read_tune_settings(const ScenarioNode& tune);
+
+// The checkpoint policy of a scenario: the override, else the file's "checkpoint" field.
+CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrides& overrides);
+
+// Simulators, for `simgrad list`.
+struct SimulatorInfo {
+  std::string name;
+  std::string description;
+  nlohmann::json parameters;  // [{"name", "unit", "per", "description"}]
+};
+std::vector<SimulatorInfo> simulators();
+
+}  // namespace simgrad::app

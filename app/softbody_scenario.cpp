@@ -1,0 +1,307 @@
+#include "app/softbody_scenario.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "sims/softbody/losses.hpp"
+#include "sims/softbody/mass_spring.hpp"
+#include "sims/softbody/parameters.hpp"
+
+namespace simgrad::app {
+
+namespace sb = simgrad::softbody;
+
+namespace {
+
+// A number given once for all entries, or one per entry.
+std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
+  if (!node.has(key)) return std::vector<double>(entries, fallback);
+  const ScenarioNode value = node.member(key);
+  if (value.json().is_number()) return std::vector<double>(entries, value.as_number());
+  return node.numbers(key, entries);
+}
+
+template <int D>
+Vec<double, D> vec_of(const ScenarioNode& node, std::string_view key, Vec<double, D> fallback) {
+  if (!node.has(key)) return fallback;
+  const std::vector<double> v = node.numbers(key, D);
+  Vec<double, D> r;
+  for (int k = 0; k < D; ++k) r[k] = v[static_cast<std::size_t>(k)];
+  return r;
+}
+
+// The body: explicit nodes and springs, or a generated lattice.
+template <int D>
+sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
+  if (body.has("lattice")) {
+    const ScenarioNode lattice = body.child("lattice");
+    const std::vector<double> size = lattice.numbers("size", D);
+    int n[3] = {1, 1, 1};
+    for (int k = 0; k < D; ++k) {
+      if (size[static_cast<std::size_t>(k)] < 1 || size[static_cast<std::size_t>(k)] > 1000 ||
+          size[static_cast<std::size_t>(k)] != std::floor(size[static_cast<std::size_t>(k)]))
+        lattice.fail("size", "expected integers in [1, 1000]");
+      n[k] = static_cast<int>(size[static_cast<std::size_t>(k)]);
+    }
+    const double spacing = lattice.positive("spacing");
+    const Vec<double, D> origin = vec_of<D>(lattice, "origin", Vec<double, D>::zero());
+    if constexpr (D == 2) return sb::make_lattice_2d(n[0], n[1], spacing, origin, steps);
+    else return sb::make_jelly_block(n[0], n[1], n[2], spacing, origin, steps);
+  }
+  std::vector<ScenarioNode> nodes = body.array("nodes");
+  std::vector<ScenarioNode> springs = body.array("springs");
+  if (nodes.empty()) body.fail("nodes", "expected at least one node");
+  std::vector<std::int32_t> ends;
+  for (const ScenarioNode& s : springs) {
+    const std::vector<double> ab = s.as_numbers(2);
+    for (double e : ab) {
+      if (e < 0 || e >= static_cast<double>(nodes.size()) || e != std::floor(e))
+        s.fail_expected("two node indices in [0, " + std::to_string(nodes.size() - 1) + "]");
+      ends.push_back(static_cast<std::int32_t>(e));
+    }
+    if (ends[ends.size() - 1] == ends[ends.size() - 2]) s.fail_expected("two different nodes");
+  }
+  sb::MassSpringModel<D> m;
+  m.build(static_cast<Index>(nodes.size()), std::move(ends), steps);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::vector<double> p = nodes[i].as_numbers(D);
+    for (int k = 0; k < D; ++k) m.initial_position.values()[i * D + k] = p[static_cast<std::size_t>(k)];
+  }
+  // Rest lengths default to the initial lengths.
+  for (Index e = 0; e < m.spring_count(); ++e) {
+    double d2 = 0.0;
+    for (int k = 0; k < D; ++k) {
+      const double d = m.initial_position.values()[m.springs.node(e, 1) * D + k] -
+                       m.initial_position.values()[m.springs.node(e, 0) * D + k];
+      d2 += d * d;
+    }
+    m.rest_length.values()[e] = std::sqrt(d2);
+  }
+  return m;
+}
+
+template <int D>
+sb::ContactPlane<D> read_plane(const ScenarioNode& p) {
+  sb::ContactPlane<D> plane;
+  const std::vector<double> normal = p.numbers("normal", D);
+  double n2 = 0.0;
+  for (double c : normal) n2 += c * c;
+  if (n2 == 0.0) p.fail("normal", "expected a non-zero vector");
+  for (int k = 0; k < D; ++k) plane.normal[k] = normal[static_cast<std::size_t>(k)] / std::sqrt(n2);
+  plane.offset = p.number("offset", 0.0);
+  plane.friction = p.non_negative("friction", 0.0);
+  plane.restitution = p.in_range("restitution", 0.0, 1.0, 0.0);
+  const std::string model = p.choice("model", {"penalty", "time_of_impact", "projection"}, "penalty");
+  plane.model = model == "penalty"          ? sb::ContactModel::kPenalty
+                : model == "time_of_impact" ? sb::ContactModel::kTimeOfImpact
+                                            : sb::ContactModel::kProjection;
+  return plane;
+}
+
+// Uniform values for the "generate" section of a reference: the quantities used to make it.
+template <int D>
+void apply_values(sb::MassSpringModel<D>& m, const ScenarioNode& values) {
+  auto fill = [&](std::string_view key, Array<1>& a) {
+    if (values.has(key)) {
+      const double v = values.positive(key);
+      for (double& x : a.values()) x = v;
+    }
+  };
+  fill("stiffness", m.stiffness);
+  fill("damping", m.damping);
+}
+
+template <int D>
+class SoftbodyScenario final : public Scenario {
+ public:
+  SoftbodyScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+    steps = static_cast<int>(root.integer("steps", 1, 100000000));
+    model_ = read_body<D>(root.child("body"), steps);
+    sb::MassSpringSettings& s = model_.settings;
+    s.steps = steps;
+    s.dt = root.positive("dt");
+    s.drag = root.non_negative("drag", 0.0);
+    s.length_epsilon = root.non_negative("length_epsilon", 0.0);
+    if (auto penalty = root.optional_child("penalty")) {
+      s.penalty.stiffness = penalty->positive("stiffness", s.penalty.stiffness);
+      s.penalty.sharpness = penalty->non_negative("sharpness", s.penalty.sharpness);
+      s.penalty.friction_speed = penalty->positive("friction_speed", s.penalty.friction_speed);
+    }
+    const std::size_t springs = static_cast<std::size_t>(model_.spring_count());
+    const std::size_t nodes = static_cast<std::size_t>(model_.node_count);
+    auto copy_into = [](const std::vector<double>& v, Array<1>& a) { std::copy(v.begin(), v.end(), a.values().begin()); };
+    copy_into(per_entry(root, "stiffness", springs, 0.0), model_.stiffness);
+    copy_into(per_entry(root, "damping", springs, 0.0), model_.damping);
+    if (root.has("rest_length")) copy_into(per_entry(root, "rest_length", springs, 0.0), model_.rest_length);
+    const std::vector<double> mass = per_entry(root, "mass", nodes, 1.0);
+    for (std::size_t i = 0; i < nodes; ++i) {
+      if (!(mass[i] > 0.0)) root.fail("mass", "expected masses > 0");
+      model_.inverse_mass.values()[i] = 1.0 / mass[i];
+    }
+    if (root.has("pinned"))
+      for (const ScenarioNode& p : root.array("pinned"))
+        model_.inverse_mass.values()[static_cast<std::size_t>(p.as_integer(0, static_cast<std::int64_t>(nodes) - 1))] = 0.0;
+    const Vec<double, D> g = vec_of<D>(root, "gravity", Vec<double, D>::zero());
+    for (int k = 0; k < D; ++k) model_.gravity.values()[k] = g[k];
+    const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", Vec<double, D>::zero());
+    for (std::size_t i = 0; i < nodes; ++i)
+      for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = v0[k];
+    if (root.has("planes"))
+      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_plane<D>(p.as_object()));
+
+    system_ = std::make_unique<sb::MassSpring<D>>(model_);
+    read_loss(root.child("loss"));
+
+    const ScenarioNode tune_node = root.child("tune");
+    tune = read_tune_settings(tune_node);
+    std::vector<tune::BoundParameter> bound;
+    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
+    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    RolloutOptions options;
+    options.checkpoint = read_checkpoint(root, overrides);
+    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+  }
+
+  std::string simulator() const override { return "softbody"; }
+  tune::RolloutProblem& problem() override { return *problem_; }
+
+  double hard_loss(std::span<const double> x) override {
+    const double sharpness = model_.settings.penalty.sharpness;
+    model_.settings.penalty.sharpness = 0.0;
+    const double loss = problem_->value(x);
+    model_.settings.penalty.sharpness = sharpness;
+    return loss;
+  }
+
+  nlohmann::json summary() override {
+    nlohmann::json j = {{"dimension", D}, {"nodes", model_.node_count}, {"springs", model_.spring_count()}};
+    if (auto* area = dynamic_cast<sb::TriangleAreaLoss*>(loss_.get()))
+      j["final_area"] = area->area(problem_->rollout().final_state());
+    return j;
+  }
+
+ private:
+  void read_loss(const ScenarioNode& loss) {
+    const std::string type = loss.choice("type", {"triangle_area", "trajectory_match"});
+    if (type == "triangle_area") {
+      if constexpr (D != 2) {
+        loss.fail("type", "triangle_area needs \"dimension\": 2");
+      } else {
+        const std::vector<double> n = loss.numbers("nodes", 3);
+        std::array<std::int32_t, 3> tri{};
+        for (int k = 0; k < 3; ++k) {
+          if (n[k] < 0 || n[k] >= static_cast<double>(model_.node_count)) loss.fail("nodes", "expected node indices");
+          tri[k] = static_cast<std::int32_t>(n[k]);
+        }
+        loss_ = std::make_unique<sb::TriangleAreaLoss>(*system_, tri, loss.positive("target"));
+      }
+      return;
+    }
+    // trajectory_match: markers, stride and a reference made with other values.
+    std::vector<std::int32_t> markers;
+    if (loss.has("markers")) {
+      for (double m : loss.numbers("markers")) {
+        if (m < 0 || m >= static_cast<double>(model_.node_count)) loss.fail("markers", "expected node indices");
+        markers.push_back(static_cast<std::int32_t>(m));
+      }
+    } else {
+      for (Index i = 0; i < model_.node_count; ++i) markers.push_back(static_cast<std::int32_t>(i));
+    }
+    const int stride = static_cast<int>(loss.integer("stride", 1, steps));
+    const ScenarioNode reference = loss.child("reference");
+    const ScenarioNode generate = reference.child("generate");
+    const double noise = reference.non_negative("noise", 0.0);
+    const std::uint64_t seed = static_cast<std::uint64_t>(reference.has("seed") ? reference.integer("seed", 0, 1LL << 53) : 1);
+
+    // Simulate the reference with the generating values, then restore the model's own.
+    const std::vector<double> k0(model_.stiffness.values().begin(), model_.stiffness.values().end());
+    const std::vector<double> c0(model_.damping.values().begin(), model_.damping.values().end());
+    apply_values(model_, generate);
+    std::vector<double> frames;
+    {
+      sb::TrajectoryMatchLoss<D> recorder(*system_, markers, stride, std::vector<double>(markers.size() * D, 0.0));
+      RolloutOptions record;
+      record.observer = [&](int t, std::span<const double> state) {
+        if (t % stride == 0) recorder.append_frame(state, frames);
+      };
+      Rollout(*system_, recorder, steps, record).loss();
+    }
+    for (std::size_t i = 0; i < frames.size(); ++i) frames[i] += noise * standard_normal(seed, 0, i);
+    std::copy(k0.begin(), k0.end(), model_.stiffness.values().begin());
+    std::copy(c0.begin(), c0.end(), model_.damping.values().begin());
+    loss_ = std::make_unique<sb::TrajectoryMatchLoss<D>>(*system_, markers, stride, std::move(frames));
+  }
+
+  tune::BoundParameter read_parameter(const ScenarioNode& p) {
+    sb::ParameterRequest r;
+    std::vector<std::string_view> names;
+    for (const auto& info : sb::mass_spring_parameters()) names.push_back(info.name);
+    r.name = p.string("name");
+    bool known = false;
+    for (std::string_view n : names) known = known || n == r.name;
+    if (!known)
+      p.fail("name", "expected one of \"stiffness\", \"damping\", \"rest_length\", \"actuation\", \"gravity\", "
+                     "\"initial_position\", \"initial_velocity\", got \"" + r.name + "\"");
+    r.sharing = p.choice("sharing", {"each", "uniform"}, "each") == "each" ? sb::Sharing::kEach : sb::Sharing::kUniform;
+    r.lower = p.number("lower", r.lower);
+    r.upper = p.number("upper", r.upper);
+    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
+    const std::string transform = p.choice("transform", {"identity", "log", "logit"}, "identity");
+    r.transform = tune::parse_transform(transform);
+    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
+      p.fail("transform", "a logit transform needs finite lower and upper bounds");
+    // An explicit starting value replaces the model's for a uniform parameter.
+    if (p.has("initial")) {
+      const double v = p.number("initial");
+      if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
+      fill_initial(r.name, v);
+    }
+    tune::BoundParameter b = sb::bind_parameter(model_, r);
+    for (double v : b.parameter.initial)
+      if (v < r.lower || v > r.upper)
+        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
+    return b;
+  }
+
+  void fill_initial(const std::string& name, double v) {
+    auto fill = [v](auto& array) {
+      for (double& x : array.values()) x = v;
+    };
+    if (name == "stiffness") fill(model_.stiffness);
+    else if (name == "damping") fill(model_.damping);
+    else if (name == "rest_length") fill(model_.rest_length);
+    else if (name == "actuation") fill(model_.actuation);
+    else if (name == "gravity") fill(model_.gravity);
+    else if (name == "initial_position") fill(model_.initial_position);
+    else if (name == "initial_velocity") fill(model_.initial_velocity);
+  }
+
+  sb::MassSpringModel<D> model_;
+  std::unique_ptr<sb::MassSpring<D>> system_;
+  std::unique_ptr<TrajectoryLoss> loss_;
+  std::unique_ptr<tune::RolloutProblem> problem_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> load_softbody_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  const std::int64_t dimension = root.integer("dimension", 2, 3);
+  if (dimension == 2) return std::make_unique<SoftbodyScenario<2>>(root, overrides);
+  return std::make_unique<SoftbodyScenario<3>>(root, overrides);
+}
+
+SimulatorInfo softbody_info() {
+  SimulatorInfo info;
+  info.name = "softbody";
+  info.description = "mass-spring soft bodies in 2D and 3D: springs with stiffness, damping, rest length and "
+                     "actuation; gravity, drag, ground and walls (penalty, time-of-impact or projection contact)";
+  info.parameters = nlohmann::json::array();
+  for (const auto& p : sb::mass_spring_parameters())
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
+  return info;
+}
+
+}  // namespace simgrad::app

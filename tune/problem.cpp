@@ -1,0 +1,57 @@
+#include "tune/problem.hpp"
+
+#include <stdexcept>
+
+namespace simgrad::tune {
+
+namespace {
+
+std::vector<Parameter> metadata(const std::vector<BoundParameter>& bound) {
+  std::vector<Parameter> p;
+  for (const BoundParameter& b : bound) p.push_back(b.parameter);
+  return p;
+}
+
+}  // namespace
+
+RolloutProblem::RolloutProblem(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options,
+                               std::vector<BoundParameter> parameters)
+    : parameters_(std::move(parameters)),
+      space_(metadata(parameters_)),
+      dimension_(space_.size()),
+      rollout_(system, loss, steps, std::move(options)) {}
+
+std::vector<double> RolloutProblem::initial() const {
+  std::vector<double> x;
+  for (const BoundParameter& b : parameters_) x.insert(x.end(), b.parameter.initial.begin(), b.parameter.initial.end());
+  return x;
+}
+
+void RolloutProblem::assign(std::span<const double> x) {
+  if (x.size() != dimension_) throw std::invalid_argument("problem: parameter vector has the wrong size");
+  std::size_t offset = 0;
+  for (const BoundParameter& b : parameters_) {
+    const std::size_t n = b.parameter.initial.size();
+    b.assign(x.subspan(offset, n));
+    offset += n;
+  }
+}
+
+double RolloutProblem::value(std::span<const double> x) {
+  assign(x);
+  return rollout_.loss();
+}
+
+double RolloutProblem::value_and_gradient(std::span<const double> x, std::span<double> gradient) {
+  assign(x);
+  const double loss = rollout_.loss_and_gradient();
+  std::size_t offset = 0;
+  for (const BoundParameter& b : parameters_) {
+    const std::size_t n = b.parameter.initial.size();
+    b.gradient(gradient.subspan(offset, n));
+    offset += n;
+  }
+  return loss;
+}
+
+}  // namespace simgrad::tune

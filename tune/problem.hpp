@@ -1,0 +1,50 @@
+// Problems: a simulator's rollout, its loss and the parameters being tuned, seen by optimizers
+// as an Objective in physical coordinates (ParameterSpace adds the transforms).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/rollout.hpp"
+#include "tune/objective.hpp"
+#include "tune/parameter.hpp"
+
+namespace simgrad::tune {
+
+// A parameter as the tuner sees it, and how it reaches the simulator: `assign` writes physical
+// values into the model, `gradient` reads dL/d(values) after a backward pass.
+struct BoundParameter {
+  Parameter parameter;
+  std::function<void(std::span<const double>)> assign;
+  std::function<void(std::span<double>)> gradient;
+};
+
+// The loss of a rollout as a function of the bound parameters.
+class RolloutProblem final : public Objective {
+ public:
+  RolloutProblem(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options,
+                 std::vector<BoundParameter> parameters);
+
+  std::size_t dimension() const override { return dimension_; }
+  double value(std::span<const double> x) override;
+  double value_and_gradient(std::span<const double> x, std::span<double> gradient) override;
+
+  // The parameters' metadata (names, units, bounds, transforms, initial values).
+  const ParameterSpace& space() const { return space_; }
+  // The initial physical values, concatenated.
+  std::vector<double> initial() const;
+  // Writes physical values into the simulator without running it.
+  void assign(std::span<const double> x);
+  Rollout& rollout() { return rollout_; }
+
+ private:
+  std::vector<BoundParameter> parameters_;
+  ParameterSpace space_;
+  std::size_t dimension_;
+  Rollout rollout_;
+};
+
+}  // namespace simgrad::tune
