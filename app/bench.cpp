@@ -54,10 +54,10 @@ sb::MassSpringModel<3> bench_block(int n, int steps) {
   sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
   m.settings.dt = 5e-4;
   m.settings.drag = 0.5;
-  m.settings.penalty = {1e5, 1e3, 0.05};
-  for (double& k : m.stiffness.values()) k = 5e3;
-  for (double& c : m.damping.values()) c = 1.0;
-  for (double& w : m.inverse_mass.values()) w = 1e3;  // 1 g per node
+  m.settings.penalty = {2e4, 2e3, 0.05};
+  for (double& k : m.stiffness.values()) k = 1e3;
+  for (double& c : m.damping.values()) c = 0.2;
+  for (double& w : m.inverse_mass.values()) w = 100.0;  // 10 g per node
   m.gravity.values()[2] = -9.8;
   sb::ContactPlane<3> ground;
   ground.normal = {{0.0, 0.0, 1.0}};

@@ -33,7 +33,8 @@ std::vector<double> reference_mass_spring_rollout(const softbody::MassSpringMode
         dv[i] = v[3 * b + i] - v[3 * a + i];
       }
       const double length = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + eps;
-      const double u[3] = {d[0] / length, d[1] / length, d[2] / length};
+      const double inv_length = 1.0 / length;
+      const double u[3] = {inv_length * d[0], inv_length * d[1], inv_length * d[2]};
       const double speed = dv[0] * u[0] + dv[1] * u[1] + dv[2] * u[2];
       const double tension = k[s] * (length - rest[s]) + c[s] * speed;
       for (int i = 0; i < 3; ++i) {

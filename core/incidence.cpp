@@ -1,8 +1,10 @@
 #include "core/incidence.hpp"
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
+#include "core/kernel.hpp"
 #include "core/parallel.hpp"
 
 namespace simgrad {
@@ -38,6 +40,38 @@ void sum_slots_to_nodes(const Incidence& incidence, const double* slot_values, d
     }
   });
 }
+
+namespace detail {
+
+bool all_finite(const double* values, Index n) {
+  std::atomic<bool> finite = true;
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    // Summing x * 0 turns any inf or NaN into NaN, and is branch-free.
+    double poison = 0.0;
+    for (Index i = first; i < last; ++i) poison += values[i] * 0.0;
+    if (poison != 0.0) finite = false;
+  });
+  return finite;
+}
+
+void sum_slot_buffers(const Incidence& incidence, std::vector<SlotBuffer>& buffers, bool accumulate) {
+  parallel_for_blocks(incidence.nodes(), [&](Index first, Index last) {
+    for (Index n = first; n < last; ++n) {
+      const std::span<const std::int32_t> slots = incidence.slots_of(n);
+      for (SlotBuffer& b : buffers) {
+        const int dim = b.dim;
+        double* node = b.node_field + n * dim;
+        for (int c = 0; c < dim; ++c) {
+          double sum = accumulate ? node[c] : 0.0;
+          for (std::int32_t k : slots) sum += b.slots[static_cast<Index>(k) * dim + c];
+          node[c] = sum;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace detail
 
 void spread_nodes_to_slots(const Incidence& incidence, const double* node_adjoint,
                            double* slot_adjoint, int dim) {

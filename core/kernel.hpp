@@ -7,9 +7,14 @@
 //   e.shared(f)         entry 0 of f (a parameter shared by all elements: gravity)
 //   e.write(f, v)       entry e of output field f
 //   e.write_slot(f,s,v) entry (e, s) of an output field with one entry per slot
+//   e.scatter(f, s, v)  adds v to node field f at the node in slot s (a spring's force on its ends);
+//                       at most once per field and slot in an element
 // `typename E::Scalar` is double in the forward pass and ad::Var when the adjoint is derived.
-// A body that reads fields through slots lists them in `gathered()`, so the engine can sum their
-// adjoints back into nodes over the incidence transpose instead of scattering with atomics.
+// A body that reads fields through slots lists them in `gathered()`, and one that scatters lists
+// the node fields in `scattered()`. Neither uses atomics: a scatter is written per (element,
+// slot) and each node then sums its slots in a fixed order over the incidence transpose; the
+// adjoints of slot reads are summed back into nodes the same way. A scattered field is
+// overwritten by the kernel (it holds the sum of the contributions, nothing else).
 //
 // The adjoint of a kernel accumulates, for every element, the vector-Jacobian product of the body
 // into the adjoints of its inputs, given the adjoints of its outputs. By default the engine
@@ -41,6 +46,9 @@ namespace simgrad {
 
 namespace detail {
 
+// Whether all n values are finite (a parallel scan).
+bool all_finite(const double* values, Index n);
+
 inline constexpr int kMaxSharedFields = 16;
 inline constexpr int kMaxSharedDim = 4;
 
@@ -55,18 +63,68 @@ struct SharedPartials {
   int count = 0;
 };
 
-// The slot-indexed adjoint buffer of one gathered field.
-struct GatheredAdjoint {
-  double* node_adjoint = nullptr;
+// A per-(element, slot) buffer in front of a node field: the adjoints of a gathered field's
+// slot reads, or a scattered field's contributions. Each node receives the sum of its slots'
+// entries, in ascending slot order, after any value it already had.
+//
+// Run in parallel, every element fills its own entries of `slots` and a pass over the nodes sums
+// them. Run serially (one thread, or a single block) elements come in ascending order, so adding
+// each element's entries to the nodes as soon as it is done gives the same sums in the same
+// order, bit for bit, without the buffer's memory traffic: a scatter (one value per slot) goes
+// straight to its node; adjoint deposits, of which a slot may receive several, are first summed
+// in `scratch`, the current element's entries only.
+//
+// A hand-written adjoint adds to each (field, slot) at most once per element, like a scatter;
+// run serially, its deposits then go straight to the nodes (`direct`).
+struct SlotBuffer {
+  double* node_field = nullptr;  // the node field's adjoint (gathered) or value (scattered)
   int dim = 0;
-  Buffer slot_adjoint;
+  bool serial = false;
+  bool direct = false;
+  Buffer slots;
+  Buffer scratch;
+
+  double* entry(const Incidence& incidence, Index e, int s) {
+    if (direct) return node_field + incidence.node(e, s) * dim;
+    return serial ? scratch.data() + s * dim : slots.data() + (e * incidence.arity() + s) * dim;
+  }
 };
+
+// The slot entry of field `node_field` for (e, s), or null when the field is not listed.
+inline double* slot_entry(std::vector<SlotBuffer>& buffers, const double* node_field, const Incidence& incidence,
+                          Index e, int s) {
+  for (SlotBuffer& b : buffers)
+    if (b.node_field == node_field) return b.entry(incidence, e, s);
+  return nullptr;
+}
+
+// Zeroes element e's entries, before the element adds to them.
+inline void begin_element(std::vector<SlotBuffer>& buffers, const Incidence& incidence, Index e) {
+  for (SlotBuffer& b : buffers) {
+    double* entries = b.entry(incidence, e, 0);
+    for (int i = 0, n = incidence.arity() * b.dim; i < n; ++i) entries[i] = 0.0;
+  }
+}
+
+// Serially: adds element e's entries to their nodes, slot by slot.
+inline void end_element(std::vector<SlotBuffer>& buffers, const Incidence& incidence, Index e) {
+  const int arity = incidence.arity();
+  for (SlotBuffer& b : buffers)
+    for (int s = 0; s < arity; ++s) {
+      double* node = b.node_field + incidence.node(e, s) * b.dim;
+      const double* add = b.scratch.data() + s * b.dim;
+      for (int c = 0; c < b.dim; ++c) node[c] += add[c];
+    }
+}
+
+// In parallel: sums every buffer's slots into its node field, one pass over the nodes.
+void sum_slot_buffers(const Incidence& incidence, std::vector<SlotBuffer>& buffers, bool accumulate);
 
 // Where the adjoints of one element's inputs go: own entries directly, slot reads into the
 // gathered buffers, shared reads into the block's partials.
 class DepositTargets {
  public:
-  DepositTargets(Index e, const Incidence* incidence, std::vector<GatheredAdjoint>* gathered,
+  DepositTargets(Index e, const Incidence* incidence, std::vector<SlotBuffer>* gathered,
                  SharedPartials* shared)
       : e_(e), incidence_(incidence), gathered_(gathered), shared_(shared) {}
 
@@ -81,10 +139,9 @@ class DepositTargets {
   template <int D>
   double* slot_target(const Field<D>& f, int s) {
     if (f.adjoint == nullptr) return nullptr;
-    for (GatheredAdjoint& g : *gathered_)
-      if (g.node_adjoint == f.adjoint) return g.slot_adjoint.data() + (e_ * incidence_->arity() + s) * D;
-    misuse_ = true;  // read through a slot but not listed in gathered()
-    return nullptr;
+    double* target = slot_entry(*gathered_, f.adjoint, *incidence_, e_, s);
+    if (target == nullptr) misuse_ = true;  // read through a slot but not listed in gathered()
+    return target;
   }
   template <int D>
   double* shared_target(const Field<D>& f) {
@@ -102,34 +159,42 @@ class DepositTargets {
     for (double& x : entry.sum) x = 0.0;
     return entry.sum;
   }
-  // Adds g to target[0..D) unless the input is not differentiated; notes non-finite values.
+  // Adds g to target[0..D) unless the input is not differentiated.
   template <int D>
   void deposit(double* target, const Value<double, D>& g) {
     if (target == nullptr) return;
     for (int c = 0; c < D; ++c) {
       const double x = component<double, D>(g, c);
-      if (!std::isfinite(x)) finite_ = false;
       target[c] += x;
     }
   }
 
   Index e_;
   const Incidence* incidence_;
-  std::vector<GatheredAdjoint>* gathered_;
+  std::vector<SlotBuffer>* gathered_;
   SharedPartials* shared_;
   bool misuse_ = false;
+  // A bool, not a double: stores through the double* targets cannot alias it, so it stays in a
+  // register instead of making every deposit wait on the last.
+  bool nonfinite_ = false;
 
  public:
-  bool finite_ = true;
+  bool finite() const { return !nonfinite_; }
 };
 
 }  // namespace detail
 
+// How a forward element scatters: into slot buffers (parallel), straight into the nodes
+// (serial), or not at all, only checking the values (diagnose).
+enum class ScatterMode { kParallel, kSerial, kDiagnose };
+
 // The element view of the forward pass.
-class ForwardElement {
+template <ScatterMode kMode = ScatterMode::kParallel>
+class ForwardElementT {
  public:
   using Scalar = double;
-  ForwardElement(Index e, const Incidence* incidence) : e_(e), incidence_(incidence) {}
+  ForwardElementT(Index e, const Incidence* incidence, std::vector<detail::SlotBuffer>* scattered = nullptr)
+      : e_(e), incidence_(incidence), scattered_(scattered) {}
 
   Index index() const { return e_; }
   template <int D>
@@ -152,21 +217,45 @@ class ForwardElement {
   void write_slot(const Field<D>& f, int s, const Value<double, D>& v) {
     store<D>(f.value + (e_ * incidence_->arity() + s) * D, v);
   }
-  bool finite() const { return finite_; }
+  template <int D>
+  void scatter(const Field<D>& f, int s, const Value<double, D>& v) {
+    // Scatters are not checked one by one: the kernel checks the node sums afterwards, and only
+    // when one is not finite re-runs the elements with checks on (diagnose) to name the first.
+    if constexpr (kMode == ScatterMode::kDiagnose) {
+      for (int c = 0; c < D; ++c) nonfinite_ |= !std::isfinite(component<double, D>(v, c));
+      return;
+    } else if constexpr (kMode == ScatterMode::kSerial) {
+      double* out = f.value + incidence_->node(e_, s) * D;
+      for (int c = 0; c < D; ++c) out[c] += component<double, D>(v, c);
+      return;
+    }
+    double* out = detail::slot_entry(*scattered_, f.value, *incidence_, e_, s);
+    if (out == nullptr) {
+      misuse_ = true;  // scattered into a field not listed in scattered()
+      return;
+    }
+    for (int c = 0; c < D; ++c) out[c] = component<double, D>(v, c);
+  }
+  bool finite() const { return !nonfinite_; }
+  bool misuse() const { return misuse_; }
 
  private:
   template <int D>
   void store(double* out, const Value<double, D>& v) {
     for (int c = 0; c < D; ++c) {
       out[c] = component<double, D>(v, c);
-      if (!std::isfinite(out[c])) finite_ = false;
+      nonfinite_ |= !std::isfinite(out[c]);
     }
   }
 
   Index e_;
   const Incidence* incidence_;
-  bool finite_ = true;
+  std::vector<detail::SlotBuffer>* scattered_;
+  bool nonfinite_ = false;
+  bool misuse_ = false;
 };
+
+using ForwardElement = ForwardElementT<ScatterMode::kParallel>;
 
 // The element view when the adjoint is derived: reads become tape inputs, writes are remembered
 // so their adjoints can seed the sweep.
@@ -196,6 +285,11 @@ class ReverseElement : public detail::DepositTargets {
   void write_slot(const Field<D>& f, int s, const Value<ad::Var, D>& v) {
     if (f.adjoint != nullptr) remember_output<D>(f.adjoint + (e_ * incidence_->arity() + s) * D, v);
   }
+  // A scattered contribution's adjoint is its node's adjoint: the gather's adjoint is a read.
+  template <int D>
+  void scatter(const Field<D>& f, int s, const Value<ad::Var, D>& v) {
+    if (f.adjoint != nullptr) remember_output<D>(f.adjoint + incidence_->node(e_, s) * D, v);
+  }
 
   // Seeds the outputs' adjoints (and `seed` on `value`, for a summed body), sweeps the tape and
   // deposits the inputs' adjoints.
@@ -206,7 +300,7 @@ class ReverseElement : public detail::DepositTargets {
     tape.sweep();
     for (int k = 0; k < input_count_; ++k) {
       const double g = tape.adjoint(inputs_[k].leaf);
-      if (!std::isfinite(g)) finite_ = false;
+      nonfinite_ |= !std::isfinite(g);
       *inputs_[k].target += g;
     }
   }
@@ -277,6 +371,11 @@ class AdjointElement : public detail::DepositTargets {
   Value<double, D> output_adjoint(const Field<D>& f) const {
     return f.adjoint == nullptr ? Value<double, D>(zero<D>()) : load<double, D>(f.adjoint, e_);
   }
+  // The adjoint of a contribution scattered into node field f at slot s.
+  template <int D>
+  Value<double, D> scattered_adjoint(const Field<D>& f, int s) const {
+    return f.adjoint == nullptr ? Value<double, D>(zero<D>()) : load<double, D>(f.adjoint, incidence_->node(e_, s));
+  }
   template <int D>
   Value<double, D> output_slot_adjoint(const Field<D>& f, int s) const {
     return f.adjoint == nullptr ? Value<double, D>(zero<D>())
@@ -293,6 +392,19 @@ class AdjointElement : public detail::DepositTargets {
   template <int D>
   void add_shared(const Field<D>& f, const Value<double, D>& g) {
     deposit<D>(shared_target(f), g);
+  }
+
+  // Runs the derived adjoint of `body` for this element instead: for the cases a hand-written
+  // adjoint leaves to the engine (a rare contact branch, say).
+  template <class Body>
+  void derive(const Body& body) {
+    ReverseElement element(e_, incidence_, gathered_, shared_);
+    ad::LocalTape& tape = *ad::active_tape;
+    tape.reset();
+    body(element);
+    element.backpropagate(tape);
+    misuse_ = misuse_ || element.misuse();
+    nonfinite_ |= !element.finite();
   }
 
  private:
@@ -315,21 +427,41 @@ class Kernel {
   const std::string& name() const { return name_; }
   Index elements() const { return elements_; }
 
-  // Runs the body on every element.
+  // Runs the body on every element; scattered fields then hold the sums of their contributions.
   template <class Body>
   void forward(const Body& body) {
-    FirstNonFinite bad;
-    parallel_for_blocks(elements_, [&](Index first, Index last) {
-      for (Index e = first; e < last; ++e) {
-        ForwardElement element(e, incidence_);
-        body(element);
-        if (!element.finite()) {
-          bad.note(e);
-          break;
-        }
+    std::size_t count = 0;
+    const bool serial = runs_serially();
+    if constexpr (requires { body.scattered(); })
+      for (const FieldRef& f : body.scattered()) {
+        prepare_slots(scattered_, count, f.value, f.dim, serial);
+        if (serial) std::fill(f.value, f.value + f.size * f.dim, 0.0);
       }
-    });
+    scattered_.resize(count);
+    const int arity = incidence_ ? incidence_->arity() : 0;
+    FirstNonFinite bad;
+    std::atomic<bool> misuse = false;
+    auto loop = [&]<ScatterMode kMode>() {
+      parallel_for_blocks(elements_, [&](Index first, Index last) {
+        for (Index e = first; e < last; ++e) {
+          ForwardElementT<kMode> element(e, incidence_, &scattered_);
+          body(element);
+          if (element.misuse()) misuse = true;
+          if (!element.finite()) {
+            bad.note(e);
+            break;
+          }
+        }
+      });
+    };
+    if (serial) loop.template operator()<ScatterMode::kSerial>();
+    else loop.template operator()<ScatterMode::kParallel>();
+    if (misuse) throw std::logic_error("kernel " + name_ + ": scatter into a field missing from scattered()");
     bad.raise_if_any(name_, false);
+    if (!scattered_.empty() && !serial) detail::sum_slot_buffers(*incidence_, scattered_, /*accumulate=*/false);
+    if constexpr (requires { body.scattered(); })
+      for (const FieldRef& f : body.scattered())
+        if (!detail::all_finite(f.value, f.size * f.dim)) diagnose_scatter(body);
   }
 
   // Sum over elements of the body's value, in a fixed order.
@@ -389,31 +521,56 @@ class Kernel {
   // Shared driver of all reverse passes: gathered buffers, per-block partials, deposits.
   template <class ElementType, class Body, class Run>
   void run_reverse(const Body& body, const Run& run);
+  // Makes buffers[count++] the slot buffer of node field `node_field` (capacity kept across calls).
+  void prepare_slots(std::vector<detail::SlotBuffer>& buffers, std::size_t& count, double* node_field, int dim,
+                     bool serial) {
+    if (incidence_ == nullptr) throw std::logic_error("kernel " + name_ + ": slot fields need an incidence");
+    if (buffers.size() <= count) buffers.emplace_back();
+    detail::SlotBuffer& b = buffers[count++];
+    b.node_field = node_field;
+    b.dim = dim;
+    b.serial = serial;
+    b.direct = false;
+    const std::size_t per_element = static_cast<std::size_t>(incidence_->arity() * dim);
+    if (serial) b.scratch.resize(per_element);
+    else b.slots.resize(static_cast<std::size_t>(elements_) * per_element);
+  }
+  // Re-runs every element serially, checking its scattered values, and raises the first bad one.
+  template <class Body>
+  [[noreturn]] void diagnose_scatter(const Body& body) {
+    for (Index e = 0; e < elements_; ++e) {
+      ForwardElementT<ScatterMode::kDiagnose> element(e, incidence_, &scattered_);
+      body(element);
+      if (!element.finite()) throw NonFiniteError(name_, e, false);
+    }
+    throw NonFiniteError(name_ + " (scattered sum)", 0, false);
+  }
+  // Whether the element loop runs on one thread (then slot sums need no buffer).
+  bool runs_serially() const { return thread_count() == 1 || block_count(elements_) <= 1; }
 
   std::string name_;
   const Incidence* incidence_ = nullptr;
   Index elements_ = 0;
   std::vector<double> block_sums_;
-  std::vector<detail::GatheredAdjoint> gathered_;
+  std::vector<detail::SlotBuffer> gathered_;
+  std::vector<detail::SlotBuffer> scattered_;
   std::vector<detail::SharedPartials> shared_;
 };
 
 template <class ElementType, class Body, class Run>
 void Kernel::run_reverse(const Body& body, const Run& run) {
-  // Prepare one slot-indexed buffer per gathered field (capacity kept across calls).
+  // One slot-indexed buffer per differentiated gathered field.
   std::size_t count = 0;
-  if constexpr (requires { body.gathered(); }) {
-    if (incidence_ == nullptr) throw std::logic_error("kernel " + name_ + ": gathered() without an incidence");
-    for (const FieldRef& f : body.gathered()) {
-      if (f.adjoint == nullptr) continue;
-      if (gathered_.size() <= count) gathered_.emplace_back();
-      detail::GatheredAdjoint& g = gathered_[count++];
-      g.node_adjoint = f.adjoint;
-      g.dim = f.dim;
-      g.slot_adjoint.resize(static_cast<std::size_t>(elements_ * incidence_->arity() * f.dim));
-    }
-  }
+  const bool serial = runs_serially();
+  const bool direct = serial && std::is_same_v<ElementType, AdjointElement>;
+  if constexpr (requires { body.gathered(); })
+    for (const FieldRef& f : body.gathered())
+      if (f.adjoint != nullptr) {
+        prepare_slots(gathered_, count, f.adjoint, f.dim, serial);
+        gathered_[count - 1].direct = direct;
+      }
   gathered_.resize(count);
+  const bool stage = serial && !direct && !gathered_.empty();
   const Index blocks = block_count(elements_);
   if (static_cast<Index>(shared_.size()) < blocks) shared_.resize(static_cast<std::size_t>(blocks));
 
@@ -423,14 +580,13 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
     detail::SharedPartials& partials = shared_[b];
     partials.count = 0;
     ad::thread_tape();
-    const int arity = incidence_ ? incidence_->arity() : 0;
     for (Index e = first; e < last; ++e) {
-      for (detail::GatheredAdjoint& g : gathered_)
-        std::memset(g.slot_adjoint.data() + e * arity * g.dim, 0, sizeof(double) * arity * g.dim);
+      if (!direct && !gathered_.empty()) detail::begin_element(gathered_, *incidence_, e);
       ElementType element(e, incidence_, &gathered_, &partials);
       run(body, element);
+      if (stage) detail::end_element(gathered_, *incidence_, e);
       if (element.misuse()) misuse = true;
-      if (!element.finite_) {
+      if (!element.finite()) {
         bad.note(e);
         break;
       }
@@ -442,8 +598,7 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
                            "has too many inputs or shared fields");
   bad.raise_if_any(name_, true);
 
-  for (const detail::GatheredAdjoint& g : gathered_)
-    sum_slots_to_nodes(*incidence_, g.slot_adjoint.data(), g.node_adjoint, g.dim, /*accumulate=*/true);
+  if (!gathered_.empty() && !serial) detail::sum_slot_buffers(*incidence_, gathered_, /*accumulate=*/true);
   for (Index b = 0; b < blocks; ++b) {
     const detail::SharedPartials& partials = shared_[b];
     for (int k = 0; k < partials.count; ++k)

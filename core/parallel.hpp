@@ -23,7 +23,11 @@ int thread_count();
 template <class Body>
 void parallel_for_blocks(Index n, const Body& body) {
   const Index blocks = block_count(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
+  if (blocks <= 1 || thread_count() == 1) {
+    for (Index first = 0; first < n; first += kBlockSize) body(first, first + kBlockSize < n ? first + kBlockSize : n);
+    return;
+  }
+#pragma omp parallel for schedule(static)
   for (Index b = 0; b < blocks; ++b) {
     const Index first = b * kBlockSize;
     const Index last = first + kBlockSize < n ? first + kBlockSize : n;
@@ -35,7 +39,11 @@ void parallel_for_blocks(Index n, const Body& body) {
 template <class Body>
 void parallel_for_indexed_blocks(Index n, const Body& body) {
   const Index blocks = block_count(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
+  if (blocks <= 1 || thread_count() == 1) {
+    for (Index b = 0; b < blocks; ++b) body(b, b * kBlockSize, (b + 1) * kBlockSize < n ? (b + 1) * kBlockSize : n);
+    return;
+  }
+#pragma omp parallel for schedule(static)
   for (Index b = 0; b < blocks; ++b) {
     const Index first = b * kBlockSize;
     const Index last = first + kBlockSize < n ? first + kBlockSize : n;

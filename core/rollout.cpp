@@ -42,9 +42,9 @@ Rollout::Rollout(System& system, TrajectoryLoss& loss, int steps, RolloutOptions
   adjoint_next_.resize(static_cast<std::size_t>(n_));
 }
 
-void Rollout::run_step(int t, std::span<const double> state, std::span<double> next) {
+void Rollout::run_step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   try {
-    system_.step(t, state, next);
+    system_.step(t, state, next, residual);
   } catch (const NonFiniteError& e) {
     throw e.at_step(t);
   }
@@ -60,7 +60,7 @@ double Rollout::term_at(int t, std::span<const double> state) {
 
 void Rollout::advance(int from, int to, std::span<double> state, std::span<double> scratch) {
   for (int t = from; t < to; ++t) {
-    run_step(t, state, scratch);
+    run_step(t, state, scratch, {});
     std::copy(scratch.begin(), scratch.end(), state.begin());
   }
 }
@@ -73,7 +73,7 @@ double Rollout::loss() {
   for (int t = 0; t < steps_; ++t) {
     if (options_.observer) options_.observer(t, a);
     total += term_at(t, a);
-    run_step(t, a, b);
+    run_step(t, a, b, {});
     std::swap(a, b);
   }
   if (options_.observer) options_.observer(steps_, a);
@@ -85,13 +85,13 @@ double Rollout::loss() {
 }
 
 // Processes step t backwards: adjoint_ holds a_{t+1} on entry and a_t on exit.
-void Rollout::adjoint_step(int t, std::span<const double> state) {
+void Rollout::adjoint_step(int t, std::span<const double> state, std::span<const double> residual) {
   std::fill(adjoint_next_.begin(), adjoint_next_.end(), 0.0);
   const int h = options_.truncate_horizon;
   const bool cut = h > 0 && (t + 1) % h == 0;
   if (!cut) {
     try {
-      system_.step_adjoint(t, state, adjoint_, adjoint_next_);
+      system_.step_adjoint(t, state, residual, adjoint_, adjoint_next_);
     } catch (const NonFiniteError& e) {
       throw e.at_step(t);
     }
@@ -126,42 +126,41 @@ double Rollout::loss_and_gradient() {
   adjoint_norms_.assign(static_cast<std::size_t>(steps_ + 1), 0.0);
   const CheckpointPolicy& policy = options_.checkpoint;
   const int T = steps_;
+  const bool binomial = policy.kind == CheckpointPolicy::Kind::kBinomial;
+  const int every = policy.kind == CheckpointPolicy::Kind::kAll ? 1 : binomial ? 0 : policy.k;
 
-  // Pool sizes: stored states plus two working buffers for recomputation.
+  // A slot holds a state and, except under binomial:S, the residual of the step from it.
+  const Index r = binomial ? 0 : system_.residual_size();
+  auto state_of = [&](std::span<double> slot) { return slot.first(static_cast<std::size_t>(n_)); };
+  auto residual_of = [&](std::span<double> slot) { return slot.subspan(static_cast<std::size_t>(n_)); };
   std::size_t stored = 0;
-  switch (policy.kind) {
-    case CheckpointPolicy::Kind::kAll: stored = static_cast<std::size_t>(T) + 1; break;
-    case CheckpointPolicy::Kind::kEvery:
-      stored = static_cast<std::size_t>((T + policy.k - 1) / policy.k) + static_cast<std::size_t>(policy.k);
-      break;
-    case CheckpointPolicy::Kind::kBinomial: stored = static_cast<std::size_t>(std::min(policy.k, T + 1)); break;
-  }
-  StatePool pool(stored + 2, n_);
+  if (binomial) stored = static_cast<std::size_t>(std::min(policy.k, T + 1));
+  else stored = static_cast<std::size_t>((T + every - 1) / every) + static_cast<std::size_t>(every);
+  StatePool pool(stored + 2, n_ + r);
 
+  // Forward pass, keeping s_0 and (for all / every:K) every k-th state; under `all` also every
+  // residual. The other states alternate between two scratch slots.
   double total = 0.0;
-  std::vector<std::span<double>> kept;  // kept[i] holds the state at checkpoint i
-  const int every = policy.kind == CheckpointPolicy::Kind::kAll ? 1 : policy.kind == CheckpointPolicy::Kind::kEvery ? policy.k : 0;
+  std::vector<std::span<double>> kept;  // kept[i] holds the state at step i * every
   {
-    // Forward pass, keeping s_0 and (for all / every:K) every k-th state; the other states
-    // alternate between two scratch buffers.
     std::span<double> s0 = pool.acquire();
-    system_.initial_state(s0);
+    system_.initial_state(state_of(s0));
     kept.push_back(s0);
     std::span<double> scratch_a = pool.acquire();
     std::span<double> scratch_b = pool.acquire();
     std::span<double> cur = s0;
     for (int t = 0; t < T; ++t) {
-      if (options_.observer) options_.observer(t, cur);
-      total += term_at(t, cur);
+      if (options_.observer) options_.observer(t, state_of(cur));
+      total += term_at(t, state_of(cur));
       const bool keep_next = every > 0 && (t + 1) % every == 0 && t + 1 < T;
       std::span<double> next = keep_next ? pool.acquire() : cur.data() == scratch_a.data() ? scratch_b : scratch_a;
-      run_step(t, cur, next);
+      run_step(t, state_of(cur), state_of(next), every == 1 ? residual_of(cur) : std::span<double>());
       if (keep_next) kept.push_back(next);
       cur = next;
     }
-    if (options_.observer) options_.observer(T, cur);
-    total += term_at(T, cur);
-    std::copy(cur.begin(), cur.end(), final_.begin());
+    if (options_.observer) options_.observer(T, state_of(cur));
+    total += term_at(T, state_of(cur));
+    std::copy_n(cur.begin(), n_, final_.begin());
     pool.release(scratch_b);
     pool.release(scratch_a);
   }
@@ -171,27 +170,35 @@ double Rollout::loss_and_gradient() {
   if (loss_.has_term(T, steps_)) loss_.term_adjoint(T, final_, 1.0, adjoint_);
   record_adjoint(T, adjoint_);
 
-  if (policy.kind == CheckpointPolicy::Kind::kBinomial) {
+  if (binomial) {
     reverse_binomial(0, T, kept[0], static_cast<int>(std::min<std::size_t>(stored, static_cast<std::size_t>(T))), pool);
   } else {
-    // Segments [i*every, min((i+1)*every, T)), last first; recompute the inside of each.
+    // Segments [i*every, min((i+1)*every, T)), last first. Under every:K, recompute the segment's
+    // states and residuals from its checkpoint; under `all` the forward pass left them.
     std::vector<std::span<double>> segment;
+    std::span<double> discard = every > 1 ? pool.acquire() : std::span<double>();
     for (int i = static_cast<int>(kept.size()) - 1; i >= 0; --i) {
       const int t0 = i * every;
       const int t1 = std::min(t0 + every, T);
       segment.assign(1, kept[static_cast<std::size_t>(i)]);
-      for (int t = t0 + 1; t < t1; ++t) {
-        std::span<double> s = pool.acquire();
-        run_step(t - 1, segment.back(), s);
-        segment.push_back(s);
+      if (every > 1) {
+        for (int t = t0; t < t1; ++t) {
+          std::span<double> next = t + 1 < t1 ? pool.acquire() : discard;
+          run_step(t, state_of(segment.back()), state_of(next), residual_of(segment.back()));
+          if (t + 1 < t1) segment.push_back(next);
+        }
       }
-      for (int t = t1 - 1; t >= t0; --t) adjoint_step(t, segment[static_cast<std::size_t>(t - t0)]);
+      for (int t = t1 - 1; t >= t0; --t) {
+        const std::span<double> slot = segment[static_cast<std::size_t>(t - t0)];
+        adjoint_step(t, state_of(slot), residual_of(slot));
+      }
       for (std::size_t k = 1; k < segment.size(); ++k) pool.release(segment[k]);
     }
+    if (every > 1) pool.release(discard);
   }
   system_.initial_state_adjoint(adjoint_);
   stats_.stored_states = pool.peak();
-  stats_.stored_bytes = static_cast<std::size_t>(pool.peak()) * sizeof(double) * static_cast<std::size_t>(n_);
+  stats_.stored_bytes = static_cast<std::size_t>(pool.peak()) * sizeof(double) * static_cast<std::size_t>(n_ + r);
   return total;
 }
 
@@ -201,7 +208,7 @@ double Rollout::loss_and_gradient() {
 void Rollout::reverse_binomial(int t0, int t1, std::span<double> base, int states, StatePool& pool) {
   const int n = t1 - t0;
   if (n == 1) {
-    adjoint_step(t0, base);
+    adjoint_step(t0, base, {});
     return;
   }
   if (states <= 1) {
@@ -210,7 +217,7 @@ void Rollout::reverse_binomial(int t0, int t1, std::span<double> base, int state
     for (int t = t1 - 1; t >= t0; --t) {
       std::copy(base.begin(), base.end(), s.begin());
       advance(t0, t, s, scratch);
-      adjoint_step(t, s);
+      adjoint_step(t, s, {});
     }
     pool.release(scratch);
     pool.release(s);

@@ -11,6 +11,13 @@ namespace simgrad {
 // s_{t+1} = step_t(s_t; parameters), s_0 = initial(parameters). A state is a flat array of
 // doubles; parameters live inside the system, each with an adjoint array that the adjoint
 // methods accumulate into.
+//
+// A step may also leave a residual: intermediate results (a mass-spring step's gathered node
+// forces) that its adjoint would otherwise recompute. The rollout keeps residuals next to the
+// states it stores and hands them back to step_adjoint; where it has none (a recomputed
+// checkpoint segment under binomial:S) it passes an empty span and the system replays the part
+// of the step it needs. A residual holds exactly what the replay would compute, so gradients do
+// not depend on which path was taken.
 class System {
  public:
   virtual ~System() = default;
@@ -21,11 +28,14 @@ class System {
   virtual void initial_state(std::span<double> state) = 0;
   // Accumulates parameter adjoints given dL/ds_0.
   virtual void initial_state_adjoint(std::span<const double> state_adjoint) = 0;
-  // Writes s_{t+1} = step_t(s_t).
-  virtual void step(int t, std::span<const double> state, std::span<double> next) = 0;
-  // Adds (ds_{t+1}/ds_t)^T next_adjoint to state_adjoint and accumulates parameter adjoints.
-  virtual void step_adjoint(int t, std::span<const double> state, std::span<const double> next_adjoint,
-                            std::span<double> state_adjoint) = 0;
+  // Number of doubles in a step's residual (0: the adjoint needs nothing beyond the state).
+  virtual Index residual_size() const { return 0; }
+  // Writes s_{t+1} = step_t(s_t), and the step's residual unless `residual` is empty.
+  virtual void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) = 0;
+  // Adds (ds_{t+1}/ds_t)^T next_adjoint to state_adjoint and accumulates parameter adjoints;
+  // `residual` is what step() left for step t, or empty.
+  virtual void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                            std::span<const double> next_adjoint, std::span<double> state_adjoint) = 0;
   // Zeroes every parameter adjoint.
   virtual void clear_adjoints() = 0;
 };

@@ -15,9 +15,11 @@ class Adam final : public Optimizer {
  public:
   explicit Adam(OptimizerOptions options = {}) : Optimizer(std::move(options)) {}
 
+  // Name in saved state and reports.
   std::string_view name() const override { return "adam"; }
 
  protected:
+  // The Optimizer hooks, documented in optimizer.hpp.
   void on_init(std::span<const double> x0) override;
   double step() override;
   std::span<const double> current() const override { return x_; }

@@ -21,6 +21,7 @@ class CmaEs final : public Optimizer {
  public:
   explicit CmaEs(OptimizerOptions options = {}) : Optimizer(std::move(options)) {}
 
+  // Name in saved state and reports.
   std::string_view name() const override { return "cmaes"; }
 
   // Samples per generation.
@@ -30,6 +31,7 @@ class CmaEs final : public Optimizer {
   double sigma() const { return sigma_; }
 
  protected:
+  // The Optimizer hooks, documented in optimizer.hpp.
   void on_init(std::span<const double> x0) override;
   double step() override;
   std::span<const double> current() const override {

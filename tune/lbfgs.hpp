@@ -21,12 +21,14 @@ class Lbfgs final : public Optimizer {
  public:
   explicit Lbfgs(OptimizerOptions options = {}) : Optimizer(std::move(options)) {}
 
+  // Name in saved state and reports.
   std::string_view name() const override { return "lbfgs"; }
 
   // Number of correction pairs currently remembered (at most options().lbfgs_memory).
   int memory_used() const { return static_cast<int>(s_history_.cols()); }
 
  protected:
+  // The Optimizer hooks, documented in optimizer.hpp.
   void on_init(std::span<const double> x0) override;
   double step() override;
   std::span<const double> current() const override { return {x_.data(), std::size_t(x_.size())}; }

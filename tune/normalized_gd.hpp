@@ -20,12 +20,14 @@ class NormalizedGradientDescent final : public Optimizer {
   explicit NormalizedGradientDescent(OptimizerOptions options = {})
       : Optimizer(std::move(options)) {}
 
+  // Name in saved state and reports.
   std::string_view name() const override { return "normalized_gd"; }
 
   // Length of the next step, in optimizer coordinates.
   double step_length() const { return step_length_; }
 
  protected:
+  // The Optimizer hooks, documented in optimizer.hpp.
   void on_init(std::span<const double> x0) override;
   double step() override;
   std::span<const double> current() const override { return x_; }

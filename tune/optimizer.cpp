@@ -43,9 +43,11 @@ void Optimizer::init(Objective& objective, std::span<const double> x0,
       throw std::invalid_argument("x0 component " + std::to_string(i) + " is not finite");
     }
   }
+  // Copied before anything is reset, since x0 may view this optimizer's own best_x().
+  std::vector<double> start(x0.begin(), x0.end());
+  project_onto_box(start, lower_, upper_);
   counter_.emplace(objective);
-  best_x_.assign(x0.begin(), x0.end());
-  project_onto_box(best_x_, lower_, upper_);
+  best_x_ = std::move(start);
   best_loss_ = std::numeric_limits<double>::infinity();
   iterations_ = 0;
   history_.clear();

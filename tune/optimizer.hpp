@@ -107,10 +107,15 @@ class Optimizer {
   std::span<const double> best_x() const { return best_x_; }
   double best_loss() const { return best_loss_; }
 
+  // Progress so far; rollouts count gradient evaluations too (see objective.hpp).
   int iterations() const { return iterations_; }
   long rollouts() const { return counter_ ? counter_->rollouts() : 0; }
   long gradient_evaluations() const { return counter_ ? counter_->gradient_evaluations() : 0; }
+
+  // One record per iteration, kept across save and load.
   const std::vector<IterationRecord>& history() const { return history_; }
+
+  // As given at construction.
   const OptimizerOptions& options() const { return options_; }
 
   // Seconds since init(), summed over resumed sessions.
@@ -152,6 +157,7 @@ class Optimizer {
   // True once the best loss is at or below the target.
   bool target_reached() const { return best_loss_ <= options_.target_loss; }
 
+  // The problem's size and bounds (infinite where the caller gave none).
   std::size_t dimension() const { return lower_.size(); }
   std::span<const double> lower() const { return lower_; }
   std::span<const double> upper() const { return upper_; }

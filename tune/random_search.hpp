@@ -17,9 +17,11 @@ class RandomSearch final : public Optimizer {
  public:
   explicit RandomSearch(OptimizerOptions options = {}) : Optimizer(std::move(options)) {}
 
+  // Name in saved state and reports.
   std::string_view name() const override { return "random_search"; }
 
  protected:
+  // The Optimizer hooks, documented in optimizer.hpp.
   void on_init(std::span<const double> x0) override;
   double step() override;
   std::span<const double> current() const override { return best_x(); }

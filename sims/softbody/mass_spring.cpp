@@ -13,7 +13,6 @@ MassSpring<D>::MassSpring(MassSpringModel<D>& model)
       integrate_("integrate", model.node_count) {
   actuator_signal_.resize(model.actuator_count + 1, true);
   spring_signal_.resize(model.actuator_count > 0 ? model.spring_count() : 0, true);
-  end_force_.resize(2 * model.spring_count(), true);
   node_force_.resize(model.node_count, true);
 }
 
@@ -37,18 +36,19 @@ SpringForce<D> MassSpring<D>::spring_body(Field<D> x, Field<D> v) {
   body.damping = model_.damping.field();
   body.rest_length = model_.rest_length.field();
   body.actuation = spring_signal_.field();
-  body.end_force = end_force_.field();
+  body.node_force = node_force_.field();
   body.length_epsilon = model_.settings.length_epsilon;
   body.actuated = model_.actuator_count > 0;
   return body;
 }
 
 template <int D>
-Integrate<D> MassSpring<D>::integrate_body(Field<D> x, Field<D> v, Field<D> x_next, Field<D> v_next) {
+Integrate<D> MassSpring<D>::integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next,
+                                           Field<D> v_next) {
   Integrate<D> body;
   body.x = x;
   body.v = v;
-  body.force = node_force_.field();
+  body.force = force;
   body.inverse_mass = model_.inverse_mass.field();
   body.gravity = model_.gravity.field();
   body.x_next = x_next;
@@ -65,18 +65,22 @@ ExpandActuation MassSpring<D>::actuation_body() {
   return {actuator_signal_.field(), spring_signal_.field()};
 }
 
-// Stages 1-3: the node forces of step t.
+// Stage 1: the per-spring actuation signals of step t.
+template <int D>
+void MassSpring<D>::expand_actuation(int t) {
+  if (model_.actuator_count == 0) return;
+  const int a = model_.actuator_count;
+  const int row = std::min(t, static_cast<int>(model_.actuation.size() / a) - 1);
+  std::copy_n(model_.actuation.values().data() + static_cast<Index>(row) * a, a, actuator_signal_.values().data());
+  actuator_signal_.values()[a] = 0.0;
+  expand_actuation_.forward(actuation_body());
+}
+
+// Stages 1-2: the node forces of step t.
 template <int D>
 void MassSpring<D>::forces(int t, Field<D> x, Field<D> v) {
-  if (model_.actuator_count > 0) {
-    const int a = model_.actuator_count;
-    const int row = std::min(t, static_cast<int>(model_.actuation.size() / a) - 1);
-    std::copy_n(model_.actuation.values().data() + static_cast<Index>(row) * a, a, actuator_signal_.values().data());
-    actuator_signal_.values()[a] = 0.0;
-    expand_actuation_.forward(actuation_body());
-  }
+  expand_actuation(t);
   spring_forces_.forward(spring_body(x, v));
-  gather_slots(model_.springs, end_force_.field(), node_force_.field());
 }
 
 template <int D>
@@ -100,15 +104,16 @@ void MassSpring<D>::initial_state_adjoint(std::span<const double> state_adjoint)
 }
 
 template <int D>
-void MassSpring<D>::step(int t, std::span<const double> state, std::span<double> next) {
+void MassSpring<D>::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   const Field<D> x = positions(state), v = velocities(state);
   forces(t, x, v);
-  integrate_.forward(integrate_body(x, v, positions(next), velocities(next)));
+  integrate_.forward(integrate_body(x, v, node_force_.field(), positions(next), velocities(next)));
+  if (!residual.empty()) std::copy(node_force_.values().begin(), node_force_.values().end(), residual.begin());
 }
 
 template <int D>
-void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span<const double> next_adjoint,
-                                 std::span<double> state_adjoint) {
+void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                                 std::span<const double> next_adjoint, std::span<double> state_adjoint) {
   const Field<D> x = positions(state, state_adjoint.data());
   const Field<D> v = velocities(state, state_adjoint.data());
   // The outputs carry only adjoints: their values are not needed by any adjoint.
@@ -116,14 +121,21 @@ void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span
   const Field<D> x_next{nullptr, next_adj, model_.node_count};
   const Field<D> v_next{nullptr, next_adj + D * model_.node_count, model_.node_count};
 
-  forces(t, x, v);
+  // The node forces: from the residual when the rollout kept it, else by replaying stages 1-2.
+  Field<D> force = node_force_.field();
+  if (residual.empty()) {
+    forces(t, x, v);
+  } else {
+    expand_actuation(t);
+    force.value = const_cast<double*>(residual.data());
+  }
   std::fill(node_force_.adjoints().begin(), node_force_.adjoints().end(), 0.0);
-  std::fill(end_force_.adjoints().begin(), end_force_.adjoints().end(), 0.0);
-  integrate_.adjoint(integrate_body(x, v, x_next, v_next));
-  gather_slots_adjoint(model_.springs, end_force_.field(), node_force_.field());
+  const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next);
+  if (derived_adjoints_) integrate_.derived_adjoint(integrate);
+  else integrate_.adjoint(integrate);
   const SpringForce<D> springs = spring_body(x, v);
   if (model_.actuator_count > 0) std::fill(spring_signal_.adjoints().begin(), spring_signal_.adjoints().end(), 0.0);
-  if (derived_spring_adjoint_) spring_forces_.derived_adjoint(springs);
+  if (derived_adjoints_) spring_forces_.derived_adjoint(springs);
   else spring_forces_.adjoint(springs);
   if (model_.actuator_count > 0 && model_.actuation.differentiable()) {
     const int a = model_.actuator_count;

@@ -2,11 +2,11 @@
 //
 // A step is an explicit list of stages, each a kernel:
 //   1. expand_actuation   actuator signals of step t -> per-spring signals   (if actuated)
-//   2. spring_forces      per (spring, end) forces from positions and velocities
-//   3. gather_forces      node force = sum of its (spring, end) forces, over the transpose
-//   4. integrate          semi-implicit Euler, drag, gravity, contact  -> next state
-// The adjoint replays stages 1-3 to recover the intermediate forces, then runs the adjoints of
-// 4, 3, 2, 1 in that order. The state is [positions (n x D), velocities (n x D)].
+//   2. spring_forces      spring forces from positions and velocities, summed into node forces
+//   3. integrate          semi-implicit Euler, drag, gravity, contact  -> next state
+// The step's residual is the node force; the adjoint takes it from the rollout or, when the
+// rollout has none, replays stages 1-2. It then runs the adjoints of 3, 2, 1 in that order.
+// The state is [positions (n x D), velocities (n x D)].
 #pragma once
 
 #include <span>
@@ -27,22 +27,25 @@ class MassSpring : public System {
   Index state_size() const override { return 2 * D * model_.node_count; }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
-  void step(int t, std::span<const double> state, std::span<double> next) override;
-  void step_adjoint(int t, std::span<const double> state, std::span<const double> next_adjoint,
-                    std::span<double> state_adjoint) override;
+  Index residual_size() const override { return D * model_.node_count; }
+  void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
+  void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                    std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override;
 
   MassSpringModel<D>& model() { return model_; }
   // Positions and velocities of a state as fields (adjoint may be null).
   Field<D> positions(std::span<const double> state, double* adjoint = nullptr) const;
   Field<D> velocities(std::span<const double> state, double* adjoint = nullptr) const;
-  // Uses the derived adjoint for the spring kernel instead of its hand-written one (for tests).
-  void use_derived_spring_adjoint(bool derived) { derived_spring_adjoint_ = derived; }
+  // Uses the derived adjoints of the spring and integrate kernels instead of their hand-written
+  // ones (for tests that compare the two).
+  void use_derived_adjoints(bool derived) { derived_adjoints_ = derived; }
 
  private:
   SpringForce<D> spring_body(Field<D> x, Field<D> v);
-  Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> x_next, Field<D> v_next);
+  Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next);
   ExpandActuation actuation_body();
+  void expand_actuation(int t);
   void forces(int t, Field<D> x, Field<D> v);
 
   MassSpringModel<D>& model_;
@@ -51,9 +54,8 @@ class MassSpring : public System {
   Kernel integrate_;
   Array<1> actuator_signal_;  // this step's actuator signals, plus a trailing zero
   Array<1> spring_signal_;
-  Array<D> end_force_;
   Array<D> node_force_;
-  bool derived_spring_adjoint_ = false;
+  bool derived_adjoints_ = false;
 };
 
 extern template class MassSpring<2>;

@@ -31,12 +31,13 @@ class Pendulum : public System {
     g_p0 += a[0];
     g_v0 += a[1];
   }
-  void step(int t, std::span<const double> s, std::span<double> n) override {
+  void step(int t, std::span<const double> s, std::span<double> n, std::span<double>) override {
     if (t == blow_up_at) throw NonFiniteError("pendulum", 0, false);
     n[1] = s[1] - dt * (theta * std::sin(s[0]) + c * s[1]);
     n[0] = s[0] + dt * n[1];
   }
-  void step_adjoint(int, std::span<const double> s, std::span<const double> an, std::span<double> a) override {
+  void step_adjoint(int, std::span<const double> s, std::span<const double>, std::span<const double> an,
+                    std::span<double> a) override {
     const double av = an[1] + dt * an[0];  // adjoint of v'
     a[0] += an[0] - av * dt * theta * std::cos(s[0]);
     a[1] += av * (1.0 - dt * c);

@@ -100,6 +100,20 @@ TEST(Optimizer, ResumedRunMayGetALargerBudget) {
   EXPECT_EQ(run(resumed).iterations, 10);
 }
 
+// A restart from the optimizer's own best point must not read memory that init() rewrites.
+TEST(Optimizer, RestartsFromItsOwnBestPoint) {
+  Quadratic quadratic({1.0}, {1.0});
+  OptimizerOptions options = adam_options();
+  options.max_iterations = 5;
+  Adam adam(options);
+  minimize(adam, quadratic, std::vector<double>{0.0});
+  const double best = adam.best_x()[0];
+  adam.init(quadratic, adam.best_x());
+  EXPECT_EQ(adam.best_x()[0], best);
+  EXPECT_EQ(adam.current_x()[0], best);
+  EXPECT_EQ(adam.iterations(), 0);
+}
+
 TEST(Optimizer, RejectsMisuse) {
   Quadratic quadratic({1.0, 1.0}, {1.0, 1.0});
   Adam adam(adam_options());

@@ -99,11 +99,11 @@ std::vector<double> shifted_reference(const MassSpringModel<2>& m, int frames) {
   return ref;
 }
 
-void expect_rollout_gradient_matches_fd(ContactModel ground_model, bool derived_spring_adjoint) {
+void expect_rollout_gradient_matches_fd(ContactModel ground_model, bool derived_adjoints) {
   const int steps = 60;
   MassSpringModel<2> model = small_lattice(ground_model, steps);
   MassSpring<2> system(model);
-  system.use_derived_spring_adjoint(derived_spring_adjoint);
+  system.use_derived_adjoints(derived_adjoints);
   std::vector<std::int32_t> markers = {0, 1, 2, 3, 4, 5};
   TrajectoryMatchLoss<2> loss(system, markers, 10, shifted_reference(model, 7));
   Rollout rollout(system, loss, steps);
@@ -137,22 +137,42 @@ TEST(MassSpring, RolloutGradientMatchesFiniteDifferencesWithTimeOfImpactGround) 
   expect_rollout_gradient_matches_fd(ContactModel::kTimeOfImpact, false);
 }
 
-TEST(MassSpring, DerivedSpringAdjointAlsoMatchesFiniteDifferences) {
+TEST(MassSpring, DerivedAdjointsAlsoMatchFiniteDifferences) {
   expect_rollout_gradient_matches_fd(ContactModel::kPenalty, true);
+  expect_rollout_gradient_matches_fd(ContactModel::kTimeOfImpact, true);
 }
 
-TEST(MassSpring, HandWrittenSpringAdjointEqualsDerivedAdjoint) {
+// The hand-written spring and integrate adjoints against the engine's derived ones, with a
+// penalty ground, a time-of-impact wall and a projection wall all in contact.
+TEST(MassSpring, HandWrittenAdjointsEqualDerivedAdjoints) {
   const int steps = 40;
   MassSpringModel<2> model = small_lattice(ContactModel::kPenalty, steps);
+  ContactPlane<2> wall;
+  wall.normal = {{-1.0, 0.0}};
+  wall.offset = -0.2;
+  wall.friction = 0.2;
+  wall.restitution = 0.5;
+  wall.model = ContactModel::kTimeOfImpact;
+  model.planes.push_back(wall);
+  wall.normal = {{1.0, 0.0}};
+  wall.offset = 0.001;
+  wall.model = ContactModel::kProjection;
+  model.planes.push_back(wall);
+  for (Index i = 0; i < model.node_count; ++i) model.initial_velocity.values()[2 * i] = i % 2 ? 2.0 : -0.5;
+  model.inverse_mass.values()[4] = 0.0;  // one pinned node
+  model.inverse_mass.set_differentiable(true);
   MassSpring<2> system(model);
   TrajectoryMatchLoss<2> loss(system, {0, 2, 5}, 5, std::vector<double>(9 * 6, 0.05));
   Rollout rollout(system, loss, steps);
   rollout.loss_and_gradient();
   ParameterVector<2> params(model);
   const auto hand = params.gradient();
-  system.use_derived_spring_adjoint(true);
+  const std::vector<double> hand_mass(model.inverse_mass.adjoints().begin(), model.inverse_mass.adjoints().end());
+  system.use_derived_adjoints(true);
   rollout.loss_and_gradient();
   const auto derived = params.gradient();
+  for (Index i = 0; i < model.node_count; ++i)
+    EXPECT_NEAR(hand_mass[i], model.inverse_mass.adjoints()[i], 1e-10 * (1.0 + std::abs(hand_mass[i])));
   ASSERT_EQ(hand.size(), derived.size());
   for (std::size_t i = 0; i < hand.size(); ++i)
     EXPECT_NEAR(hand[i], derived[i], 1e-10 * (1.0 + std::abs(derived[i]))) << params.labels()[i];
@@ -182,7 +202,7 @@ TEST(MassSpringPhysics, OscillatorPeriodAndEnergyMatchClosedForm) {
   const double energy0 = 0.5 * k * amplitude * amplitude;
   double worst_energy_error = 0.0;
   for (int t = 0; t < steps; ++t) {
-    system.step(t, s, next);
+    system.step(t, s, next, {});
     const double before = s[2] - 1.0, after = next[2] - 1.0;
     if (before < 0.0 && after >= 0.0) crossings.push_back((t + before / (before - after)) * dt);
     s = next;
@@ -208,7 +228,7 @@ TEST(MassSpringPhysics, FreeFallMatchesSemiImplicitEulerClosedForm) {
   system.initial_state(s);
   const int n = 100;
   for (int t = 0; t < n; ++t) {
-    system.step(t, s, next);
+    system.step(t, s, next, {});
     s = next;
   }
   const double dt = 0.01, T = n * dt;
