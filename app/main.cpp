@@ -28,16 +28,16 @@ int main(int argc, char** argv) {
   add_common(list, common);
 
   CLI::App* run = app.add_subcommand("run", "run a scenario forward and print its loss");
-  run->add_option("scenario", scenario, "scenario JSON file")->required();
+  run->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   add_common(run, common);
 
   CLI::App* grad = app.add_subcommand("grad", "loss and its gradient with respect to the tuned parameters");
-  grad->add_option("scenario", scenario, "scenario JSON file")->required();
+  grad->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   add_common(grad, common);
 
   GradcheckOptions gradcheck_options;
   CLI::App* gradcheck = app.add_subcommand("gradcheck", "compare the gradient with central finite differences");
-  gradcheck->add_option("scenario", scenario, "scenario JSON file")->required();
+  gradcheck->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   gradcheck->add_option("--directions", gradcheck_options.directions, "random directions instead of coordinates");
   gradcheck->add_option("--step", gradcheck_options.step, "relative finite-difference step");
   gradcheck->add_option("--rtol", gradcheck_options.rtol, "relative tolerance");
@@ -46,8 +46,9 @@ int main(int argc, char** argv) {
 
   TuneOptions tune_options;
   CLI::App* tune = app.add_subcommand("tune", "tune the scenario's parameters by gradient descent");
-  tune->add_option("scenario", scenario, "scenario JSON file")->required();
-  tune->add_option("--out", tune_options.out, "output folder (result.json, loss.svg, state)")->required();
+  tune->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
+  tune_options.out = "simgrad-out";
+  tune->add_option("--out", tune_options.out, "output folder: result.json, loss.svg, saved state (default: simgrad-out)");
   tune->add_option("--optimizer", tune_options.optimizer, "lbfgs | adam | normalized_gd (default: the scenario's)");
   tune->add_option("--iterations", tune_options.iterations, "iterations (default: the scenario's)");
   tune->add_flag("--resume", [&](std::int64_t) { tune_options.resume = tune_options.out; },
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
 
   CompareCommandOptions compare_options;
   CLI::App* compare = app.add_subcommand("compare", "gradient tuning against CMA-ES and random search");
-  compare->add_option("scenario", scenario, "scenario JSON file")->required();
+  compare->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   compare->add_option("--target", compare_options.target, "target loss (default: the scenario's, else 1% of the initial)");
   compare->add_option("--budget", compare_options.budget, "rollouts allowed to each baseline");
   add_common(compare, common);

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "app/default_scenario.hpp"
 #include "app/softbody_scenario.hpp"
 
 namespace simgrad::app {
@@ -28,14 +29,24 @@ CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrid
 }
 
 std::unique_ptr<Scenario> load_scenario(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
-  const ScenarioFile scenario_file = ScenarioFile::load(file);
+  if (file.empty()) return load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, overrides);
+  return load_scenario_file(ScenarioFile::load(file), file.filename().string(), overrides);
+}
+
+std::unique_ptr<Scenario> load_scenario_text(std::string_view text, const std::string& name,
+                                             const ScenarioOverrides& overrides) {
+  return load_scenario_file(ScenarioFile::parse(text, name), name, overrides);
+}
+
+std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, const std::string& name,
+                                             const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
   const std::string simulator = root.choice("simulator", {"softbody"});
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
   if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);
   root.finish();
-  scenario->name = file.filename().string();
+  scenario->name = name;
   scenario->description = description;
   return scenario;
 }

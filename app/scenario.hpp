@@ -55,8 +55,15 @@ class Scenario {
   TuneSettings tune;
 };
 
-// Loads a scenario file; throws ScenarioError naming file, line and field on bad input.
+// Loads a scenario file (an empty path: the built-in default scenario); throws ScenarioError
+// naming file, line and field on bad input.
 std::unique_ptr<Scenario> load_scenario(const std::filesystem::path& file, const ScenarioOverrides& overrides = {});
+// Loads a scenario from text; `name` stands for the file in messages.
+std::unique_ptr<Scenario> load_scenario_text(std::string_view text, const std::string& name,
+                                             const ScenarioOverrides& overrides = {});
+// Builds a scenario from a parsed file.
+std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& file, const std::string& name,
+                                             const ScenarioOverrides& overrides = {});
 
 // Reads the common "tune" section (parameters are simulator-specific and read by the caller).
 TuneSettings read_tune_settings(const ScenarioNode& tune);

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up the machine, builds, and runs every test twice: in the Release build, and in a build
+# under AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+jobs=$(nproc)
+
+echo "== tests (Release)"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== tests (AddressSanitizer + UndefinedBehaviorSanitizer)"
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMGRAD_SANITIZE=ON -DSIMGRAD_BUILD_BENCH=OFF > /dev/null
+cmake --build build-sanitize -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-sanitize --output-on-failure -j "$jobs"

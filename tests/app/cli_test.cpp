@@ -1,0 +1,163 @@
+// End-to-end tests of the simgrad command line: the built tool, run as a user would.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+fs::path source_dir() { return fs::path(SIMGRAD_SOURCE_DIR); }
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("simgrad_cli_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+// Runs `simgrad ARGS`, capturing stdout and stderr.
+Result simgrad(const std::string& args) {
+  const fs::path err = scratch("stderr.txt");
+  const std::string command = std::string(SIMGRAD_BINARY) + " " + args + " 2>" + err.string();
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  const int status = pclose(pipe);
+  std::ifstream e(err);
+  std::string err_text((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, err_text};
+}
+
+std::string example(const std::string& name) { return (source_dir() / "examples" / name).string(); }
+
+// Writes a scenario file from the example with one textual replacement.
+std::string edited_example(const std::string& from, const std::string& to) {
+  std::ifstream in(example("mass_spring_simple.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  const fs::path file = scratch("edited.json");
+  std::ofstream(file) << text;
+  return file.string();
+}
+
+TEST(Cli, TuneMassSpringSimpleLowersTheLossHundredfoldWithinThirtyIterations) {
+  const fs::path out = scratch("tune_out");
+  const Result r = simgrad("tune " + example("mass_spring_simple.json") + " --out " + out.string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_LE(j["iterations"].get<int>(), 30);
+  EXPECT_LT(j["final_loss"].get<double>(), j["initial_loss"].get<double>() / 100.0);
+  EXPECT_NEAR(j["summary"]["final_area"].get<double>(), 0.1, 1e-3);
+  EXPECT_EQ(j["hard_loss"], j["final_loss"]);  // no relaxation in this scenario
+  EXPECT_EQ(j["parameters"]["rest_length"].size(), 3u);
+  EXPECT_TRUE(fs::exists(out / "result.json"));
+  EXPECT_TRUE(fs::exists(out / "loss.svg"));
+  const json saved = json::parse(std::ifstream(out / "result.json"));
+  EXPECT_EQ(saved["final_loss"], j["final_loss"]);
+}
+
+TEST(Cli, InterruptedTuneResumesToTheSameResult) {
+  const fs::path whole = scratch("whole"), parts = scratch("parts");
+  const std::string s = example("mass_spring_simple.json");
+  const Result full = simgrad("tune " + s + " --out " + whole.string() + " --iterations 5 --json");
+  ASSERT_EQ(full.status, 0) << full.err;
+  ASSERT_EQ(simgrad("tune " + s + " --out " + parts.string() + " --iterations 2 --json").status, 0);
+  const Result resumed = simgrad("tune " + s + " --out " + parts.string() + " --iterations 5 --resume --json");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const json a = json::parse(full.out), b = json::parse(resumed.out);
+  EXPECT_EQ(a["parameters"], b["parameters"]);
+  EXPECT_EQ(a["final_loss"], b["final_loss"]);
+  EXPECT_EQ(a["iterations"], b["iterations"]);
+}
+
+TEST(Cli, GradientIsIdenticalForEveryCheckpointPolicyAndThreadCount) {
+  const std::string s = example("mass_spring_simple.json");
+  const json reference = json::parse(simgrad("grad " + s + " --json --threads 1").out);
+  for (const std::string flags : {"--checkpoint every:10", "--checkpoint binomial:8", "--threads 2"}) {
+    const json other = json::parse(simgrad("grad " + s + " --json " + flags).out);
+    EXPECT_EQ(other["gradient"], reference["gradient"]) << flags;
+    EXPECT_EQ(other["loss"], reference["loss"]) << flags;
+  }
+  EXPECT_EQ(reference["adjoint_norms"].size(), 1025u);
+}
+
+TEST(Cli, GradcheckPasses) {
+  const Result r = simgrad("gradcheck " + example("mass_spring_simple.json") + " --json");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_TRUE(j["ok"].get<bool>());
+  ASSERT_EQ(j["checks"].size(), 3u);
+  EXPECT_EQ(j["checks"][0]["parameter"], "rest_length[0]");
+}
+
+TEST(Cli, ListNamesTheSoftbodyParametersWithUnits) {
+  const json j = json::parse(simgrad("list --json").out);
+  ASSERT_EQ(j["simulators"][0]["name"], "softbody");
+  bool stiffness = false;
+  for (const auto& p : j["simulators"][0]["parameters"]) stiffness = stiffness || (p["name"] == "stiffness" && p["unit"] == "N/m");
+  EXPECT_TRUE(stiffness);
+}
+
+TEST(Cli, BadInputNamesFileLineAndFieldAndExitsWithTwo) {
+  const Result typo = simgrad("run " + edited_example("\"stiffness\": 10", "\"stifness\": 10"));
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("edited.json:14: stifness: unknown field (did you mean \"stiffness\"?)"), std::string::npos)
+      << typo.err;
+  const Result negative = simgrad("run " + edited_example("\"dt\": 0.001", "\"dt\": -1"));
+  EXPECT_EQ(negative.status, 2);
+  EXPECT_NE(negative.err.find("edited.json:5: dt: expected a number > 0, got -1"), std::string::npos) << negative.err;
+  const Result policy = simgrad("run " + edited_example("\"checkpoint\": \"all\"", "\"checkpoint\": \"most\""));
+  EXPECT_EQ(policy.status, 2);
+  EXPECT_NE(policy.err.find("checkpoint: expected one of \"all\", \"every:K\", \"binomial:S\", got \"most\""),
+            std::string::npos)
+      << policy.err;
+  const Result json_error = simgrad("run " + edited_example("\"mass\": 1", "\"mass\": [1, 2]") + " --json");
+  EXPECT_EQ(json_error.status, 2);
+  EXPECT_TRUE(json::parse(json_error.out).contains("error"));
+  EXPECT_EQ(simgrad("run /nonexistent/scenario.json").status, 2);
+  EXPECT_EQ(simgrad("run --checkpoint every:0").status, 2);
+  EXPECT_EQ(simgrad("frobnicate").status, 2);
+}
+
+TEST(Cli, NonFiniteRunNamesStepKernelAndElementAndExitsWithOne) {
+  const Result r = simgrad("run " + edited_example("\"stiffness\": 10", "\"stiffness\": 1e200"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("non-finite value at step "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernel "), std::string::npos) << r.err;
+}
+
+TEST(Cli, CompareNeedsFewerRolloutsWithGradientsThanWithCmaes) {
+  const Result r = simgrad("compare " + example("mass_spring_simple.json") + " --budget 400 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_TRUE(j["gradient"]["reached"].get<bool>());
+  EXPECT_LT(j["gradient"]["rollouts"].get<long>(), 30);
+  if (j["cmaes"]["reached"].get<bool>()) {
+    EXPECT_GT(j["cmaes"]["rollouts"].get<long>(), j["gradient"]["rollouts"].get<long>());
+  }
+  EXPECT_TRUE(j.contains("random"));
+}
+
+TEST(Cli, DefaultScenarioIsBuiltIn) {
+  const Result r = simgrad("run --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["steps"], 1024);
+}
+
+}  // namespace
