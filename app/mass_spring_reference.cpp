@@ -54,6 +54,7 @@ std::vector<double> reference_mass_spring_rollout(const softbody::MassSpringMode
         const double* nrm = plane.normal.c;
         const double gap = nrm[0] * xp[0] + nrm[1] * xp[1] + nrm[2] * xp[2] - plane.offset;
         const double bx = pen.sharpness * -gap;
+        if (bx < -746.0) continue;  // exp underflows: no contact force
         const double soft = bx > 0 ? -gap + std::log1p(std::exp(-bx)) / pen.sharpness : std::log1p(std::exp(bx)) / pen.sharpness;
         const double fn = pen.stiffness * soft;
         const double vn = nrm[0] * vp[0] + nrm[1] * vp[1] + nrm[2] * vp[2];

@@ -84,7 +84,7 @@ struct SlotBuffer {
   Buffer slots;
   Buffer scratch;
 
-  double* entry(const Incidence& incidence, Index e, int s) {
+  [[gnu::always_inline]] double* entry(const Incidence& incidence, Index e, int s) {
     if (direct) return node_field + incidence.node(e, s) * dim;
     return serial ? scratch.data() + s * dim : slots.data() + (e * incidence.arity() + s) * dim;
   }
@@ -438,7 +438,6 @@ class Kernel {
         if (serial) std::fill(f.value, f.value + f.size * f.dim, 0.0);
       }
     scattered_.resize(count);
-    const int arity = incidence_ ? incidence_->arity() : 0;
     FirstNonFinite bad;
     std::atomic<bool> misuse = false;
     auto loop = [&]<ScatterMode kMode>() {

@@ -20,10 +20,14 @@ using std::log;
 using std::log1p;
 
 // Softplus with sharpness beta: log(1 + exp(beta x)) / beta, a smooth max(0, x), overflow-free.
+// Below beta x = -746, exp underflows to exactly 0, so returning 0 at once gives the same bits
+// (and the same zero derivative) without the two transcendental calls: most penalty contacts are
+// far from their plane most of the time.
 template <class S>
 S softplus(const S& x, double beta) {
   const S bx = beta * x;
   if (bx > 0.0) return x + log1p(exp(-bx)) / beta;
+  if (bx < -746.0) return S(0.0);
   return log1p(exp(bx)) / beta;
 }
 

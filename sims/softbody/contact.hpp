@@ -45,7 +45,8 @@ Vec<S, D> penalty_contact_force(const ContactPlane<D>& plane, const PenaltySetti
   const S gap = dot(plane.normal, x) - plane.offset;
   const S normal_force = relax::penalty_force(gap, settings.stiffness, settings.sharpness);
   Vec<S, D> force = normal_force * plane.normal;
-  if (plane.friction > 0.0) {
+  // With no normal force the friction term is exactly zero: skip it.
+  if (plane.friction > 0.0 && value_of(normal_force) != 0.0) {
     const Vec<S, D> tangential = v - dot(plane.normal, v) * plane.normal;
     const S speed = sqrt(dot(tangential, tangential) + settings.friction_speed * settings.friction_speed);
     force -= (plane.friction * normal_force / speed) * tangential;

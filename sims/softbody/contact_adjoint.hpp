@@ -16,11 +16,12 @@ void penalty_contact_adjoint(const ContactPlane<D>& plane, const PenaltySettings
   const Vec<double, D>& n = plane.normal;
   const double gap = dot(n, x) - plane.offset;
   const double fn = relax::penalty_force(gap, settings.stiffness, settings.sharpness);
+  if (fn == 0.0 && (settings.sharpness <= 0.0 || settings.sharpness * gap > 746.0)) return;  // no contact at all
   // d f_n / d gap = -k sigmoid(-beta gap), or -k [gap < 0] for the hard twin.
   const double dfn = settings.sharpness > 0.0 ? -settings.stiffness * relax::sigmoid(-settings.sharpness * gap)
                                               : (gap < 0.0 ? -settings.stiffness : 0.0);
   double a_fn = dot(a_p, n);
-  if (plane.friction > 0.0) {
+  if (plane.friction > 0.0 && fn != 0.0) {
     const Vec<double, D> vt = v - dot(n, v) * n;
     const double s = std::sqrt(dot(vt, vt) + settings.friction_speed * settings.friction_speed);
     const double q = plane.friction * fn / s;

@@ -1,0 +1,59 @@
+#include "sims/softbody/parameters.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "core/gradcheck.hpp"
+#include "sims/softbody/losses.hpp"
+#include "sims/softbody/mass_spring.hpp"
+
+namespace simgrad::softbody {
+namespace {
+
+MassSpringModel<2> hanging_lattice() {
+  MassSpringModel<2> m = make_lattice_2d(4, 3, 0.1, {{0.0, 0.5}}, 80);
+  m.settings.dt = 2e-3;
+  for (double& k : m.stiffness.values()) k = 200.0;
+  for (double& c : m.damping.values()) c = 0.3;
+  m.gravity.values()[1] = -9.8;
+  m.inverse_mass.values()[8] = m.inverse_mass.values()[11] = 0.0;  // pinned top corners
+  return m;
+}
+
+TEST(Parameters, UniformGradientIsTheSumOfPerEntryGradientsAndMatchesFiniteDifferences) {
+  MassSpringModel<2> model = hanging_lattice();
+  MassSpring<2> system(model);
+  std::vector<double> reference(12 * 2 * 9, 0.0);
+  for (std::size_t i = 0; i < reference.size(); ++i) reference[i] = model.initial_position.values()[i % 24] - 0.01;
+  std::vector<std::int32_t> markers(12);
+  std::iota(markers.begin(), markers.end(), 0);
+  TrajectoryMatchLoss<2> loss(system, markers, 10, reference);
+
+  std::vector<tune::BoundParameter> bound;
+  bound.push_back(bind_parameter(model, {"stiffness", Sharing::kUniform, 1.0, 1e4, tune::Transform::log}));
+  bound.push_back(bind_parameter(model, {"damping", Sharing::kEach, 0.0, 10.0, tune::Transform::identity}));
+  bound.push_back(bind_parameter(model, {"gravity", Sharing::kUniform, -20.0, 20.0, tune::Transform::identity}));
+  tune::RolloutProblem problem(system, loss, 80, {}, std::move(bound));
+  EXPECT_EQ(problem.dimension(), 1u + static_cast<std::size_t>(model.spring_count()) + 2u);
+  EXPECT_EQ(problem.space().component_name(0), "stiffness");
+
+  const std::vector<double> x = problem.initial();
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  const auto adj = model.stiffness.adjoints();
+  EXPECT_NEAR(g[0], std::accumulate(adj.begin(), adj.end(), 0.0), 1e-12 * std::abs(g[0]));
+  const auto report = check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g);
+  for (const auto& c : report.checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
+}
+
+TEST(Parameters, UnknownNameIsAnError) {
+  MassSpringModel<2> model = hanging_lattice();
+  EXPECT_THROW(bind_parameter(model, {"stifness", Sharing::kEach, 0.0, 1.0, tune::Transform::identity}),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace simgrad::softbody
