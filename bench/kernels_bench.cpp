@@ -104,6 +104,57 @@ void BM_SpringPlainLoop(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * m);
 }
 
+// The spring adjoint as a plain loop (no engine), with the compact form
+// g_d = alpha u + beta dv + gamma g: what a hand-written adjoint can cost at best.
+void BM_SpringPlainAdjointLoop(benchmark::State& state) {
+  SpringFixture f(static_cast<int>(state.range(0)));
+  const Index m = f.model.spring_count();
+  const double* x = f.x.values().data();
+  const double* v = f.v.values().data();
+  const double* k = f.model.stiffness.values().data();
+  const double* c = f.model.damping.values().data();
+  const double* rest = f.model.rest_length.values().data();
+  const double* gf = f.force.adjoints().data();
+  double* gx = f.x.adjoints().data();
+  double* gv = f.v.adjoints().data();
+  double* gk = f.model.stiffness.adjoints().data();
+  double* gc = f.model.damping.adjoints().data();
+  double* gl = f.model.rest_length.adjoints().data();
+  for (auto _ : state) {
+    for (Index s = 0; s < m; ++s) {
+      const Index a = f.model.springs.node(s, 0), b = f.model.springs.node(s, 1);
+      double d[3], dv[3], g[3];
+      for (int i = 0; i < 3; ++i) {
+        d[i] = x[3 * b + i] - x[3 * a + i];
+        dv[i] = v[3 * b + i] - v[3 * a + i];
+        g[i] = gf[3 * a + i] - gf[3 * b + i];
+      }
+      const double r = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      const double inv = 1.0 / r;
+      const double u[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
+      const double speed = dv[0] * u[0] + dv[1] * u[1] + dv[2] * u[2];
+      const double tension = k[s] * (r - rest[s]) + c[s] * speed;
+      const double gt = g[0] * u[0] + g[1] * u[1] + g[2] * u[2];
+      const double alpha = gt * (k[s] - (c[s] * speed + tension) * inv);
+      const double beta = gt * c[s] * inv;
+      const double gamma = tension * inv;
+      for (int i = 0; i < 3; ++i) {
+        const double gd = alpha * u[i] + beta * dv[i] + gamma * g[i];
+        const double gdv = c[s] * gt * u[i];
+        gx[3 * b + i] += gd;
+        gx[3 * a + i] -= gd;
+        gv[3 * b + i] += gdv;
+        gv[3 * a + i] -= gdv;
+      }
+      gk[s] += gt * (r - rest[s]);
+      gc[s] += gt * speed;
+      gl[s] -= k[s] * gt;
+    }
+    benchmark::DoNotOptimize(gx);
+  }
+  state.SetItemsProcessed(state.iterations() * m);
+}
+
 // One multiply-add chain of 64 operations on the local tape, recorded and swept.
 void BM_LocalTapeRecordAndSweep(benchmark::State& state) {
   for (auto _ : state) {
@@ -123,6 +174,7 @@ BENCHMARK(BM_SpringForward)->Arg(10)->Arg(20);
 BENCHMARK(BM_SpringHandAdjoint)->Arg(10)->Arg(20);
 BENCHMARK(BM_SpringDerivedAdjoint)->Arg(10)->Arg(20);
 BENCHMARK(BM_SpringPlainLoop)->Arg(10)->Arg(20);
+BENCHMARK(BM_SpringPlainAdjointLoop)->Arg(10)->Arg(20);
 BENCHMARK(BM_LocalTapeRecordAndSweep);
 
 }  // namespace

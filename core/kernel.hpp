@@ -19,8 +19,8 @@
 // The adjoint of a kernel accumulates, for every element, the vector-Jacobian product of the body
 // into the adjoints of its inputs, given the adjoints of its outputs. By default the engine
 // derives it by re-running the body on ad::Var (local_ad.hpp) and sweeping back. A body may
-// instead define `void adjoint(AdjointElement& e) const`, a hand-written adjoint, which then
-// is used; `derived_adjoint` still runs the derived one so the two can be compared in tests.
+// instead define `template <class E> void adjoint(E& e) const` (E an AdjointElementT), a
+// hand-written adjoint, which then is used; `derived_adjoint` still runs the derived one so the two can be compared in tests.
 //
 // Every loop runs over fixed-size blocks (parallel.hpp); shared-parameter adjoints are summed
 // per block and then in block order, so results are identical for any thread count.
@@ -75,17 +75,15 @@ struct SharedPartials {
 // in `scratch`, the current element's entries only.
 //
 // A hand-written adjoint adds to each (field, slot) at most once per element, like a scatter;
-// run serially, its deposits then go straight to the nodes (`direct`).
+// run serially, its deposits go straight to the nodes (AdjointElementT<true>).
 struct SlotBuffer {
   double* node_field = nullptr;  // the node field's adjoint (gathered) or value (scattered)
   int dim = 0;
   bool serial = false;
-  bool direct = false;
   Buffer slots;
   Buffer scratch;
 
-  [[gnu::always_inline]] double* entry(const Incidence& incidence, Index e, int s) {
-    if (direct) return node_field + incidence.node(e, s) * dim;
+  double* entry(const Incidence& incidence, Index e, int s) {
     return serial ? scratch.data() + s * dim : slots.data() + (e * incidence.arity() + s) * dim;
   }
 };
@@ -122,16 +120,27 @@ void sum_slot_buffers(const Incidence& incidence, std::vector<SlotBuffer>& buffe
 
 // Where the adjoints of one element's inputs go: own entries directly, slot reads into the
 // gathered buffers, shared reads into the block's partials.
+//
+// kDirect: run serially with a hand-written adjoint, slot deposits go straight to the nodes'
+// adjoints (see SlotBuffer), with no buffer lookup at all.
+template <bool kDirect = false>
 class DepositTargets {
  public:
   DepositTargets(Index e, const Incidence* incidence, std::vector<SlotBuffer>* gathered,
                  SharedPartials* shared)
-      : e_(e), incidence_(incidence), gathered_(gathered), shared_(shared) {}
+      : e_(e), incidence_(incidence), gathered_(gathered), shared_(shared) {
+    // Bodies look their nodes up many times (reads, output adjoints, deposits): look once.
+    if (incidence != nullptr && incidence->arity() <= kCachedNodes)
+      for (int s = 0; s < incidence->arity(); ++s) nodes_[s] = incidence->node(e, s);
+  }
 
   Index index() const { return e_; }
   bool misuse() const { return misuse_; }
 
  protected:
+  static constexpr int kCachedNodes = 8;
+  // The node at slot s of this element.
+  Index node(int s) const { return incidence_->arity() <= kCachedNodes ? nodes_[s] : incidence_->node(e_, s); }
   template <int D>
   double* own_target(const Field<D>& f) const {
     return f.adjoint == nullptr ? nullptr : f.adjoint + e_ * D;
@@ -139,6 +148,7 @@ class DepositTargets {
   template <int D>
   double* slot_target(const Field<D>& f, int s) {
     if (f.adjoint == nullptr) return nullptr;
+    if constexpr (kDirect) return f.adjoint + node(s) * D;
     double* target = slot_entry(*gathered_, f.adjoint, *incidence_, e_, s);
     if (target == nullptr) misuse_ = true;  // read through a slot but not listed in gathered()
     return target;
@@ -173,6 +183,7 @@ class DepositTargets {
   const Incidence* incidence_;
   std::vector<SlotBuffer>* gathered_;
   SharedPartials* shared_;
+  std::array<Index, kCachedNodes> nodes_;
   bool misuse_ = false;
   // A bool, not a double: stores through the double* targets cannot alias it, so it stays in a
   // register instead of making every deposit wait on the last.
@@ -203,7 +214,7 @@ class ForwardElementT {
   }
   template <int D>
   Value<double, D> slot(const Field<D>& f, int s) const {
-    return load<double, D>(f.value, incidence_->node(e_, s));
+    return load<double, D>(f.value, node(s));
   }
   template <int D>
   Value<double, D> shared(const Field<D>& f) const {
@@ -225,7 +236,7 @@ class ForwardElementT {
       for (int c = 0; c < D; ++c) nonfinite_ |= !std::isfinite(component<double, D>(v, c));
       return;
     } else if constexpr (kMode == ScatterMode::kSerial) {
-      double* out = f.value + incidence_->node(e_, s) * D;
+      double* out = f.value + node(s) * D;
       for (int c = 0; c < D; ++c) out[c] += component<double, D>(v, c);
       return;
     }
@@ -248,6 +259,9 @@ class ForwardElementT {
     }
   }
 
+  // The node at slot s of this element.
+  Index node(int s) const { return incidence_->node(e_, s); }
+
   Index e_;
   const Incidence* incidence_;
   std::vector<detail::SlotBuffer>* scattered_;
@@ -259,7 +273,7 @@ using ForwardElement = ForwardElementT<ScatterMode::kParallel>;
 
 // The element view when the adjoint is derived: reads become tape inputs, writes are remembered
 // so their adjoints can seed the sweep.
-class ReverseElement : public detail::DepositTargets {
+class ReverseElement : public detail::DepositTargets<> {
  public:
   using Scalar = ad::Var;
   static constexpr int kMaxRecords = 64;
@@ -349,10 +363,20 @@ class ReverseElement : public detail::DepositTargets {
 };
 
 // The element view of a hand-written adjoint: plain reads, output adjoints, and deposits.
-class AdjointElement : public detail::DepositTargets {
+template <bool kDirect>
+class AdjointElementT : public detail::DepositTargets<kDirect> {
+  using Base = detail::DepositTargets<kDirect>;
+  using Base::e_;
+  using Base::incidence_;
+  using Base::gathered_;
+  using Base::shared_;
+  using Base::misuse_;
+  using Base::nonfinite_;
+  using Base::node;
+
  public:
   using Scalar = double;
-  using DepositTargets::DepositTargets;
+  using Base::Base;
 
   template <int D>
   Value<double, D> own(const Field<D>& f) const {
@@ -360,7 +384,7 @@ class AdjointElement : public detail::DepositTargets {
   }
   template <int D>
   Value<double, D> slot(const Field<D>& f, int s) const {
-    return load<double, D>(f.value, incidence_->node(e_, s));
+    return load<double, D>(f.value, node(s));
   }
   template <int D>
   Value<double, D> shared(const Field<D>& f) const {
@@ -374,7 +398,7 @@ class AdjointElement : public detail::DepositTargets {
   // The adjoint of a contribution scattered into node field f at slot s.
   template <int D>
   Value<double, D> scattered_adjoint(const Field<D>& f, int s) const {
-    return f.adjoint == nullptr ? Value<double, D>(zero<D>()) : load<double, D>(f.adjoint, incidence_->node(e_, s));
+    return f.adjoint == nullptr ? Value<double, D>(zero<D>()) : load<double, D>(f.adjoint, node(s));
   }
   template <int D>
   Value<double, D> output_slot_adjoint(const Field<D>& f, int s) const {
@@ -383,21 +407,24 @@ class AdjointElement : public detail::DepositTargets {
   }
   template <int D>
   void add_own(const Field<D>& f, const Value<double, D>& g) {
-    deposit<D>(own_target(f), g);
+    this->template deposit<D>(this->own_target(f), g);
   }
   template <int D>
   void add_slot(const Field<D>& f, int s, const Value<double, D>& g) {
-    deposit<D>(slot_target(f, s), g);
+    this->template deposit<D>(this->slot_target(f, s), g);
   }
   template <int D>
   void add_shared(const Field<D>& f, const Value<double, D>& g) {
-    deposit<D>(shared_target(f), g);
+    this->template deposit<D>(this->shared_target(f), g);
   }
 
   // Runs the derived adjoint of `body` for this element instead: for the cases a hand-written
   // adjoint leaves to the engine (a rare contact branch, say).
   template <class Body>
   void derive(const Body& body) {
+    // Serially, the derived deposits are summed per slot first, as the engine does for them.
+    if constexpr (kDirect)
+      if (!gathered_->empty()) detail::begin_element(*gathered_, *incidence_, e_);
     ReverseElement element(e_, incidence_, gathered_, shared_);
     ad::LocalTape& tape = *ad::active_tape;
     tape.reset();
@@ -405,6 +432,8 @@ class AdjointElement : public detail::DepositTargets {
     element.backpropagate(tape);
     misuse_ = misuse_ || element.misuse();
     nonfinite_ |= !element.finite();
+    if constexpr (kDirect)
+      if (!gathered_->empty()) detail::end_element(*gathered_, *incidence_, e_);
   }
 
  private:
@@ -414,6 +443,9 @@ class AdjointElement : public detail::DepositTargets {
     else return Vec<double, D>::zero();
   }
 };
+
+// The element view of a hand-written adjoint, as bodies name it.
+using AdjointElement = AdjointElementT<false>;
 
 // A named kernel over `elements` elements, optionally with an incidence, and the workspace its
 // adjoint needs (allocated on first use, reused afterwards: no allocation inside a step).
@@ -488,7 +520,10 @@ class Kernel {
   template <class Body>
   void adjoint(const Body& body) {
     if constexpr (requires(AdjointElement& e) { body.adjoint(e); }) {
-      run_reverse<AdjointElement>(body, [](const Body& b, AdjointElement& e) { b.adjoint(e); });
+      if (runs_serially())
+        run_reverse<AdjointElementT<true>>(body, [](const Body& b, AdjointElementT<true>& e) { b.adjoint(e); });
+      else
+        run_reverse<AdjointElement>(body, [](const Body& b, AdjointElement& e) { b.adjoint(e); });
     } else {
       derived_adjoint(body);
     }
@@ -529,7 +564,6 @@ class Kernel {
     b.node_field = node_field;
     b.dim = dim;
     b.serial = serial;
-    b.direct = false;
     const std::size_t per_element = static_cast<std::size_t>(incidence_->arity() * dim);
     if (serial) b.scratch.resize(per_element);
     else b.slots.resize(static_cast<std::size_t>(elements_) * per_element);
@@ -561,13 +595,10 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
   // One slot-indexed buffer per differentiated gathered field.
   std::size_t count = 0;
   const bool serial = runs_serially();
-  const bool direct = serial && std::is_same_v<ElementType, AdjointElement>;
+  constexpr bool direct = std::is_same_v<ElementType, AdjointElementT<true>>;
   if constexpr (requires { body.gathered(); })
     for (const FieldRef& f : body.gathered())
-      if (f.adjoint != nullptr) {
-        prepare_slots(gathered_, count, f.adjoint, f.dim, serial);
-        gathered_[count - 1].direct = direct;
-      }
+      if (f.adjoint != nullptr) prepare_slots(gathered_, count, f.adjoint, f.dim, serial);
   gathered_.resize(count);
   const bool stage = serial && !direct && !gathered_.empty();
   const Index blocks = block_count(elements_);

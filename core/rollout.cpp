@@ -25,7 +25,14 @@ class Rollout::StatePool {
     free_.push_back(static_cast<std::size_t>((s.data() - storage_.data()) / n_));
   }
   std::size_t capacity() const { return storage_.size() / static_cast<std::size_t>(n_); }
+  Index slot_size() const { return n_; }
   long peak() const { return in_use_; }
+  // Returns every slot to the pool.
+  void reset() {
+    free_.clear();
+    for (std::size_t i = capacity(); i-- > 0;) free_.push_back(i);
+    in_use_ = 0;
+  }
 
  private:
   Index n_;
@@ -33,6 +40,8 @@ class Rollout::StatePool {
   std::vector<std::size_t> free_;
   long in_use_ = 0;
 };
+
+Rollout::~Rollout() = default;
 
 Rollout::Rollout(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options)
     : system_(system), loss_(loss), steps_(steps), options_(std::move(options)), n_(system.state_size()) {
@@ -136,7 +145,12 @@ double Rollout::loss_and_gradient() {
   std::size_t stored = 0;
   if (binomial) stored = static_cast<std::size_t>(std::min(policy.k, T + 1));
   else stored = static_cast<std::size_t>((T + every - 1) / every) + static_cast<std::size_t>(every);
-  StatePool pool(stored + 2, n_ + r);
+  // The pool outlives the call: tuning runs many gradients, and fresh memory would be
+  // page-faulted in again every time.
+  if (!pool_ || pool_->capacity() != stored + 2 || pool_->slot_size() != n_ + r)
+    pool_ = std::make_unique<StatePool>(stored + 2, n_ + r);
+  StatePool& pool = *pool_;
+  pool.reset();
 
   // Forward pass, keeping s_0 and (for all / every:K) every k-th state; under `all` also every
   // residual. The other states alternate between two scratch slots.

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct RolloutStats {
 class Rollout {
  public:
   Rollout(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options = {});
+  ~Rollout();
 
   // Runs the forward pass only and returns the loss.
   double loss();
@@ -58,8 +60,6 @@ class Rollout {
 
  private:
   class StatePool;
-
-  double forward_storing(StatePool& pool);
   void advance(int from, int to, std::span<double> state, std::span<double> scratch);
   void run_step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual);
   void adjoint_step(int t, std::span<const double> state, std::span<const double> residual);
@@ -77,6 +77,7 @@ class Rollout {
   std::vector<double> adjoint_next_;  // a_t being accumulated
   std::vector<double> adjoint_norms_;
   RolloutStats stats_;
+  std::unique_ptr<StatePool> pool_;
 };
 
 }  // namespace simgrad

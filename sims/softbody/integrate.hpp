@@ -47,7 +47,8 @@ struct Integrate {
   // Hand-written adjoint for nodes touching only penalty planes (the common case, and the one
   // benchmarks time); a node that hits a time-of-impact or projection plane this step is left to
   // the derived adjoint. The tests compare both on every path.
-  void adjoint(AdjointElement& e) const {
+  template <class E>
+  void adjoint(E& e) const {
     using V = Vec<double, D>;
     const V xi = e.own(x);
     const V vi = e.own(v);

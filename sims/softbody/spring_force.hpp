@@ -39,10 +39,14 @@ struct SpringForce {
   }
 
   // Hand-written adjoint of the body above; the derived adjoint checks it in the tests, and it
-  // keeps the spring kernel's backward pass within a small factor of its forward pass.
+  // keeps the spring kernel's backward pass within a small factor of its forward pass. With
+  // r = |d|, l = r + epsilon, s = (v_b - v_a) . u, g = adjoint of the force on end a minus that
+  // on end b, and g_T = g . u, the adjoint of d in closed form is
+  //   g_d = g_T (k - c s / l) (d / r) ... collected as  alpha u + beta dv + gamma g  below.
   // Inlined into the element loop so that the out-of-order core overlaps one spring's square
   // root and division with the next spring's.
-  [[gnu::always_inline]] void adjoint(AdjointElement& e) const {
+  template <class E>
+  [[gnu::always_inline]] void adjoint(E& e) const {
     const Vec<double, D> d = e.slot(x, 1) - e.slot(x, 0);
     const double r = norm(d);
     const double length = r + length_epsilon;
@@ -52,19 +56,21 @@ struct SpringForce {
     const double act = actuated ? e.own(actuation) : 0.0;
     const double target = rest * (1.0 + act);
     const Vec<double, D> dv = e.slot(v, 1) - e.slot(v, 0);
-    const double stretch_speed = dot(dv, u);
+    const double speed = dot(dv, u);
     const double k = e.own(stiffness);
     const double c = e.own(damping);
-    const double tension = k * (length - target) + c * stretch_speed;
+    const double tension = k * (length - target) + c * speed;
 
-    // f = T u on end 0 and -f on end 1.
+    // Force T u on end a and -T u on end b.
     const Vec<double, D> g = e.scattered_adjoint(node_force, 0) - e.scattered_adjoint(node_force, 1);
     const double g_tension = dot(g, u);
-    const Vec<double, D> g_u = tension * g + (c * g_tension) * dv;
-    const double g_length = k * g_tension;
-    // u = d / l with l = |d| + eps.
-    const double inv_r = length_epsilon == 0.0 ? inv_length : 1.0 / r;
-    const Vec<double, D> g_d = inv_length * g_u + ((g_length - dot(g_u, d) * inv_length * inv_length) * inv_r) * d;
+    // u = d / l depends on d directly (1 / l) and through l (dl/dd = d / r): the second part of
+    // g_d collects along u with the factor l / r, which is 1 unless epsilon > 0.
+    const double along = length_epsilon == 0.0 ? 1.0 : length / r;
+    const double alpha = g_tension * (k * along - (c * speed + tension) * inv_length * along);
+    const double beta = g_tension * c * inv_length;
+    const double gamma = tension * inv_length;
+    const Vec<double, D> g_d = alpha * u + beta * dv + gamma * g;
     const Vec<double, D> g_dv = (c * g_tension) * u;
 
     e.add_slot(x, 1, g_d);
@@ -72,7 +78,7 @@ struct SpringForce {
     e.add_slot(v, 1, g_dv);
     e.add_slot(v, 0, -g_dv);
     e.add_own(stiffness, g_tension * (length - target));
-    e.add_own(damping, g_tension * stretch_speed);
+    e.add_own(damping, g_tension * speed);
     e.add_own(rest_length, -k * g_tension * (1.0 + act));
     if (actuated) e.add_own(actuation, -k * g_tension * rest);
   }

@@ -141,7 +141,8 @@ struct Scale {
     using std::exp;
     e.write(out, exp(e.own(in)) * e.own(in));
   }
-  void adjoint(AdjointElement& e) const {
+  template <class E>
+  void adjoint(E& e) const {
     const double x = e.own(in);
     e.add_own(in, e.output_adjoint(out) * std::exp(x) * (1.0 + x));
   }
