@@ -56,16 +56,18 @@ bool all_finite(const double* values, Index n) {
 
 void sum_slot_buffers(const Incidence& incidence, std::vector<SlotBuffer>& buffers, bool accumulate) {
   parallel_for_blocks(incidence.nodes(), [&](Index first, Index last) {
-    for (Index n = first; n < last; ++n) {
-      const std::span<const std::int32_t> slots = incidence.slots_of(n);
-      for (SlotBuffer& b : buffers) {
-        const int dim = b.dim;
+    for (SlotBuffer& b : buffers) {
+      const int dim = b.dim;
+      for (Index n = first; n < last; ++n) {
         double* node = b.node_field + n * dim;
-        for (int c = 0; c < dim; ++c) {
-          double sum = accumulate ? node[c] : 0.0;
-          for (std::int32_t k : slots) sum += b.slots[static_cast<Index>(k) * dim + c];
-          node[c] = sum;
+        // One pass over the node's slots, all components at once (dim is small).
+        double sum[16];
+        for (int c = 0; c < dim; ++c) sum[c] = accumulate ? node[c] : 0.0;
+        for (std::int32_t k : incidence.slots_of(n)) {
+          const double* entry = b.slots.data() + static_cast<Index>(k) * dim;
+          for (int c = 0; c < dim; ++c) sum[c] += entry[c];
         }
+        for (int c = 0; c < dim; ++c) node[c] = sum[c];
       }
     }
   });

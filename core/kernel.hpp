@@ -561,6 +561,7 @@ class Kernel {
     if (incidence_ == nullptr) throw std::logic_error("kernel " + name_ + ": slot fields need an incidence");
     if (buffers.size() <= count) buffers.emplace_back();
     detail::SlotBuffer& b = buffers[count++];
+    if (dim > 16) throw std::logic_error("kernel " + name_ + ": slot fields have at most 16 components");
     b.node_field = node_field;
     b.dim = dim;
     b.serial = serial;
