@@ -161,6 +161,8 @@ class SoftbodyScenario final : public Scenario {
     if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
     RolloutOptions options;
     options.checkpoint = read_checkpoint(root, overrides);
+    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
+    options.truncate_horizon = static_cast<int>(root.has("truncate_horizon") ? root.integer("truncate_horizon", 1, steps) : 0);
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
   }
 
@@ -244,7 +246,11 @@ class SoftbodyScenario final : public Scenario {
     if (!known)
       p.fail("name", "expected one of \"stiffness\", \"damping\", \"rest_length\", \"actuation\", \"gravity\", "
                      "\"initial_position\", \"initial_velocity\", got \"" + r.name + "\"");
-    r.sharing = p.choice("sharing", {"each", "uniform"}, "each") == "each" ? sb::Sharing::kEach : sb::Sharing::kUniform;
+    const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
+    r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
+    if (r.sharing == sb::Sharing::kGroups) {
+      for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
+    }
     r.lower = p.number("lower", r.lower);
     r.upper = p.number("upper", r.upper);
     if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
@@ -259,7 +265,12 @@ class SoftbodyScenario final : public Scenario {
       if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
       fill_initial(r.name, v);
     }
-    tune::BoundParameter b = sb::bind_parameter(model_, r);
+    tune::BoundParameter b;
+    try {
+      b = sb::bind_parameter(model_, r);
+    } catch (const std::invalid_argument& e) {
+      p.fail("name", e.what());
+    }
     for (double v : b.parameter.initial)
       if (v < r.lower || v > r.upper)
         p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");

@@ -136,11 +136,11 @@ class DepositTargets {
 
   Index index() const { return e_; }
   bool misuse() const { return misuse_; }
+  // The node at slot s of this element.
+  Index node(int s) const { return incidence_->arity() <= kCachedNodes ? nodes_[s] : incidence_->node(e_, s); }
 
  protected:
   static constexpr int kCachedNodes = 8;
-  // The node at slot s of this element.
-  Index node(int s) const { return incidence_->arity() <= kCachedNodes ? nodes_[s] : incidence_->node(e_, s); }
   template <int D>
   double* own_target(const Field<D>& f) const {
     return f.adjoint == nullptr ? nullptr : f.adjoint + e_ * D;
@@ -195,31 +195,42 @@ class DepositTargets {
 
 }  // namespace detail
 
+// Reads of plain values, shared by the forward view and the hand-written adjoint's view.
+template <class Self>
+class PlainReads {
+ public:
+  template <int D>
+  Value<double, D> own(const Field<D>& f) const {
+    return load<double, D>(f.value, self().index());
+  }
+  template <int D>
+  Value<double, D> slot(const Field<D>& f, int s) const {
+    return load<double, D>(f.value, self().node(s));
+  }
+  template <int D>
+  Value<double, D> shared(const Field<D>& f) const {
+    return load<double, D>(f.value, 0);
+  }
+
+ private:
+  const Self& self() const { return static_cast<const Self&>(*this); }
+};
+
 // How a forward element scatters: into slot buffers (parallel), straight into the nodes
 // (serial), or not at all, only checking the values (diagnose).
 enum class ScatterMode { kParallel, kSerial, kDiagnose };
 
 // The element view of the forward pass.
 template <ScatterMode kMode = ScatterMode::kParallel>
-class ForwardElementT {
+class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
  public:
   using Scalar = double;
   ForwardElementT(Index e, const Incidence* incidence, std::vector<detail::SlotBuffer>* scattered = nullptr)
       : e_(e), incidence_(incidence), scattered_(scattered) {}
 
   Index index() const { return e_; }
-  template <int D>
-  Value<double, D> own(const Field<D>& f) const {
-    return load<double, D>(f.value, e_);
-  }
-  template <int D>
-  Value<double, D> slot(const Field<D>& f, int s) const {
-    return load<double, D>(f.value, node(s));
-  }
-  template <int D>
-  Value<double, D> shared(const Field<D>& f) const {
-    return load<double, D>(f.value, 0);
-  }
+  // The node at slot s of this element.
+  Index node(int s) const { return incidence_->node(e_, s); }
   template <int D>
   void write(const Field<D>& f, const Value<double, D>& v) {
     store<D>(f.value + e_ * D, v);
@@ -258,9 +269,6 @@ class ForwardElementT {
       nonfinite_ |= !std::isfinite(out[c]);
     }
   }
-
-  // The node at slot s of this element.
-  Index node(int s) const { return incidence_->node(e_, s); }
 
   Index e_;
   const Incidence* incidence_;
@@ -364,7 +372,7 @@ class ReverseElement : public detail::DepositTargets<> {
 
 // The element view of a hand-written adjoint: plain reads, output adjoints, and deposits.
 template <bool kDirect>
-class AdjointElementT : public detail::DepositTargets<kDirect> {
+class AdjointElementT : public detail::DepositTargets<kDirect>, public PlainReads<AdjointElementT<kDirect>> {
   using Base = detail::DepositTargets<kDirect>;
   using Base::e_;
   using Base::incidence_;
@@ -372,24 +380,13 @@ class AdjointElementT : public detail::DepositTargets<kDirect> {
   using Base::shared_;
   using Base::misuse_;
   using Base::nonfinite_;
-  using Base::node;
 
  public:
   using Scalar = double;
   using Base::Base;
+  using Base::index;
+  using Base::node;
 
-  template <int D>
-  Value<double, D> own(const Field<D>& f) const {
-    return load<double, D>(f.value, e_);
-  }
-  template <int D>
-  Value<double, D> slot(const Field<D>& f, int s) const {
-    return load<double, D>(f.value, node(s));
-  }
-  template <int D>
-  Value<double, D> shared(const Field<D>& f) const {
-    return load<double, D>(f.value, 0);
-  }
   // The adjoint of output entry e of f (zero when f is not differentiated).
   template <int D>
   Value<double, D> output_adjoint(const Field<D>& f) const {

@@ -11,6 +11,7 @@
 
 #include "core/rng.hpp"
 #include "tune/box.hpp"
+#include "tune/eigen_span.hpp"
 
 namespace simgrad::tune {
 namespace {
@@ -21,9 +22,6 @@ using Eigen::VectorXd;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kLargestCondition = 1e14;  // beyond this the eigenvectors are mostly rounding
-
-// A span over an Eigen vector, for the Objective and box interfaces.
-std::span<double> view(VectorXd& v) { return {v.data(), std::size_t(v.size())}; }
 
 // Default initial step: 0.3 of the mean width of the finite bounds, which puts the first
 // samples across the box, or 1 when nothing is bounded.
@@ -94,8 +92,8 @@ double CmaEs::step() {
     steps.col(k) = basis_ * axis_.cwiseProduct(normal);
     candidate = mean_ + sigma_ * steps.col(k);
     repaired = candidate;
-    project_onto_box(view(repaired), lower(), upper());
-    const double loss = evaluate(view(repaired));
+    project_onto_box(span_of(repaired), lower(), upper());
+    const double loss = evaluate(span_of(repaired));
     losses[k] = std::isfinite(loss) ? loss : kInfinity;
     distances[k] = (candidate - repaired).squaredNorm();
   }
@@ -165,7 +163,7 @@ void CmaEs::decompose() {
 
 void CmaEs::update_mean_inside() {
   mean_inside_ = mean_;
-  project_onto_box(view(mean_inside_), lower(), upper());
+  project_onto_box(span_of(mean_inside_), lower(), upper());
 }
 
 template <class Self, class Archive>

@@ -9,6 +9,7 @@
 #include <Eigen/LU>
 
 #include "tune/box.hpp"
+#include "tune/eigen_span.hpp"
 
 namespace simgrad::tune {
 namespace {
@@ -23,9 +24,6 @@ constexpr double kSufficientDecrease = 1e-4;  // Armijo constant c1
 constexpr double kCurvature = 0.9;            // strong Wolfe constant c2, usual for quasi-Newton
 constexpr double kExpansion = 4.0;            // bracketing growth while the slope stays negative
 constexpr double kLongestStep = 1e10;         // stands in for an unbounded ray
-
-// A span over an Eigen vector, for the Objective and box interfaces.
-std::span<double> view(VectorXd& v) { return {v.data(), std::size_t(v.size())}; }
 
 // The compact form B = theta I - W M W^T of the limited-memory BFGS matrix (Byrd, Nocedal and
 // Schnabel 1994), with W = [Y, theta S] and M the inverse of [[-D, L^T], [L, theta S^T S]].
@@ -109,7 +107,7 @@ void Lbfgs::on_init(std::span<const double> x0) {
 
 double Lbfgs::step() {
   if (!started_) {
-    loss_ = evaluate_with_gradient(view(x_), view(gradient_));
+    loss_ = evaluate_with_gradient(span_of(x_), span_of(gradient_));
     started_ = true;
     if (converged_at_current() || target_reached()) return loss_;
   }
@@ -196,7 +194,7 @@ VectorXd Lbfgs::model_minimizer() const {
     if (d[i] != 0) cauchy[i] = x_[i] + cauchy_step * d[i];
   }
   c += std::max(minimizer_offset, 0.0) * p;
-  project_onto_box(view(cauchy), lo, up);
+  project_onto_box(span_of(cauchy), lo, up);
 
   // Subspace minimization over the variables still free at the Cauchy point (direct primal
   // method, Byrd et al. 1995 section 5.1), then truncation of the step to the box.
@@ -230,7 +228,7 @@ VectorXd Lbfgs::model_minimizer() const {
   }
   VectorXd minimizer = cauchy;
   for (Index j = 0; j < free_count; ++j) minimizer[free[j]] += fraction * free_step[j];
-  project_onto_box(view(minimizer), lo, up);
+  project_onto_box(span_of(minimizer), lo, up);
   return minimizer;
 }
 
@@ -243,8 +241,8 @@ bool Lbfgs::line_search(const VectorXd& direction, double max_step, double first
   // Evaluates x + t d; a non-finite loss or slope counts as an infinitely bad point.
   auto try_step = [&](double step) {
     Trial trial{step, 0, 0, x_ + step * direction, VectorXd(x_.size())};
-    project_onto_box(view(trial.x), lower(), upper());
-    trial.loss = evaluate_with_gradient(view(trial.x), view(trial.gradient));
+    project_onto_box(span_of(trial.x), lower(), upper());
+    trial.loss = evaluate_with_gradient(span_of(trial.x), span_of(trial.gradient));
     trial.slope = trial.gradient.dot(direction);
     if (!std::isfinite(trial.loss) || !std::isfinite(trial.slope)) trial.loss = kInfinity;
     ++evaluations;
@@ -315,7 +313,7 @@ void Lbfgs::forget() {
 }
 
 bool Lbfgs::converged_at_current() {
-  const double stationarity = projected_gradient_norm(view(x_), view(gradient_), lower(), upper());
+  const double stationarity = projected_gradient_norm(span_of(x_), span_of(gradient_), lower(), upper());
   if (!std::isfinite(loss_) || !std::isfinite(stationarity)) {
     converge("loss or gradient is not finite at the start");
   } else if (stationarity <= options().gradient_tolerance) {

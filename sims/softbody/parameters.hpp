@@ -24,6 +24,7 @@ const std::vector<ParameterInfo>& mass_spring_parameters();
 enum class Sharing {
   kEach,     // one tuned value per entry (per spring, per node component, ...)
   kUniform,  // one tuned value (or D-vector) for all entries; its gradient sums over entries
+  kGroups,   // one tuned value (or D-vector) per group of entries, given by `groups`
 };
 
 struct ParameterRequest {
@@ -32,6 +33,7 @@ struct ParameterRequest {
   double lower = -1e300;
   double upper = 1e300;
   tune::Transform transform = tune::Transform::identity;
+  std::vector<int> groups;  // kGroups: the group of every entry, groups numbered from 0
 };
 
 // Binds a quantity of the model to the tuner; the initial value is what the model holds now

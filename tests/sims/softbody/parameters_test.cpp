@@ -33,9 +33,9 @@ TEST(Parameters, UniformGradientIsTheSumOfPerEntryGradientsAndMatchesFiniteDiffe
   TrajectoryMatchLoss<2> loss(system, markers, 10, reference);
 
   std::vector<tune::BoundParameter> bound;
-  bound.push_back(bind_parameter(model, {"stiffness", Sharing::kUniform, 1.0, 1e4, tune::Transform::log}));
-  bound.push_back(bind_parameter(model, {"damping", Sharing::kEach, 0.0, 10.0, tune::Transform::identity}));
-  bound.push_back(bind_parameter(model, {"gravity", Sharing::kUniform, -20.0, 20.0, tune::Transform::identity}));
+  bound.push_back(bind_parameter(model, {"stiffness", Sharing::kUniform, 1.0, 1e4, tune::Transform::log, {}}));
+  bound.push_back(bind_parameter(model, {"damping", Sharing::kEach, 0.0, 10.0, tune::Transform::identity, {}}));
+  bound.push_back(bind_parameter(model, {"gravity", Sharing::kUniform, -20.0, 20.0, tune::Transform::identity, {}}));
   tune::RolloutProblem problem(system, loss, 80, {}, std::move(bound));
   EXPECT_EQ(problem.dimension(), 1u + static_cast<std::size_t>(model.spring_count()) + 2u);
   EXPECT_EQ(problem.space().component_name(0), "stiffness");
@@ -49,9 +49,31 @@ TEST(Parameters, UniformGradientIsTheSumOfPerEntryGradientsAndMatchesFiniteDiffe
   for (const auto& c : report.checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
 }
 
+TEST(Parameters, GroupsShareOneValueEachAndSumTheirEntriesGradients) {
+  MassSpringModel<2> model = hanging_lattice();
+  MassSpring<2> system(model);
+  TrajectoryMatchLoss<2> loss(system, {0, 3, 5}, 20, std::vector<double>(5 * 3 * 2, 0.45));
+  ParameterRequest request{"stiffness", Sharing::kGroups, 1.0, 1e4, tune::Transform::log, {}};
+  for (Index e = 0; e < model.spring_count(); ++e) request.groups.push_back(static_cast<int>(e % 3));
+  std::vector<tune::BoundParameter> bound;
+  bound.push_back(bind_parameter(model, request));
+  tune::RolloutProblem problem(system, loss, 80, {}, std::move(bound));
+  ASSERT_EQ(problem.dimension(), 3u);
+  std::vector<double> x = {150.0, 250.0, 350.0};
+  std::vector<double> g(3);
+  problem.value_and_gradient(x, g);
+  EXPECT_EQ(model.stiffness.values()[4], 250.0);  // spring 4 is in group 1
+  double group1 = 0.0;
+  for (Index e = 1; e < model.spring_count(); e += 3) group1 += model.stiffness.adjoints()[e];
+  EXPECT_EQ(g[1], group1);
+  EXPECT_TRUE(check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g).ok);
+  request.groups.pop_back();
+  EXPECT_THROW(bind_parameter(model, request), std::invalid_argument);
+}
+
 TEST(Parameters, UnknownNameIsAnError) {
   MassSpringModel<2> model = hanging_lattice();
-  EXPECT_THROW(bind_parameter(model, {"stifness", Sharing::kEach, 0.0, 1.0, tune::Transform::identity}),
+  EXPECT_THROW(bind_parameter(model, {"stifness", Sharing::kEach, 0.0, 1.0, tune::Transform::identity, {}}),
                std::invalid_argument);
 }
 
