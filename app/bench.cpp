@@ -67,8 +67,19 @@ sb::MassSpringModel<3> bench_block(int n, int steps) {
   return m;
 }
 
-// The side of a jelly block with about this many springs (13 per interior node).
-int side_for(double springs) { return std::max(2, static_cast<int>(std::lround(std::cbrt(springs / 13.0)))); }
+// Springs in a jelly block of side n: edges, face diagonals and body diagonals.
+double springs_of(int n) {
+  const double m = n - 1.0;
+  return 3.0 * n * n * m + 6.0 * n * m * m + 4.0 * m * m * m;
+}
+
+// The side of the jelly block whose spring count is nearest (in ratio) to `springs`.
+int side_for(double springs) {
+  int best = 2;
+  for (int n = 2; n < 200; ++n)
+    if (std::abs(std::log(springs_of(n) / springs)) < std::abs(std::log(springs_of(best) / springs))) best = n;
+  return best;
+}
 
 // Runs `body` in a child process; returns its JSON result with the child's peak RSS added.
 json in_child(const std::function<json()>& body) {

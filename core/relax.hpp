@@ -31,6 +31,23 @@ S softplus(const S& x, double beta) {
   return log1p(exp(bx)) / beta;
 }
 
+// Softplus and its derivative sigmoid(beta x) together, from one exponential (for hand-written
+// adjoints); the same values as softplus() and sigmoid(beta x).
+struct ValueAndSlope {
+  double value;
+  double slope;
+};
+inline ValueAndSlope softplus_with_slope(double x, double beta) {
+  const double bx = beta * x;
+  if (bx > 0.0) {
+    const double e = std::exp(-bx);
+    return {x + std::log1p(e) / beta, 1.0 / (1.0 + e)};
+  }
+  if (bx < -746.0) return {0.0, 0.0};
+  const double e = std::exp(bx);
+  return {std::log1p(e) / beta, e / (1.0 + e)};
+}
+
 // The hard twin of softplus.
 template <class S>
 S hard_softplus(const S& x) {

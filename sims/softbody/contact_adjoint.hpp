@@ -15,11 +15,18 @@ void penalty_contact_adjoint(const ContactPlane<D>& plane, const PenaltySettings
                              Vec<double, D>& a_v) {
   const Vec<double, D>& n = plane.normal;
   const double gap = dot(n, x) - plane.offset;
-  const double fn = relax::penalty_force(gap, settings.stiffness, settings.sharpness);
-  if (fn == 0.0 && (settings.sharpness <= 0.0 || settings.sharpness * gap > 746.0)) return;  // no contact at all
-  // d f_n / d gap = -k sigmoid(-beta gap), or -k [gap < 0] for the hard twin.
-  const double dfn = settings.sharpness > 0.0 ? -settings.stiffness * relax::sigmoid(-settings.sharpness * gap)
-                                              : (gap < 0.0 ? -settings.stiffness : 0.0);
+  // f_n = k softplus(-gap) and d f_n / d gap = -k sigmoid(-beta gap), or -k [gap < 0] for the
+  // hard twin.
+  double fn = 0.0, dfn = 0.0;
+  if (settings.sharpness > 0.0) {
+    const relax::ValueAndSlope sp = relax::softplus_with_slope(-gap, settings.sharpness);
+    fn = settings.stiffness * sp.value;
+    dfn = -settings.stiffness * sp.slope;
+  } else if (gap < 0.0) {
+    fn = -settings.stiffness * gap;
+    dfn = -settings.stiffness;
+  }
+  if (fn == 0.0 && dfn == 0.0) return;  // no contact at all
   double a_fn = dot(a_p, n);
   if (plane.friction > 0.0 && fn != 0.0) {
     const Vec<double, D> vt = v - dot(n, v) * n;
