@@ -577,7 +577,7 @@ class Kernel {
     throw NonFiniteError(name_ + " (scattered sum)", 0, false);
   }
   // Whether the element loop runs on one thread (then slot sums need no buffer).
-  bool runs_serially() const { return thread_count() == 1 || block_count(elements_) <= 1; }
+  bool runs_serially() const { return simgrad::runs_serially(elements_); }
 
   std::string name_;
   const Incidence* incidence_ = nullptr;

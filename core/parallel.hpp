@@ -19,11 +19,19 @@ void set_thread_count(int threads);
 // The number of threads parallel loops use.
 int thread_count();
 
+// Whether a loop over n elements runs on one thread: with one thread, or with fewer than two
+// blocks per thread, where starting the team costs more than it saves. Results are the same
+// bits either way; kernels also use this to pick their serial (buffer-free) scatter.
+inline bool runs_serially(Index n) {
+  const int threads = thread_count();
+  return threads == 1 || block_count(n) < 2 * threads;
+}
+
 // Calls body(first, last) for every block [first, last) of [0, n), in parallel across blocks.
 template <class Body>
 void parallel_for_blocks(Index n, const Body& body) {
   const Index blocks = block_count(n);
-  if (blocks <= 1 || thread_count() == 1) {
+  if (runs_serially(n)) {
     for (Index first = 0; first < n; first += kBlockSize) body(first, first + kBlockSize < n ? first + kBlockSize : n);
     return;
   }
@@ -39,7 +47,7 @@ void parallel_for_blocks(Index n, const Body& body) {
 template <class Body>
 void parallel_for_indexed_blocks(Index n, const Body& body) {
   const Index blocks = block_count(n);
-  if (blocks <= 1 || thread_count() == 1) {
+  if (runs_serially(n)) {
     for (Index b = 0; b < blocks; ++b) body(b, b * kBlockSize, (b + 1) * kBlockSize < n ? (b + 1) * kBlockSize : n);
     return;
   }
