@@ -46,10 +46,14 @@ namespace detail {
 bool all_finite(const double* values, Index n) {
   std::atomic<bool> finite = true;
   parallel_for_blocks(n, [&](Index first, Index last) {
-    // Summing x * 0 turns any inf or NaN into NaN, and is branch-free.
-    double poison = 0.0;
-    for (Index i = first; i < last; ++i) poison += values[i] * 0.0;
-    if (poison != 0.0) finite = false;
+    // Summing x * 0 turns any inf or NaN into NaN, and is branch-free; four independent sums
+    // keep the adds from waiting on each other.
+    double poison[4] = {0.0, 0.0, 0.0, 0.0};
+    Index i = first;
+    for (; i + 4 <= last; i += 4)
+      for (int k = 0; k < 4; ++k) poison[k] += values[i + k] * 0.0;
+    for (; i < last; ++i) poison[0] += values[i] * 0.0;
+    if (poison[0] + poison[1] + poison[2] + poison[3] != 0.0) finite = false;
   });
   return finite;
 }

@@ -59,14 +59,20 @@ struct Integrate {
       e.add_own(x, ax_next);
       return;
     }
+    // The total force is needed only to find contacts with non-penalty planes and for the
+    // adjoint of the inverse mass; without either, the penalty forces are not recomputed.
+    bool other_planes = false;
+    for (const ContactPlane<D>& plane : planes) other_planes = other_planes || plane.model != ContactModel::kPenalty;
     V f = e.own(force);
-    for (const ContactPlane<D>& plane : planes)
-      if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
-    const V vn = velocity_decay * vi + dt * (w * f + e.shared(gravity));
-    const V xn = xi + dt * vn;
-    for (const ContactPlane<D>& plane : planes)
-      if (plane.model != ContactModel::kPenalty && dot(plane.normal, xn) < plane.offset && dot(plane.normal, vn) < 0.0)
-        return e.derive(*this);
+    if (other_planes || inverse_mass.adjoint != nullptr) {
+      for (const ContactPlane<D>& plane : planes)
+        if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
+      const V vn = velocity_decay * vi + dt * (w * f + e.shared(gravity));
+      const V xn = xi + dt * vn;
+      for (const ContactPlane<D>& plane : planes)
+        if (plane.model != ContactModel::kPenalty && dot(plane.normal, xn) < plane.offset && dot(plane.normal, vn) < 0.0)
+          return e.derive(*this);
+    }
 
     // x' = x + dt v',  v' = decay v + dt (w f_total + g).
     const V a_vn = av_next + dt * ax_next;
