@@ -47,28 +47,26 @@ struct SpringFixture {
   }
 };
 
-void BM_SpringForward(benchmark::State& state) {
+// Times `pass(kernel, body)` on one thread, per spring.
+template <class Pass>
+void time_spring_kernel(benchmark::State& state, const Pass& pass) {
   set_thread_count(1);
   SpringFixture f(static_cast<int>(state.range(0)));
   const auto body = f.body();
-  for (auto _ : state) f.kernel.forward(body);
+  for (auto _ : state) pass(f.kernel, body);
   state.SetItemsProcessed(state.iterations() * f.model.spring_count());
+}
+
+void BM_SpringForward(benchmark::State& state) {
+  time_spring_kernel(state, [](Kernel& k, const auto& body) { k.forward(body); });
 }
 
 void BM_SpringHandAdjoint(benchmark::State& state) {
-  set_thread_count(1);
-  SpringFixture f(static_cast<int>(state.range(0)));
-  const auto body = f.body();
-  for (auto _ : state) f.kernel.adjoint(body);
-  state.SetItemsProcessed(state.iterations() * f.model.spring_count());
+  time_spring_kernel(state, [](Kernel& k, const auto& body) { k.adjoint(body); });
 }
 
 void BM_SpringDerivedAdjoint(benchmark::State& state) {
-  set_thread_count(1);
-  SpringFixture f(static_cast<int>(state.range(0)));
-  const auto body = f.body();
-  for (auto _ : state) f.kernel.derived_adjoint(body);
-  state.SetItemsProcessed(state.iterations() * f.model.spring_count());
+  time_spring_kernel(state, [](Kernel& k, const auto& body) { k.derived_adjoint(body); });
 }
 
 // The same spring forces as a plain loop with a scatter-add.

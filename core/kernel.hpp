@@ -20,7 +20,11 @@
 // into the adjoints of its inputs, given the adjoints of its outputs. By default the engine
 // derives it by re-running the body on ad::Var (local_ad.hpp) and sweeping back. A body may
 // instead define `template <class E> void adjoint(E& e) const` (E an AdjointElementT), a
-// hand-written adjoint, which then is used; `derived_adjoint` still runs the derived one so the two can be compared in tests.
+// hand-written adjoint, which is then used. It reads values and output adjoints
+// (output_adjoint, scattered_adjoint) and adds input adjoints (add_own, add_slot, add_shared),
+// at most once per field and slot; for a case it does not cover it may call e.derive(*this) to
+// have the engine derive that element. `derived_adjoint` always runs the derived adjoint, so
+// the tests can compare the two.
 //
 // Every loop runs over fixed-size blocks (parallel.hpp); shared-parameter adjoints are summed
 // per block and then in block order, so results are identical for any thread count.
