@@ -1,5 +1,6 @@
 #include "core/incidence.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,31 @@ Incidence::Incidence(int arity, std::vector<std::int32_t> nodes, Index node_coun
   slots_.resize(nodes_.size());
   std::vector<std::int32_t> next(offsets_.begin(), offsets_.end() - 1);
   for (std::size_t k = 0; k < nodes_.size(); ++k) slots_[next[nodes_[k]]++] = static_cast<std::int32_t>(k);
+}
+
+const Partition& Incidence::partition(int parts) const {
+  for (const Partition& p : partitions_)
+    if (p.parts == parts) return p;
+  Partition p;
+  p.parts = parts;
+  const Index blocks = block_count(elements_);
+  for (int k = 0; k <= parts; ++k) p.first_block.push_back(blocks * k / parts);
+  // The part of element e: the last part whose first block is at or before e's block.
+  auto part_of = [&](Index e) {
+    const Index b = e / kBlockSize;
+    return std::upper_bound(p.first_block.begin() + 1, p.first_block.end() - 1, b) - (p.first_block.begin() + 1);
+  };
+  p.shared.assign(static_cast<std::size_t>(node_count_), 0);
+  for (Index n = 0; n < node_count_; ++n) {
+    const auto slots = slots_of(n);
+    if (slots.empty()) continue;
+    if (part_of(slots.front() / arity_) != part_of(slots.back() / arity_)) {
+      p.shared[n] = 1;
+      p.shared_nodes.push_back(static_cast<std::int32_t>(n));
+    }
+  }
+  partitions_.push_back(std::move(p));
+  return partitions_.back();
 }
 
 void sum_slots_to_nodes(const Incidence& incidence, const double* slot_values, double* node_values,
@@ -58,15 +84,16 @@ bool all_finite(const double* values, Index n) {
   return finite;
 }
 
-void sum_slot_buffers(const Incidence& incidence, std::vector<SlotBuffer>& buffers, bool accumulate) {
-  parallel_for_blocks(incidence.nodes(), [&](Index first, Index last) {
+void sum_shared_entries(const Incidence& incidence, const Partition& partition, std::vector<SlotBuffer>& buffers) {
+  const std::vector<std::int32_t>& nodes = partition.shared_nodes;
+  parallel_for_blocks(static_cast<Index>(nodes.size()), [&](Index first, Index last) {
     for (SlotBuffer& b : buffers) {
       const int dim = b.dim;
-      for (Index n = first; n < last; ++n) {
+      for (Index i = first; i < last; ++i) {
+        const Index n = nodes[static_cast<std::size_t>(i)];
         double* node = b.node_field + n * dim;
-        // One pass over the node's slots, all components at once (dim is small).
         double sum[16];
-        for (int c = 0; c < dim; ++c) sum[c] = accumulate ? node[c] : 0.0;
+        for (int c = 0; c < dim; ++c) sum[c] = node[c];
         for (std::int32_t k : incidence.slots_of(n)) {
           const double* entry = b.slots.data() + static_cast<Index>(k) * dim;
           for (int c = 0; c < dim; ++c) sum[c] += entry[c];

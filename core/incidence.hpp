@@ -7,12 +7,25 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <vector>
 
 #include "core/field.hpp"
 
 namespace simgrad {
+
+// Elements split into contiguous runs of whole blocks, one run per thread ("part"). A node is
+// private to a part when every slot that touches it belongs to that part's elements, and shared
+// otherwise. A part adds to its private nodes directly, in element order; contributions to
+// shared nodes go through per-(element, slot) entries that are summed afterwards in slot order.
+// Every node thus receives its contributions in ascending slot order, for any number of parts.
+struct Partition {
+  int parts = 1;
+  std::vector<Index> first_block;          // part p covers blocks [first_block[p], first_block[p + 1])
+  std::vector<std::uint8_t> shared;        // per node
+  std::vector<std::int32_t> shared_nodes;  // the shared nodes, ascending
+};
 
 class Incidence {
  public:
@@ -29,6 +42,9 @@ class Incidence {
   std::span<const std::int32_t> slots_of(Index n) const {
     return {slots_.data() + offsets_[n], slots_.data() + offsets_[n + 1]};
   }
+  // The split of the elements into `parts` parts (computed once per part count; not to be called
+  // from inside a parallel region).
+  const Partition& partition(int parts) const;
 
  private:
   int arity_ = 0;
@@ -37,6 +53,7 @@ class Incidence {
   std::vector<std::int32_t> nodes_;
   std::vector<std::int32_t> offsets_;
   std::vector<std::int32_t> slots_;
+  mutable std::deque<Partition> partitions_;  // a deque: references stay valid as it grows
 };
 
 // node[n] (+)= sum of slot_values over the slots touching n, dim doubles per entry, in slot order.

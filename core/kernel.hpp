@@ -67,75 +67,92 @@ struct SharedPartials {
   int count = 0;
 };
 
-// A per-(element, slot) buffer in front of a node field: the adjoints of a gathered field's
-// slot reads, or a scattered field's contributions. Each node receives the sum of its slots'
-// entries, in ascending slot order, after any value it already had.
+// A node field that a kernel scatters into (values) or gathers from (adjoints), with what it
+// needs to sum contributions without atomics (see Partition in incidence.hpp): per-(element,
+// slot) entries for slots whose node is shared between parts, and, per part, the current
+// element's entries (`scratch`) for derived adjoints, which may add to one slot several times.
+// Each node receives its contributions in ascending slot order, after the value it already had,
+// whatever the number of parts.
 //
-// Run in parallel, every element fills its own entries of `slots` and a pass over the nodes sums
-// them. Run serially (one thread, or a single block) elements come in ascending order, so adding
-// each element's entries to the nodes as soon as it is done gives the same sums in the same
-// order, bit for bit, without the buffer's memory traffic: a scatter (one value per slot) goes
-// straight to its node; adjoint deposits, of which a slot may receive several, are first summed
-// in `scratch`, the current element's entries only.
-//
-// A hand-written adjoint adds to each (field, slot) at most once per element, like a scatter;
-// run serially, its deposits go straight to the nodes (AdjointElementT<true>).
+// A scatter, and a hand-written adjoint's deposit, reaches each (field, slot) at most once per
+// element and goes straight to a private node; a derived adjoint's deposits are summed per slot
+// in the scratch first, then moved on when the element is done.
 struct SlotBuffer {
   double* node_field = nullptr;  // the node field's adjoint (gathered) or value (scattered)
   int dim = 0;
-  bool serial = false;
-  Buffer slots;
-  Buffer scratch;
+  Buffer slots;                  // entries of slots whose node is shared (unused with one part)
+  std::vector<Buffer> scratch;   // per part
 
-  double* entry(const Incidence& incidence, Index e, int s) {
-    return serial ? scratch.data() + s * dim : slots.data() + (e * incidence.arity() + s) * dim;
-  }
+  double* entry(const Incidence& incidence, Index e, int s) { return slots.data() + (e * incidence.arity() + s) * dim; }
 };
 
-// The slot entry of field `node_field` for (e, s), or null when the field is not listed.
-inline double* slot_entry(std::vector<SlotBuffer>& buffers, const double* node_field, const Incidence& incidence,
-                          Index e, int s) {
+// The buffer of node field `node_field`, or null when the field is not listed.
+inline SlotBuffer* find_buffer(std::vector<SlotBuffer>& buffers, const double* node_field) {
   for (SlotBuffer& b : buffers)
-    if (b.node_field == node_field) return b.entry(incidence, e, s);
+    if (b.node_field == node_field) return &b;
   return nullptr;
 }
 
-// Zeroes element e's entries, before the element adds to them.
-inline void begin_element(std::vector<SlotBuffer>& buffers, const Incidence& incidence, Index e) {
+// With several parts: zeroes element e's entries of shared slots, which contributions add to.
+inline void zero_shared_entries(std::vector<SlotBuffer>& buffers, const Incidence& incidence,
+                                const Partition& partition, Index e) {
+  for (int s = 0; s < incidence.arity(); ++s)
+    if (partition.shared[incidence.node(e, s)])
+      for (SlotBuffer& b : buffers) {
+        double* entry = b.entry(incidence, e, s);
+        for (int c = 0; c < b.dim; ++c) entry[c] = 0.0;
+      }
+}
+
+// Zeroes part p's scratch, before a derived adjoint deposits into it.
+inline void begin_staging(std::vector<SlotBuffer>& buffers, int arity, int part) {
   for (SlotBuffer& b : buffers) {
-    double* entries = b.entry(incidence, e, 0);
-    for (int i = 0, n = incidence.arity() * b.dim; i < n; ++i) entries[i] = 0.0;
+    double* scratch = b.scratch[static_cast<std::size_t>(part)].data();
+    for (int i = 0, n = arity * b.dim; i < n; ++i) scratch[i] = 0.0;
   }
 }
 
-// Serially: adds element e's entries to their nodes, slot by slot.
-inline void end_element(std::vector<SlotBuffer>& buffers, const Incidence& incidence, Index e) {
-  const int arity = incidence.arity();
-  for (SlotBuffer& b : buffers)
-    for (int s = 0; s < arity; ++s) {
-      double* node = b.node_field + incidence.node(e, s) * b.dim;
-      const double* add = b.scratch.data() + s * b.dim;
-      for (int c = 0; c < b.dim; ++c) node[c] += add[c];
+// Moves part p's scratch on: added to private nodes, stored in the entries of shared ones.
+inline void end_staging(std::vector<SlotBuffer>& buffers, const Incidence& incidence, const Partition& partition,
+                        Index e, int part) {
+  for (SlotBuffer& b : buffers) {
+    const double* scratch = b.scratch[static_cast<std::size_t>(part)].data();
+    for (int s = 0; s < incidence.arity(); ++s) {
+      const Index n = incidence.node(e, s);
+      double* target = partition.shared[n] ? b.entry(incidence, e, s) : b.node_field + n * b.dim;
+      for (int c = 0; c < b.dim; ++c) {
+        if (partition.shared[n]) target[c] = scratch[s * b.dim + c];
+        else target[c] += scratch[s * b.dim + c];
+      }
     }
+  }
 }
 
-// In parallel: sums every buffer's slots into its node field, one pass over the nodes.
-void sum_slot_buffers(const Incidence& incidence, std::vector<SlotBuffer>& buffers, bool accumulate);
+// Adds the entries of every shared node's slots to it, in slot order.
+void sum_shared_entries(const Incidence& incidence, const Partition& partition, std::vector<SlotBuffer>& buffers);
 
-// Where the adjoints of one element's inputs go: own entries directly, slot reads into the
-// gathered buffers, shared reads into the block's partials.
+// What an element needs to reach its slots: the incidence, the partition of the elements, its
+// part, and the kernel's slot buffers (scattered or gathered fields).
+struct SlotContext {
+  const Incidence* incidence = nullptr;
+  const Partition* partition = nullptr;
+  int part = 0;
+  std::vector<SlotBuffer>* buffers = nullptr;
+};
+
+// Where the adjoints of one element's inputs go: own entries directly, slot reads to the nodes
+// (see SlotBuffer), shared reads into the block's partials.
 //
-// kDirect: run serially with a hand-written adjoint, slot deposits go straight to the nodes'
-// adjoints (see SlotBuffer), with no buffer lookup at all.
-template <bool kDirect = false>
+// kStaged: a derived adjoint, whose slot deposits are summed in the part's scratch first.
+// kPartitioned: several parts, so a slot's node may be shared (one part: every node private).
+template <bool kStaged, bool kPartitioned>
 class DepositTargets {
  public:
-  DepositTargets(Index e, const Incidence* incidence, std::vector<SlotBuffer>* gathered,
-                 SharedPartials* shared)
-      : e_(e), incidence_(incidence), gathered_(gathered), shared_(shared) {
+  DepositTargets(Index e, const SlotContext* context, SharedPartials* shared)
+      : e_(e), context_(context), incidence_(context ? context->incidence : nullptr), shared_(shared) {
     // Bodies look their nodes up many times (reads, output adjoints, deposits): look once.
-    if (incidence != nullptr && incidence->arity() <= kCachedNodes)
-      for (int s = 0; s < incidence->arity(); ++s) nodes_[s] = incidence->node(e, s);
+    if (incidence_ != nullptr && incidence_->arity() <= kCachedNodes)
+      for (int s = 0; s < incidence_->arity(); ++s) nodes_[s] = incidence_->node(e, s);
   }
 
   Index index() const { return e_; }
@@ -152,10 +169,17 @@ class DepositTargets {
   template <int D>
   double* slot_target(const Field<D>& f, int s) {
     if (f.adjoint == nullptr) return nullptr;
-    if constexpr (kDirect) return f.adjoint + node(s) * D;
-    double* target = slot_entry(*gathered_, f.adjoint, *incidence_, e_, s);
-    if (target == nullptr) misuse_ = true;  // read through a slot but not listed in gathered()
-    return target;
+    if constexpr (!kStaged) {
+      const Index n = node(s);
+      if (!kPartitioned || !context_->partition->shared[n]) return f.adjoint + n * D;
+    }
+    SlotBuffer* b = find_buffer(*context_->buffers, f.adjoint);
+    if (b == nullptr) {
+      misuse_ = true;  // read through a slot but not listed in gathered()
+      return nullptr;
+    }
+    if constexpr (kStaged) return b->scratch[static_cast<std::size_t>(context_->part)].data() + s * D;
+    return b->entry(*incidence_, e_, s);
   }
   template <int D>
   double* shared_target(const Field<D>& f) {
@@ -184,8 +208,8 @@ class DepositTargets {
   }
 
   Index e_;
+  const SlotContext* context_;
   const Incidence* incidence_;
-  std::vector<SlotBuffer>* gathered_;
   SharedPartials* shared_;
   std::array<Index, kCachedNodes> nodes_;
   bool misuse_ = false;
@@ -220,17 +244,17 @@ class PlainReads {
   const Self& self() const { return static_cast<const Self&>(*this); }
 };
 
-// How a forward element scatters: into slot buffers (parallel), straight into the nodes
-// (serial), or not at all, only checking the values (diagnose).
-enum class ScatterMode { kParallel, kSerial, kDiagnose };
+// How a forward element scatters: straight into the nodes (one part), into private nodes or
+// shared entries (several parts), or not at all, only checking the values (diagnose).
+enum class ScatterMode { kPrivate, kPartitioned, kDiagnose };
 
 // The element view of the forward pass.
-template <ScatterMode kMode = ScatterMode::kParallel>
+template <ScatterMode kMode = ScatterMode::kPrivate>
 class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
  public:
   using Scalar = double;
-  ForwardElementT(Index e, const Incidence* incidence, std::vector<detail::SlotBuffer>* scattered = nullptr)
-      : e_(e), incidence_(incidence), scattered_(scattered) {}
+  ForwardElementT(Index e, const detail::SlotContext* context)
+      : e_(e), context_(context), incidence_(context ? context->incidence : nullptr) {}
 
   Index index() const { return e_; }
   // The node at slot s of this element.
@@ -250,17 +274,20 @@ class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
     if constexpr (kMode == ScatterMode::kDiagnose) {
       for (int c = 0; c < D; ++c) nonfinite_ |= !std::isfinite(component<double, D>(v, c));
       return;
-    } else if constexpr (kMode == ScatterMode::kSerial) {
-      double* out = f.value + node(s) * D;
-      for (int c = 0; c < D; ++c) out[c] += component<double, D>(v, c);
-      return;
     }
-    double* out = detail::slot_entry(*scattered_, f.value, *incidence_, e_, s);
-    if (out == nullptr) {
-      misuse_ = true;  // scattered into a field not listed in scattered()
-      return;
+    const Index n = node(s);
+    double* out = f.value + n * D;
+    if constexpr (kMode == ScatterMode::kPartitioned) {
+      if (context_->partition->shared[n]) {
+        detail::SlotBuffer* b = detail::find_buffer(*context_->buffers, f.value);
+        if (b == nullptr) {
+          misuse_ = true;  // scattered into a field not listed in scattered()
+          return;
+        }
+        out = b->entry(*incidence_, e_, s);
+      }
     }
-    for (int c = 0; c < D; ++c) out[c] = component<double, D>(v, c);
+    for (int c = 0; c < D; ++c) out[c] += component<double, D>(v, c);
   }
   bool finite() const { return !nonfinite_; }
   bool misuse() const { return misuse_; }
@@ -275,17 +302,17 @@ class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
   }
 
   Index e_;
+  const detail::SlotContext* context_;
   const Incidence* incidence_;
-  std::vector<detail::SlotBuffer>* scattered_;
   bool nonfinite_ = false;
   bool misuse_ = false;
 };
 
-using ForwardElement = ForwardElementT<ScatterMode::kParallel>;
+using ForwardElement = ForwardElementT<ScatterMode::kPrivate>;
 
 // The element view when the adjoint is derived: reads become tape inputs, writes are remembered
 // so their adjoints can seed the sweep.
-class ReverseElement : public detail::DepositTargets<> {
+class ReverseElement : public detail::DepositTargets<true, false> {
  public:
   using Scalar = ad::Var;
   static constexpr int kMaxRecords = 64;
@@ -375,12 +402,13 @@ class ReverseElement : public detail::DepositTargets<> {
 };
 
 // The element view of a hand-written adjoint: plain reads, output adjoints, and deposits.
-template <bool kDirect>
-class AdjointElementT : public detail::DepositTargets<kDirect>, public PlainReads<AdjointElementT<kDirect>> {
-  using Base = detail::DepositTargets<kDirect>;
+template <bool kPartitioned>
+class AdjointElementT : public detail::DepositTargets<false, kPartitioned>,
+                        public PlainReads<AdjointElementT<kPartitioned>> {
+  using Base = detail::DepositTargets<false, kPartitioned>;
   using Base::e_;
+  using Base::context_;
   using Base::incidence_;
-  using Base::gathered_;
   using Base::shared_;
   using Base::misuse_;
   using Base::nonfinite_;
@@ -423,18 +451,17 @@ class AdjointElementT : public detail::DepositTargets<kDirect>, public PlainRead
   // adjoint leaves to the engine (a rare contact branch, say).
   template <class Body>
   void derive(const Body& body) {
-    // Serially, the derived deposits are summed per slot first, as the engine does for them.
-    if constexpr (kDirect)
-      if (!gathered_->empty()) detail::begin_element(*gathered_, *incidence_, e_);
-    ReverseElement element(e_, incidence_, gathered_, shared_);
+    // The derived deposits are summed per slot first, as the engine does for derived adjoints.
+    const bool slots = context_ != nullptr && context_->buffers != nullptr && !context_->buffers->empty();
+    if (slots) detail::begin_staging(*context_->buffers, incidence_->arity(), context_->part);
+    ReverseElement element(e_, context_, shared_);
     ad::LocalTape& tape = *ad::active_tape;
     tape.reset();
     body(element);
     element.backpropagate(tape);
     misuse_ = misuse_ || element.misuse();
     nonfinite_ |= !element.finite();
-    if constexpr (kDirect)
-      if (!gathered_->empty()) detail::end_element(*gathered_, *incidence_, e_);
+    if (slots) detail::end_staging(*context_->buffers, *incidence_, *context_->partition, e_, context_->part);
   }
 
  private:
@@ -463,34 +490,47 @@ class Kernel {
   // Runs the body on every element; scattered fields then hold the sums of their contributions.
   template <class Body>
   void forward(const Body& body) {
+    const detail::SlotContext context = begin_pass(nullptr);
     std::size_t count = 0;
-    const bool serial = runs_serially();
     if constexpr (requires { body.scattered(); })
       for (const FieldRef& f : body.scattered()) {
-        prepare_slots(scattered_, count, f.value, f.dim, serial);
-        if (serial) std::fill(f.value, f.value + f.size * f.dim, 0.0);
+        prepare_slots(scattered_, count, f.value, f.dim);
+        std::fill(f.value, f.value + f.size * f.dim, 0.0);
       }
     scattered_.resize(count);
+    detail::SlotContext scatter = context;
+    scatter.buffers = &scattered_;
+    const bool partitioned = context.partition != nullptr && context.partition->parts > 1;
     FirstNonFinite bad;
     std::atomic<bool> misuse = false;
-    auto loop = [&]<ScatterMode kMode>() {
-      parallel_for_blocks(elements_, [&](Index first, Index last) {
-        for (Index e = first; e < last; ++e) {
-          ForwardElementT<kMode> element(e, incidence_, &scattered_);
-          body(element);
-          if (element.misuse()) misuse = true;
-          if (!element.finite()) {
-            bad.note(e);
-            break;
-          }
+    auto elements = [&]<ScatterMode kMode>(const detail::SlotContext& local, Index first, Index last) {
+      for (Index e = first; e < last; ++e) {
+        if constexpr (kMode == ScatterMode::kPartitioned)
+          detail::zero_shared_entries(scattered_, *incidence_, *context.partition, e);
+        ForwardElementT<kMode> element(e, &local);
+        body(element);
+        if (element.misuse()) misuse = true;
+        if (!element.finite()) {
+          bad.note(e);
+          break;
         }
-      });
+      }
     };
-    if (serial) loop.template operator()<ScatterMode::kSerial>();
-    else loop.template operator()<ScatterMode::kParallel>();
+    if (partitioned && !scattered_.empty()) {
+      for_each_block(context, [&](int part, Index, Index first, Index last) {
+        detail::SlotContext local = scatter;
+        local.part = part;
+        elements.template operator()<ScatterMode::kPartitioned>(local, first, last);
+      });
+    } else {
+      // One part (every node private) or nothing scattered: the plain block loop.
+      parallel_for_blocks(elements_, [&](Index first, Index last) {
+        elements.template operator()<ScatterMode::kPrivate>(scatter, first, last);
+      });
+    }
     if (misuse) throw std::logic_error("kernel " + name_ + ": scatter into a field missing from scattered()");
     bad.raise_if_any(name_, false);
-    if (!scattered_.empty() && !serial) detail::sum_slot_buffers(*incidence_, scattered_, /*accumulate=*/false);
+    if (partitioned && !scattered_.empty()) detail::sum_shared_entries(*incidence_, *context.partition, scattered_);
     if constexpr (requires { body.scattered(); })
       for (const FieldRef& f : body.scattered())
         if (!detail::all_finite(f.value, f.size * f.dim)) diagnose_scatter(body);
@@ -503,8 +543,9 @@ class Kernel {
     FirstNonFinite bad;
     parallel_for_indexed_blocks(elements_, [&](Index b, Index first, Index last) {
       double s = 0.0;
+      const detail::SlotContext context{incidence_, nullptr, 0, nullptr};
       for (Index e = first; e < last; ++e) {
-        ForwardElement element(e, incidence_);
+        ForwardElement element(e, &context);
         const double v = body(element);
         if (!std::isfinite(v)) bad.note(e);
         s += v;
@@ -521,7 +562,7 @@ class Kernel {
   template <class Body>
   void adjoint(const Body& body) {
     if constexpr (requires(AdjointElement& e) { body.adjoint(e); }) {
-      if (runs_serially())
+      if (pass_parts() > 1)
         run_reverse<AdjointElementT<true>>(body, [](const Body& b, AdjointElementT<true>& e) { b.adjoint(e); });
       else
         run_reverse<AdjointElement>(body, [](const Body& b, AdjointElement& e) { b.adjoint(e); });
@@ -557,31 +598,58 @@ class Kernel {
   template <class ElementType, class Body, class Run>
   void run_reverse(const Body& body, const Run& run);
   // Makes buffers[count++] the slot buffer of node field `node_field` (capacity kept across calls).
-  void prepare_slots(std::vector<detail::SlotBuffer>& buffers, std::size_t& count, double* node_field, int dim,
-                     bool serial) {
+  void prepare_slots(std::vector<detail::SlotBuffer>& buffers, std::size_t& count, double* node_field, int dim) {
     if (incidence_ == nullptr) throw std::logic_error("kernel " + name_ + ": slot fields need an incidence");
+    if (dim > 16) throw std::logic_error("kernel " + name_ + ": slot fields have at most 16 components");
     if (buffers.size() <= count) buffers.emplace_back();
     detail::SlotBuffer& b = buffers[count++];
-    if (dim > 16) throw std::logic_error("kernel " + name_ + ": slot fields have at most 16 components");
     b.node_field = node_field;
     b.dim = dim;
-    b.serial = serial;
+    const int parts = pass_parts();
     const std::size_t per_element = static_cast<std::size_t>(incidence_->arity() * dim);
-    if (serial) b.scratch.resize(per_element);
-    else b.slots.resize(static_cast<std::size_t>(elements_) * per_element);
+    b.scratch.resize(static_cast<std::size_t>(parts));
+    for (Buffer& s : b.scratch) s.resize(per_element);
+    if (parts > 1) b.slots.resize(static_cast<std::size_t>(elements_) * per_element);
   }
   // Re-runs every element serially, checking its scattered values, and raises the first bad one.
   template <class Body>
   [[noreturn]] void diagnose_scatter(const Body& body) {
+    const detail::SlotContext context{incidence_, nullptr, 0, &scattered_};
     for (Index e = 0; e < elements_; ++e) {
-      ForwardElementT<ScatterMode::kDiagnose> element(e, incidence_, &scattered_);
+      ForwardElementT<ScatterMode::kDiagnose> element(e, &context);
       body(element);
       if (!element.finite()) throw NonFiniteError(name_, e, false);
     }
     throw NonFiniteError(name_ + " (scattered sum)", 0, false);
   }
-  // Whether the element loop runs on one thread (then slot sums need no buffer).
-  bool runs_serially() const { return simgrad::runs_serially(elements_); }
+  // How many parts a pass splits the elements into: one per thread, or one when the loop runs
+  // on one thread anyway (or the kernel has no incidence, hence no slots).
+  int pass_parts() const { return incidence_ == nullptr || runs_serially(elements_) ? 1 : thread_count(); }
+  // The slot context of a pass: incidence and partition.
+  detail::SlotContext begin_pass(std::vector<detail::SlotBuffer>* buffers) const {
+    if (incidence_ == nullptr) return {nullptr, nullptr, 0, buffers};
+    return {incidence_, &incidence_->partition(pass_parts()), 0, buffers};
+  }
+  // Calls body(part, block, first, last) for every block: in parallel over the partition's parts,
+  // each part's blocks in order; without an incidence, in parallel over blocks.
+  template <class Body>
+  void for_each_block(const detail::SlotContext& context, const Body& body) const {
+    if (context.partition == nullptr) {
+      parallel_for_indexed_blocks(elements_, [&](Index b, Index first, Index last) { body(0, b, first, last); });
+      return;
+    }
+    const Partition& p = *context.partition;
+    auto run_part = [&](int part) {
+      for (Index b = p.first_block[part]; b < p.first_block[part + 1]; ++b)
+        body(part, b, b * kBlockSize, std::min((b + 1) * kBlockSize, elements_));
+    };
+    if (p.parts == 1) {
+      run_part(0);
+      return;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(p.parts)
+    for (int part = 0; part < p.parts; ++part) run_part(part);
+  }
 
   std::string name_;
   const Incidence* incidence_ = nullptr;
@@ -594,29 +662,35 @@ class Kernel {
 
 template <class ElementType, class Body, class Run>
 void Kernel::run_reverse(const Body& body, const Run& run) {
-  // One slot-indexed buffer per differentiated gathered field.
+  // One slot buffer per differentiated gathered field.
   std::size_t count = 0;
-  const bool serial = runs_serially();
-  constexpr bool direct = std::is_same_v<ElementType, AdjointElementT<true>>;
   if constexpr (requires { body.gathered(); })
     for (const FieldRef& f : body.gathered())
-      if (f.adjoint != nullptr) prepare_slots(gathered_, count, f.adjoint, f.dim, serial);
+      if (f.adjoint != nullptr) prepare_slots(gathered_, count, f.adjoint, f.dim);
   gathered_.resize(count);
-  const bool stage = serial && !direct && !gathered_.empty();
+  const detail::SlotContext context = begin_pass(&gathered_);
+  const bool partitioned = context.partition != nullptr && context.partition->parts > 1;
+  constexpr bool staged = std::is_same_v<ElementType, ReverseElement>;
+  const bool slots = !gathered_.empty();
   const Index blocks = block_count(elements_);
   if (static_cast<Index>(shared_.size()) < blocks) shared_.resize(static_cast<std::size_t>(blocks));
 
   FirstNonFinite bad;
   std::atomic<bool> misuse = false;
-  parallel_for_indexed_blocks(elements_, [&](Index b, Index first, Index last) {
+  for_each_block(context, [&](int part, Index b, Index first, Index last) {
     detail::SharedPartials& partials = shared_[b];
     partials.count = 0;
     ad::thread_tape();
+    detail::SlotContext local = context;
+    local.part = part;
     for (Index e = first; e < last; ++e) {
-      if (!direct && !gathered_.empty()) detail::begin_element(gathered_, *incidence_, e);
-      ElementType element(e, incidence_, &gathered_, &partials);
+      if (slots) {
+        if (staged) detail::begin_staging(gathered_, incidence_->arity(), part);
+        else if (partitioned) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, e);
+      }
+      ElementType element(e, &local, &partials);
       run(body, element);
-      if (stage) detail::end_element(gathered_, *incidence_, e);
+      if (staged && slots) detail::end_staging(gathered_, *incidence_, *context.partition, e, part);
       if (element.misuse()) misuse = true;
       if (!element.finite()) {
         bad.note(e);
@@ -630,7 +704,7 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
                            "has too many inputs or shared fields");
   bad.raise_if_any(name_, true);
 
-  if (!gathered_.empty() && !serial) detail::sum_slot_buffers(*incidence_, gathered_, /*accumulate=*/true);
+  if (partitioned && slots) detail::sum_shared_entries(*incidence_, *context.partition, gathered_);
   for (Index b = 0; b < blocks; ++b) {
     const detail::SharedPartials& partials = shared_[b];
     for (int k = 0; k < partials.count; ++k)
