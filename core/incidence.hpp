@@ -1,9 +1,9 @@
 // Incidence: which nodes each element of a kernel touches, and its transpose.
 //
-// simgrad never scatters with floating-point atomics. An element (a spring, a triangle) writes
-// only its own outputs, one per slot; a node then gathers what its incident (element, slot)
-// pairs wrote, in a fixed order given by the precomputed transpose. The same transpose sums the
-// adjoints that a kernel's elements deposit for the nodes they read.
+// simgrad never scatters with floating-point atomics: every node sums what its incident (element,
+// slot) pairs contribute in ascending slot order, the order of the precomputed transpose, so
+// sums are the same bits for any number of threads. Kernels (kernel.hpp) do this through a
+// Partition; gather_slots below is the plain form for per-slot outputs.
 #pragma once
 
 #include <cstdint>

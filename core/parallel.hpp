@@ -21,7 +21,7 @@ int thread_count();
 
 // Whether a loop over n elements runs on one thread: with one thread, or with fewer than two
 // blocks per thread, where starting the team costs more than it saves. Results are the same
-// bits either way; kernels also use this to pick their serial (buffer-free) scatter.
+// bits either way; kernels split their elements into one part per thread only when this is false.
 inline bool runs_serially(Index n) {
   const int threads = thread_count();
   return threads == 1 || block_count(n) < 2 * threads;
