@@ -2,6 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace simgrad {
 
 void set_thread_count(int threads) {
@@ -9,5 +12,24 @@ void set_thread_count(int threads) {
 }
 
 int thread_count() { return omp_get_max_threads(); }
+
+void fill(std::span<double> values, double x) {
+  parallel_for_blocks(static_cast<Index>(values.size()), [&](Index first, Index last) {
+    std::fill(values.begin() + first, values.begin() + last, x);
+  });
+}
+
+double sum_of_squares(std::span<const double> values) {
+  const Index n = static_cast<Index>(values.size());
+  std::vector<double> partial(static_cast<std::size_t>(block_count(n)), 0.0);
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    double s = 0.0;
+    for (Index i = first; i < last; ++i) s += values[i] * values[i];
+    partial[static_cast<std::size_t>(b)] = s;
+  });
+  double total = 0.0;
+  for (double s : partial) total += s;
+  return total;
+}
 
 }  // namespace simgrad

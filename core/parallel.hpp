@@ -5,6 +5,8 @@
 // in order, so every result is bit-for-bit the same for any thread count.
 #pragma once
 
+#include <span>
+
 #include "core/vec.hpp"
 
 namespace simgrad {
@@ -58,5 +60,11 @@ void parallel_for_indexed_blocks(Index n, const Body& body) {
     body(b, first, last);
   }
 }
+
+// Sets every value to x, in parallel.
+void fill(std::span<double> values, double x);
+// The sum of squares of the values: per-block partial sums added in block order, so the same
+// bits for any thread count.
+double sum_of_squares(std::span<const double> values);
 
 }  // namespace simgrad

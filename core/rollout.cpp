@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/diagnostics.hpp"
+#include "core/parallel.hpp"
 
 namespace simgrad {
 
@@ -95,7 +96,7 @@ double Rollout::loss() {
 
 // Processes step t backwards: adjoint_ holds a_{t+1} on entry and a_t on exit.
 void Rollout::adjoint_step(int t, std::span<const double> state, std::span<const double> residual) {
-  std::fill(adjoint_next_.begin(), adjoint_next_.end(), 0.0);
+  fill(adjoint_next_, 0.0);
   const int h = options_.truncate_horizon;
   const bool cut = h > 0 && (t + 1) % h == 0;
   if (!cut) {
@@ -113,9 +114,7 @@ void Rollout::adjoint_step(int t, std::span<const double> state, std::span<const
 
 // Checks a_t for non-finite entries, clips its norm if asked, and records the norm.
 void Rollout::record_adjoint(int t, std::vector<double>& adjoint) {
-  double norm2 = 0.0;
-  for (double g : adjoint) norm2 += g * g;
-  double norm = std::sqrt(norm2);
+  double norm = std::sqrt(sum_of_squares(adjoint));
   if (!std::isfinite(norm)) {
     Index first = 0;
     while (first < n_ && std::isfinite(adjoint[first])) ++first;

@@ -28,7 +28,7 @@ Field<D> MassSpring<D>::velocities(std::span<const double> state, double* adjoin
 }
 
 template <int D>
-SpringForce<D> MassSpring<D>::spring_body(Field<D> x, Field<D> v) {
+SpringForce<D> MassSpring<D>::spring_body(Field<D> x, Field<D> v, Field<D> force) {
   SpringForce<D> body;
   body.x = x;
   body.v = v;
@@ -36,7 +36,7 @@ SpringForce<D> MassSpring<D>::spring_body(Field<D> x, Field<D> v) {
   body.damping = model_.damping.field();
   body.rest_length = model_.rest_length.field();
   body.actuation = spring_signal_.field();
-  body.node_force = node_force_.field();
+  body.node_force = force;
   body.length_epsilon = model_.settings.length_epsilon;
   body.actuated = model_.actuator_count > 0;
   return body;
@@ -76,11 +76,11 @@ void MassSpring<D>::expand_actuation(int t) {
   expand_actuation_.forward(actuation_body());
 }
 
-// Stages 1-2: the node forces of step t.
+// Stages 1-2: the node forces of step t, into `force`.
 template <int D>
-void MassSpring<D>::forces(int t, Field<D> x, Field<D> v) {
+void MassSpring<D>::forces(int t, Field<D> x, Field<D> v, Field<D> force) {
   expand_actuation(t);
-  spring_forces_.forward(spring_body(x, v));
+  spring_forces_.forward(spring_body(x, v, force));
 }
 
 template <int D>
@@ -106,9 +106,11 @@ void MassSpring<D>::initial_state_adjoint(std::span<const double> state_adjoint)
 template <int D>
 void MassSpring<D>::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   const Field<D> x = positions(state), v = velocities(state);
-  forces(t, x, v);
-  integrate_.forward(integrate_body(x, v, node_force_.field(), positions(next), velocities(next)));
-  if (!residual.empty()) std::copy(node_force_.values().begin(), node_force_.values().end(), residual.begin());
+  // The node forces go straight into the residual when the rollout keeps one.
+  Field<D> force = node_force_.field();
+  if (!residual.empty()) force.value = residual.data();
+  forces(t, x, v, force);
+  integrate_.forward(integrate_body(x, v, force, positions(next), velocities(next)));
 }
 
 template <int D>
@@ -124,16 +126,16 @@ void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span
   // The node forces: from the residual when the rollout kept it, else by replaying stages 1-2.
   Field<D> force = node_force_.field();
   if (residual.empty()) {
-    forces(t, x, v);
+    forces(t, x, v, force);
   } else {
     expand_actuation(t);
     force.value = const_cast<double*>(residual.data());
   }
-  std::fill(node_force_.adjoints().begin(), node_force_.adjoints().end(), 0.0);
+  fill(node_force_.adjoints(), 0.0);
   const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next);
   if (derived_adjoints_) integrate_.derived_adjoint(integrate);
   else integrate_.adjoint(integrate);
-  const SpringForce<D> springs = spring_body(x, v);
+  const SpringForce<D> springs = spring_body(x, v, force);
   if (model_.actuator_count > 0) std::fill(spring_signal_.adjoints().begin(), spring_signal_.adjoints().end(), 0.0);
   if (derived_adjoints_) spring_forces_.derived_adjoint(springs);
   else spring_forces_.adjoint(springs);

@@ -42,11 +42,11 @@ class MassSpring : public System {
   void use_derived_adjoints(bool derived) { derived_adjoints_ = derived; }
 
  private:
-  SpringForce<D> spring_body(Field<D> x, Field<D> v);
+  SpringForce<D> spring_body(Field<D> x, Field<D> v, Field<D> force);
   Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next);
   ExpandActuation actuation_body();
   void expand_actuation(int t);
-  void forces(int t, Field<D> x, Field<D> v);
+  void forces(int t, Field<D> x, Field<D> v, Field<D> force);
 
   MassSpringModel<D>& model_;
   Kernel expand_actuation_;
