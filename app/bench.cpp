@@ -49,6 +49,13 @@ double time_of(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// How many times to repeat a measurement: at least `repeats`, and for short runs enough for
+// about a second in all (at most 50), so that medians of millisecond runs are not noise.
+int repeats_for(double seconds_per_run, int repeats) {
+  const int for_a_second = seconds_per_run > 0 ? static_cast<int>(1.0 / seconds_per_run) : 50;
+  return std::min(50, std::max(repeats, for_a_second));
+}
+
 // A jelly block of side n on a penalty ground, falling and bouncing.
 sb::MassSpringModel<3> bench_block(int n, int steps) {
   sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
@@ -134,12 +141,14 @@ json measure_rollout(int side, int steps, const std::string& policy, int repeats
   options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, steps, options);
   std::vector<double> forward, gradient;
-  for (int r = 0; r < repeats; ++r) {
+  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
     forward.push_back(time_of([&] { rollout.loss(); }));
     gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
   }
   return {{"forward_s", median(forward)},
           {"gradient_s", median(gradient)},
+          {"runs", runs},
           {"springs", m.spring_count()},
           {"nodes", m.node_count},
           {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
@@ -155,7 +164,8 @@ json measure_reference(int side, int steps, int repeats) {
   Rollout rollout(system, loss, steps);
   std::vector<double> ours, reference;
   double max_difference = 0.0;
-  for (int r = 0; r < repeats; ++r) {
+  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
     ours.push_back(time_of([&] { rollout.loss(); }));
     std::vector<double> state;
     reference.push_back(time_of([&] { state = reference_mass_spring_rollout(m, steps); }));

@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   BenchOptions bench_options;
   CLI::App* bench = app.add_subcommand("bench", "benchmarks: gradient/forward, ours/hand-written loop, memory");
   bench->add_option("--filter", bench_options.filter, "run benchmarks whose name matches this regex");
-  bench->add_option("--repeats", bench_options.repeats, "runs per measurement (the median is reported)");
+  bench->add_option("--repeats", bench_options.repeats,
+                    "runs per measurement, at least (short ones repeat for about a second); medians are reported");
   bench->add_option("--steps", bench_options.steps, "steps per rollout");
   add_common(bench, common);
 
