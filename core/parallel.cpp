@@ -21,12 +21,19 @@ void fill(std::span<double> values, double x) {
 
 double sum_of_squares(std::span<const double> values) {
   const Index n = static_cast<Index>(values.size());
-  std::vector<double> partial(static_cast<std::size_t>(block_count(n)), 0.0);
-  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+  auto block_sum = [&](Index first, Index last) {
     double s = 0.0;
     for (Index i = first; i < last; ++i) s += values[i] * values[i];
-    partial[static_cast<std::size_t>(b)] = s;
-  });
+    return s;
+  };
+  if (runs_serially(n)) {
+    // The same sums in the same order as below, without the partials' allocation.
+    double total = 0.0;
+    for (Index first = 0; first < n; first += kBlockSize) total += block_sum(first, std::min(first + kBlockSize, n));
+    return total;
+  }
+  std::vector<double> partial(static_cast<std::size_t>(block_count(n)), 0.0);
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) { partial[static_cast<std::size_t>(b)] = block_sum(first, last); });
   double total = 0.0;
   for (double s : partial) total += s;
   return total;
