@@ -204,7 +204,8 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
     opt.seed = settings.seed;
     opt.gradient_tolerance = 0.0;
     auto optimizer = tune::make_optimizer(settings.optimizer, opt);
-    tune::TransformedObjective objective = space.objective(problem);
+    tune::NonFiniteAsInfinite guarded_problem(problem);
+    tune::TransformedObjective objective = space.objective(guarded_problem);
     const std::vector<double> x0 = problem.initial();
     const std::vector<double> z0 = space.to_optimizer(x0);
     const std::vector<double> lower = space.optimizer_lower(), upper = space.optimizer_upper();
@@ -260,6 +261,7 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
                 {"gradient_evaluations", result.gradient_evaluations},
                 {"optimizer", settings.optimizer},
                 {"stop_reason", result.stop_reason},
+                {"non_finite_rollouts", guarded_problem.failures()},
                 {"wall_s", result.wall_s},
                 {"parameters", parameters_json(space, x)},
                 {"initial_parameters", parameters_json(space, x0)},
@@ -286,7 +288,8 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
     tune::RolloutProblem& problem = scenario->problem();
     const tune::ParameterSpace& space = problem.space();
     const TuneSettings& settings = scenario->tune;
-    tune::TransformedObjective objective = space.objective(problem);
+    tune::NonFiniteAsInfinite guarded_problem(problem);
+    tune::TransformedObjective objective = space.objective(guarded_problem);
     const std::vector<double> x0 = problem.initial();
     const std::vector<double> z0 = space.to_optimizer(x0);
     const double initial_loss = problem.value(x0);
@@ -304,7 +307,9 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
     compare_options.optimizer.gradient_tolerance = 0.0;
     const tune::CompareResult result =
         tune::compare(objective, z0, space.optimizer_lower(), space.optimizer_upper(), target, compare_options);
-    json out = {{"target_loss", target}, {"initial_loss", initial_loss}};
+    json out = {{"target_loss", target},
+                {"initial_loss", initial_loss},
+                {"non_finite_rollouts", guarded_problem.failures()}};
     const char* keys[] = {"gradient", "cmaes", "random"};
     for (std::size_t i = 0; i < result.methods.size() && i < 3; ++i) {
       const tune::MethodReport& m = result.methods[i];

@@ -1,6 +1,10 @@
 #include "tune/problem.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
+
+#include "core/diagnostics.hpp"
 
 namespace simgrad::tune {
 
@@ -52,6 +56,27 @@ double RolloutProblem::value_and_gradient(std::span<const double> x, std::span<d
     offset += n;
   }
   return loss;
+}
+
+double NonFiniteAsInfinite::value(std::span<const double> x) {
+  try {
+    return inner_->value(x);
+  } catch (const NonFiniteError& e) {
+    ++failures_;
+    last_failure_ = e.what();
+    return std::numeric_limits<double>::infinity();
+  }
+}
+
+double NonFiniteAsInfinite::value_and_gradient(std::span<const double> x, std::span<double> gradient) {
+  try {
+    return inner_->value_and_gradient(x, gradient);
+  } catch (const NonFiniteError& e) {
+    ++failures_;
+    last_failure_ = e.what();
+    std::fill(gradient.begin(), gradient.end(), 0.0);
+    return std::numeric_limits<double>::infinity();
+  }
 }
 
 }  // namespace simgrad::tune

@@ -47,4 +47,26 @@ class RolloutProblem final : public Objective {
   Rollout rollout_;
 };
 
+// An objective whose rollouts may blow up (an explicit integrator past its stability limit, a
+// black-box sample far from the start): a rollout that raises NonFiniteError counts as an
+// infinite loss, which every optimizer treats as a point to back away from, and the error is
+// kept for the report. The first evaluation is not guarded: a start that blows up is an error.
+class NonFiniteAsInfinite final : public Objective {
+ public:
+  explicit NonFiniteAsInfinite(Objective& inner) : inner_(&inner) {}
+
+  std::size_t dimension() const override { return inner_->dimension(); }
+  double value(std::span<const double> x) override;
+  double value_and_gradient(std::span<const double> x, std::span<double> gradient) override;
+
+  // How many rollouts went non-finite, and the last one's message.
+  long failures() const { return failures_; }
+  const std::string& last_failure() const { return last_failure_; }
+
+ private:
+  Objective* inner_;
+  long failures_ = 0;
+  std::string last_failure_;
+};
+
 }  // namespace simgrad::tune

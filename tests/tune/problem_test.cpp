@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
+#include "core/diagnostics.hpp"
 #include "core/gradcheck.hpp"
 
 namespace simgrad::tune {
@@ -75,6 +77,24 @@ TEST(RolloutProblem, RejectsAParameterVectorOfTheWrongSize) {
   RolloutProblem problem(decay, loss, 10, {}, bind(decay));
   std::vector<double> wrong = {1.0};
   EXPECT_THROW(problem.value(wrong), std::invalid_argument);
+}
+
+TEST(NonFiniteAsInfinite, ABlownUpRolloutCountsAsAnInfiniteLoss) {
+  FunctionObjective blows_up_past_one(
+      1, {}, [](std::span<const double> x, std::span<double> g) {
+        if (x[0] > 1.0) throw NonFiniteError("spring_forces", 7, false, 42);
+        g[0] = 2 * x[0];
+        return x[0] * x[0];
+      });
+  NonFiniteAsInfinite guarded(blows_up_past_one);
+  std::vector<double> g(1);
+  EXPECT_EQ(guarded.value_and_gradient(std::vector<double>{0.5}, g), 0.25);
+  EXPECT_EQ(g[0], 1.0);
+  EXPECT_EQ(guarded.value(std::vector<double>{2.0}), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(guarded.value_and_gradient(std::vector<double>{3.0}, g), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(g[0], 0.0);
+  EXPECT_EQ(guarded.failures(), 2);
+  EXPECT_NE(guarded.last_failure().find("step 42"), std::string::npos);
 }
 
 }  // namespace
