@@ -5,7 +5,10 @@
 // a_T = d term_T/d s_T, accumulating parameter adjoints inside the system, and ends with the
 // adjoint of the initial state. The states the backward pass needs are kept or recomputed as
 // the checkpoint policy says; adjoint steps always run in the same order on the same states, so
-// the gradient does not depend on the policy.
+// the gradient does not depend on the policy. Under `all` and `every:K` each kept state also
+// keeps its step's residual (system.hpp), so that adjoint need not replay the step; under
+// binomial:S the system replays it. The checkpoint memory is kept between calls, since tuning
+// takes many gradients.
 //
 // Diagnostics: the norm of every a_t is recorded; optional clipping of that norm and a
 // truncated horizon (the adjoint is cut at every multiple of H steps, as in truncated
