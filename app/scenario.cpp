@@ -10,11 +10,11 @@ namespace simgrad::app {
 TuneSettings read_tune_settings(const ScenarioNode& tune) {
   TuneSettings s;
   s.optimizer = tune.choice("optimizer", {"lbfgs", "adam", "normalized_gd"}, s.optimizer);
-  s.iterations = static_cast<int>(tune.has("iterations") ? tune.integer("iterations", 1, 100000) : s.iterations);
+  s.iterations = static_cast<int>(tune.integer("iterations", 1, 100000, s.iterations));
   s.learning_rate = tune.positive("learning_rate", s.learning_rate);
   s.target_loss = tune.number("target_loss", s.target_loss);
-  s.baseline_budget = tune.has("baseline_budget") ? tune.integer("baseline_budget", 1, 100000000) : s.baseline_budget;
-  s.seed = static_cast<std::uint64_t>(tune.has("seed") ? tune.integer("seed", 0, 1LL << 53) : 1);
+  s.baseline_budget = tune.integer("baseline_budget", 1, 100000000, s.baseline_budget);
+  s.seed = static_cast<std::uint64_t>(tune.integer("seed", 0, 1LL << 53, 1));
   return s;
 }
 

@@ -37,14 +37,9 @@ template <int D>
 sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
   if (body.has("lattice")) {
     const ScenarioNode lattice = body.child("lattice");
-    const std::vector<double> size = lattice.numbers("size", D);
+    const std::vector<std::int64_t> size = lattice.integers("size", 1, 1000, D);
     int n[3] = {1, 1, 1};
-    for (int k = 0; k < D; ++k) {
-      if (size[static_cast<std::size_t>(k)] < 1 || size[static_cast<std::size_t>(k)] > 1000 ||
-          size[static_cast<std::size_t>(k)] != std::floor(size[static_cast<std::size_t>(k)]))
-        lattice.fail("size", "expected integers in [1, 1000]");
-      n[k] = static_cast<int>(size[static_cast<std::size_t>(k)]);
-    }
+    for (int k = 0; k < D; ++k) n[k] = static_cast<int>(size[static_cast<std::size_t>(k)]);
     const double spacing = lattice.positive("spacing");
     const Vec<double, D> origin = vec_of<D>(lattice, "origin", Vec<double, D>::zero());
     if constexpr (D == 2) return sb::make_lattice_2d(n[0], n[1], spacing, origin, steps);
@@ -54,14 +49,11 @@ sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
   std::vector<ScenarioNode> springs = body.array("springs");
   if (nodes.empty()) body.fail("nodes", "expected at least one node");
   std::vector<std::int32_t> ends;
+  const std::int64_t last_node = static_cast<std::int64_t>(nodes.size()) - 1;
   for (const ScenarioNode& s : springs) {
-    const std::vector<double> ab = s.as_numbers(2);
-    for (double e : ab) {
-      if (e < 0 || e >= static_cast<double>(nodes.size()) || e != std::floor(e))
-        s.fail_expected("two node indices in [0, " + std::to_string(nodes.size() - 1) + "]");
-      ends.push_back(static_cast<std::int32_t>(e));
-    }
-    if (ends[ends.size() - 1] == ends[ends.size() - 2]) s.fail_expected("two different nodes");
+    const std::vector<std::int64_t> ab = s.as_integers(0, last_node, 2);
+    if (ab[0] == ab[1]) s.fail_expected("two different nodes");
+    for (std::int64_t e : ab) ends.push_back(static_cast<std::int32_t>(e));
   }
   sb::MassSpringModel<D> m;
   m.build(static_cast<Index>(nodes.size()), std::move(ends), steps);
@@ -162,7 +154,7 @@ class SoftbodyScenario final : public Scenario {
     RolloutOptions options;
     options.checkpoint = read_checkpoint(root, overrides);
     options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
-    options.truncate_horizon = static_cast<int>(root.has("truncate_horizon") ? root.integer("truncate_horizon", 1, steps) : 0);
+    options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
   }
 
@@ -191,12 +183,9 @@ class SoftbodyScenario final : public Scenario {
       if constexpr (D != 2) {
         loss.fail("type", "triangle_area needs \"dimension\": 2");
       } else {
-        const std::vector<double> n = loss.numbers("nodes", 3);
-        std::array<std::int32_t, 3> tri{};
-        for (int k = 0; k < 3; ++k) {
-          if (n[k] < 0 || n[k] >= static_cast<double>(model_.node_count)) loss.fail("nodes", "expected node indices");
-          tri[k] = static_cast<std::int32_t>(n[k]);
-        }
+        const std::vector<std::int64_t> n = loss.integers("nodes", 0, model_.node_count - 1, 3);
+        const std::array<std::int32_t, 3> tri{static_cast<std::int32_t>(n[0]), static_cast<std::int32_t>(n[1]),
+                                              static_cast<std::int32_t>(n[2])};
         loss_ = std::make_unique<sb::TriangleAreaLoss>(*system_, tri, loss.positive("target"));
       }
       return;
@@ -204,10 +193,8 @@ class SoftbodyScenario final : public Scenario {
     // trajectory_match: markers, stride and a reference made with other values.
     std::vector<std::int32_t> markers;
     if (loss.has("markers")) {
-      for (double m : loss.numbers("markers")) {
-        if (m < 0 || m >= static_cast<double>(model_.node_count)) loss.fail("markers", "expected node indices");
+      for (std::int64_t m : loss.integers("markers", 0, model_.node_count - 1))
         markers.push_back(static_cast<std::int32_t>(m));
-      }
     } else {
       for (Index i = 0; i < model_.node_count; ++i) markers.push_back(static_cast<std::int32_t>(i));
     }
@@ -215,7 +202,7 @@ class SoftbodyScenario final : public Scenario {
     const ScenarioNode reference = loss.child("reference");
     const ScenarioNode generate = reference.child("generate");
     const double noise = reference.non_negative("noise", 0.0);
-    const std::uint64_t seed = static_cast<std::uint64_t>(reference.has("seed") ? reference.integer("seed", 0, 1LL << 53) : 1);
+    const std::uint64_t seed = static_cast<std::uint64_t>(reference.integer("seed", 0, 1LL << 53, 1));
 
     // Simulate the reference with the generating values, then restore the model's own.
     const std::vector<double> k0(model_.stiffness.values().begin(), model_.stiffness.values().end());

@@ -22,6 +22,7 @@ struct Integrate {
   PenaltySettings penalty;
   double dt = 0.0;
   double velocity_decay = 1.0;  // exp(-drag dt)
+  bool has_impact_planes = false;  // any time-of-impact or projection plane
 
   template <class E>
   void operator()(E& e) const {
@@ -61,10 +62,8 @@ struct Integrate {
     }
     // The total force is needed only to find contacts with non-penalty planes and for the
     // adjoint of the inverse mass; without either, the penalty forces are not recomputed.
-    bool other_planes = false;
-    for (const ContactPlane<D>& plane : planes) other_planes = other_planes || plane.model != ContactModel::kPenalty;
     V f = e.own(force);
-    if (other_planes || inverse_mass.adjoint != nullptr) {
+    if (has_impact_planes || inverse_mass.adjoint != nullptr) {
       for (const ContactPlane<D>& plane : planes)
         if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
       const V vn = velocity_decay * vi + dt * (w * f + e.shared(gravity));

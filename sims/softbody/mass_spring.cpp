@@ -57,6 +57,8 @@ Integrate<D> MassSpring<D>::integrate_body(Field<D> x, Field<D> v, Field<D> forc
   body.penalty = model_.settings.penalty;
   body.dt = model_.settings.dt;
   body.velocity_decay = std::exp(-model_.settings.drag * model_.settings.dt);
+  for (const ContactPlane<D>& plane : model_.planes)
+    body.has_impact_planes = body.has_impact_planes || plane.model != ContactModel::kPenalty;
   return body;
 }
 
