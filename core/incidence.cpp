@@ -27,6 +27,14 @@ Incidence::Incidence(int arity, std::vector<std::int32_t> nodes, Index node_coun
   slots_.resize(nodes_.size());
   std::vector<std::int32_t> next(offsets_.begin(), offsets_.end() - 1);
   for (std::size_t k = 0; k < nodes_.size(); ++k) slots_[next[nodes_[k]]++] = static_cast<std::int32_t>(k);
+
+  lane_group_crosses_.assign(static_cast<std::size_t>(elements_ / kLaneCount), 0);
+  for (Index g = 0; g < elements_ / kLaneCount; ++g)
+    for (Index a = g * kLaneCount; a < (g + 1) * kLaneCount; ++a)
+      for (Index b = a + 1; b < (g + 1) * kLaneCount; ++b)
+        for (int s = 0; s < arity_; ++s)
+          for (int t = 0; t < arity_; ++t)
+            if (s != t && node(a, s) == node(b, t)) lane_group_crosses_[static_cast<std::size_t>(g)] = 1;
 }
 
 const Partition& Incidence::partition(int parts) const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/field.hpp"
+#include "core/lanes.hpp"
 
 namespace simgrad {
 
@@ -42,6 +43,10 @@ class Incidence {
   std::span<const std::int32_t> slots_of(Index n) const {
     return {slots_.data() + offsets_[n], slots_.data() + offsets_[n + 1]};
   }
+  // Whether the group of kLaneCount elements that starts at `first` (a multiple of kLaneCount)
+  // has a node in different slots of two of its elements: such a group does not run in lanes
+  // (lanes.hpp).
+  bool group_crosses_slots(Index first) const { return lane_group_crosses_[first / kLaneCount] != 0; }
   // The split of the elements into `parts` parts (computed once per part count; not to be called
   // from inside a parallel region).
   const Partition& partition(int parts) const;
@@ -53,6 +58,7 @@ class Incidence {
   std::vector<std::int32_t> nodes_;
   std::vector<std::int32_t> offsets_;
   std::vector<std::int32_t> slots_;
+  std::vector<std::uint8_t> lane_group_crosses_;  // per whole group of kLaneCount elements
   mutable std::deque<Partition> partitions_;  // a deque: references stay valid as it grows
 };
 

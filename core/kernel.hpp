@@ -28,10 +28,14 @@
 // have the engine derive that element. `derived_adjoint` always runs the derived adjoint, so
 // the tests can compare the two.
 //
+// A body with no branch on values may also run on small groups of elements at once, one per
+// SIMD lane, with the same results bit for bit (lanes.hpp).
+//
 // Every loop runs over fixed-size blocks (parallel.hpp); shared-parameter adjoints are summed
 // per block and then in block order, so results are identical for any thread count.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -45,6 +49,7 @@
 #include "core/diagnostics.hpp"
 #include "core/field.hpp"
 #include "core/incidence.hpp"
+#include "core/lanes.hpp"
 #include "core/local_ad.hpp"
 #include "core/parallel.hpp"
 
@@ -159,6 +164,8 @@ class DepositTargets {
 
   Index index() const { return e_; }
   bool misuse() const { return misuse_; }
+  // How many slots the element has (0 without an incidence).
+  int arity() const { return incidence_ == nullptr ? 0 : incidence_->arity(); }
   // The node at slot s of this element.
   Index node(int s) const { return incidence_->arity() <= kCachedNodes ? nodes_[s] : incidence_->node(e_, s); }
 
@@ -259,6 +266,8 @@ class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
       : e_(e), context_(context), incidence_(context ? context->incidence : nullptr) {}
 
   Index index() const { return e_; }
+  // How many slots the element has (0 without an incidence).
+  int arity() const { return incidence_ == nullptr ? 0 : incidence_->arity(); }
   // The node at slot s of this element.
   Index node(int s) const { return incidence_->node(e_, s); }
   template <int D>
@@ -477,6 +486,13 @@ class AdjointElementT : public detail::DepositTargets<false, kPartitioned>,
 // The element view of a hand-written adjoint, as bodies name it.
 using AdjointElement = AdjointElementT<false>;
 
+// Whether a body's forward pass, or its hand-written adjoint, also runs on groups of elements,
+// one per SIMD lane (lanes.hpp).
+template <class Body>
+inline constexpr bool kForwardInLanes = requires { requires Body::kForwardLanes; };
+template <class Body>
+inline constexpr bool kAdjointInLanes = requires { requires Body::kAdjointLanes; };
+
 // A named kernel over `elements` elements, optionally with an incidence, and the workspace its
 // adjoint needs (allocated on first use, reused afterwards: no allocation inside a step).
 class Kernel {
@@ -506,15 +522,36 @@ class Kernel {
     FirstNonFinite bad;
     std::atomic<bool> misuse = false;
     auto elements = [&]<ScatterMode kMode>(const detail::SlotContext& local, Index first, Index last) {
-      for (Index e = first; e < last; ++e) {
-        if constexpr (kMode == ScatterMode::kPartitioned)
-          detail::zero_shared_entries(scattered_, *incidence_, *context.partition, e);
-        ForwardElementT<kMode> element(e, &local);
-        body(element);
-        if (element.misuse()) misuse = true;
-        if (!element.finite()) {
-          bad.note(e);
-          break;
+      for (Index e = first; e < last;) {
+        // Groups of lanes while they can, then elements one by one: a group that cannot run in
+        // lanes, or the elements left at the end.
+        Index one_by_one = last;
+        if constexpr (kForwardInLanes<Body>) {
+          for (; e + kLaneCount <= last; e += kLaneCount) {
+            if (incidence_ != nullptr && incidence_->group_crosses_slots(e)) break;
+            LanesElement<ForwardElementT<kMode>> group(e, &local);
+            if constexpr (kMode == ScatterMode::kPartitioned)
+              for (int l = 0; l < kLaneCount; ++l)
+                detail::zero_shared_entries(scattered_, *incidence_, *context.partition, e + l);
+            body(group);
+            if (group.misuse()) misuse = true;
+            if (const int l = group.first_nonfinite(); l >= 0) {
+              bad.note(e + l);
+              return;
+            }
+          }
+          one_by_one = std::min(last, e + kLaneCount);
+        }
+        for (; e < one_by_one; ++e) {
+          if constexpr (kMode == ScatterMode::kPartitioned)
+            detail::zero_shared_entries(scattered_, *incidence_, *context.partition, e);
+          ForwardElementT<kMode> element(e, &local);
+          body(element);
+          if (element.misuse()) misuse = true;
+          if (!element.finite()) {
+            bad.note(e);
+            return;
+          }
         }
       }
     };
@@ -565,9 +602,9 @@ class Kernel {
   void adjoint(const Body& body) {
     if constexpr (requires(AdjointElement& e) { body.adjoint(e); }) {
       if (pass_parts() > 1)
-        run_reverse<AdjointElementT<true>>(body, [](const Body& b, AdjointElementT<true>& e) { b.adjoint(e); });
+        run_reverse<AdjointElementT<true>>(body, [](const Body& b, auto& e) { b.adjoint(e); });
       else
-        run_reverse<AdjointElement>(body, [](const Body& b, AdjointElement& e) { b.adjoint(e); });
+        run_reverse<AdjointElement>(body, [](const Body& b, auto& e) { b.adjoint(e); });
     } else {
       derived_adjoint(body);
     }
@@ -685,18 +722,38 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
     ad::thread_tape();
     detail::SlotContext local = context;
     local.part = part;
-    for (Index e = first; e < last; ++e) {
-      if (slots) {
-        if (staged) detail::begin_staging(gathered_, incidence_->arity(), part);
-        else if (partitioned) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, e);
+    for (Index e = first; e < last;) {
+      // As in forward(): groups of lanes while they can, then elements one by one.
+      Index one_by_one = last;
+      if constexpr (kAdjointInLanes<Body> && !staged) {
+        for (; e + kLaneCount <= last; e += kLaneCount) {
+          if (incidence_ != nullptr && incidence_->group_crosses_slots(e)) break;
+          LanesElement<ElementType> group(e, &local, &partials);
+          if (slots && partitioned)
+            for (int l = 0; l < kLaneCount; ++l)
+              detail::zero_shared_entries(gathered_, *incidence_, *context.partition, e + l);
+          run(body, group);
+          if (group.misuse()) misuse = true;
+          if (const int l = group.first_nonfinite(); l >= 0) {
+            bad.note(e + l);
+            return;
+          }
+        }
+        one_by_one = std::min(last, e + kLaneCount);
       }
-      ElementType element(e, &local, &partials);
-      run(body, element);
-      if (staged && slots) detail::end_staging(gathered_, *incidence_, *context.partition, e, part);
-      if (element.misuse()) misuse = true;
-      if (!element.finite()) {
-        bad.note(e);
-        break;
+      for (; e < one_by_one; ++e) {
+        if (slots) {
+          if (staged) detail::begin_staging(gathered_, incidence_->arity(), part);
+          else if (partitioned) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, e);
+        }
+        ElementType element(e, &local, &partials);
+        run(body, element);
+        if (staged && slots) detail::end_staging(gathered_, *incidence_, *context.partition, e, part);
+        if (element.misuse()) misuse = true;
+        if (!element.finite()) {
+          bad.note(e);
+          return;
+        }
       }
     }
   });

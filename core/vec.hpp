@@ -112,7 +112,7 @@ Product<A, B> dot(const Vec<A, D>& a, const Vec<B, D>& b) {
 
 // Euclidean length.
 template <class S, int D>
-S norm(const Vec<S, D>& a) {
+[[gnu::always_inline]] inline S norm(const Vec<S, D>& a) {
   using std::sqrt;
   return sqrt(dot(a, a));
 }
