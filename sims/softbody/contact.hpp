@@ -39,7 +39,7 @@ struct PenaltySettings {
 
 // Penalty contact force on a node at x moving with v.
 template <class S, int D>
-Vec<S, D> penalty_contact_force(const ContactPlane<D>& plane, const PenaltySettings& settings,
+[[gnu::always_inline]] inline Vec<S, D> penalty_contact_force(const ContactPlane<D>& plane, const PenaltySettings& settings,
                                 const Vec<S, D>& x, const Vec<S, D>& v) {
   using std::sqrt;
   const S gap = dot(plane.normal, x) - plane.offset;

@@ -25,7 +25,7 @@ struct Integrate {
   bool has_impact_planes = false;  // any time-of-impact or projection plane
 
   template <class E>
-  void operator()(E& e) const {
+  [[gnu::always_inline]] void operator()(E& e) const {
     using S = typename E::Scalar;
     const Vec<S, D> xi = e.own(x);
     const Vec<S, D> vi = e.own(v);
