@@ -527,19 +527,12 @@ class Kernel {
         // lanes, or the elements left at the end.
         Index one_by_one = last;
         if constexpr (kForwardInLanes<Body>) {
-          for (; e + kLaneCount <= last; e += kLaneCount) {
-            if (incidence_ != nullptr && incidence_->group_crosses_slots(e)) break;
-            LanesElement<ForwardElementT<kMode>> group(e, &local);
+          auto zero_shared = [&](Index k) {
             if constexpr (kMode == ScatterMode::kPartitioned)
-              for (int l = 0; l < kLaneCount; ++l)
-                detail::zero_shared_entries(scattered_, *incidence_, *context.partition, e + l);
-            body(group);
-            if (group.misuse()) misuse = true;
-            if (const int l = group.first_nonfinite(); l >= 0) {
-              bad.note(e + l);
-              return;
-            }
-          }
+              detail::zero_shared_entries(scattered_, *incidence_, *context.partition, k);
+          };
+          auto run = [&](auto& group) { body(group); };
+          if (!run_lane_groups<ForwardElementT<kMode>>(e, last, zero_shared, run, bad, misuse, &local)) return;
           one_by_one = std::min(last, e + kLaneCount);
         }
         for (; e < one_by_one; ++e) {
@@ -636,6 +629,25 @@ class Kernel {
   // Shared driver of all reverse passes: gathered buffers, per-block partials, deposits.
   template <class ElementType, class Body, class Run>
   void run_reverse(const Body& body, const Run& run);
+  // Runs the groups of lanes (lanes.hpp) from element e on while they can run in lanes, moving e
+  // past them; false when an element went non-finite (noted in `bad`). zero_shared(k) prepares
+  // element k's shared slot entries; run(group) runs the body.
+  template <class Lane, class ZeroShared, class Run, class... LaneArgs>
+  bool run_lane_groups(Index& e, Index last, const ZeroShared& zero_shared, const Run& run, FirstNonFinite& bad,
+                       std::atomic<bool>& misuse, const LaneArgs&... lane_args) const {
+    for (; e + kLaneCount <= last; e += kLaneCount) {
+      if (incidence_ != nullptr && incidence_->group_crosses_slots(e)) break;
+      LanesElement<Lane> group(e, lane_args...);
+      for (int l = 0; l < kLaneCount; ++l) zero_shared(e + l);
+      run(group);
+      if (group.misuse()) misuse = true;
+      if (const int l = group.first_nonfinite(); l >= 0) {
+        bad.note(e + l);
+        return false;
+      }
+    }
+    return true;
+  }
   // Makes buffers[count++] the slot buffer of node field `node_field` (capacity kept across calls).
   void prepare_slots(std::vector<detail::SlotBuffer>& buffers, std::size_t& count, double* node_field, int dim) {
     if (incidence_ == nullptr) throw std::logic_error("kernel " + name_ + ": slot fields need an incidence");
@@ -726,19 +738,11 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
       // As in forward(): groups of lanes while they can, then elements one by one.
       Index one_by_one = last;
       if constexpr (kAdjointInLanes<Body> && !staged) {
-        for (; e + kLaneCount <= last; e += kLaneCount) {
-          if (incidence_ != nullptr && incidence_->group_crosses_slots(e)) break;
-          LanesElement<ElementType> group(e, &local, &partials);
-          if (slots && partitioned)
-            for (int l = 0; l < kLaneCount; ++l)
-              detail::zero_shared_entries(gathered_, *incidence_, *context.partition, e + l);
-          run(body, group);
-          if (group.misuse()) misuse = true;
-          if (const int l = group.first_nonfinite(); l >= 0) {
-            bad.note(e + l);
-            return;
-          }
-        }
+        auto zero_shared = [&](Index k) {
+          if (slots && partitioned) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, k);
+        };
+        auto run_group = [&](auto& group) { run(body, group); };
+        if (!run_lane_groups<ElementType>(e, last, zero_shared, run_group, bad, misuse, &local, &partials)) return;
         one_by_one = std::min(last, e + kLaneCount);
       }
       for (; e < one_by_one; ++e) {
