@@ -9,6 +9,13 @@ jobs=$(nproc)
 echo "== tests (Release)"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
+echo "== the installed package, used by a project of its own (tests/consumer)"
+rm -rf build/install build/consumer
+cmake --install build --prefix build/install > /dev/null
+cmake -S tests/consumer -B build/consumer -DCMAKE_PREFIX_PATH="$PWD/build/install" > /dev/null
+cmake --build build/consumer -j "$jobs" > /dev/null
+build/consumer/consumer
+
 echo "== tests (AddressSanitizer + UndefinedBehaviorSanitizer)"
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMGRAD_SANITIZE=ON -DSIMGRAD_BUILD_BENCH=OFF > /dev/null
 cmake --build build-sanitize -j "$jobs"
