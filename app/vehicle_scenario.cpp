@@ -1,0 +1,328 @@
+#include "app/vehicle_scenario.hpp"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sims/vehicle/parameters.hpp"
+#include "sims/vehicle/telemetry.hpp"
+#include "sims/vehicle/telemetry_loss.hpp"
+#include "sims/vehicle/vehicle_batch.hpp"
+
+namespace simgrad::app {
+
+namespace vh = simgrad::vehicle;
+using nlohmann::json;
+
+namespace {
+
+// The quoted, comma-separated names, for "expected one of" messages.
+template <class Names>
+std::string quoted_list(const Names& names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "\"" : ", \"") + std::string(n) + "\"";
+  return list;
+}
+
+// The (first) slot of constant `name` in the packed parameters, or -1.
+int param_index(const std::string& name) {
+  const std::vector<vh::Param> slots = vh::parameter_slots(name);
+  return slots.empty() ? -1 : static_cast<int>(slots.front());
+}
+
+// The "vehicle" section: a published preset, the tire model, and constants that replace the
+// preset's.
+vh::VehicleModel read_vehicle(const ScenarioNode& node, std::vector<double>& preset_values) {
+  const std::string preset = node.choice("preset", {"bmw_320i", "orca"});
+  vh::VehicleModel m = vh::published_vehicle(preset);
+  preset_values.assign(m.params.values().begin(), m.params.values().end());
+  const std::string tire = node.choice("tire", {"pacejka", "linear"}, "pacejka");
+  m.settings.tire = tire == "pacejka" ? vh::TireModel::kPacejka : vh::TireModel::kLinear;
+  m.settings.dt = node.positive("dt", m.settings.dt);
+  if (auto blend = node.optional_child("low_speed")) {
+    m.settings.blend_low = blend->non_negative("blend_low", m.settings.blend_low);
+    m.settings.blend_high = blend->positive("blend_high", m.settings.blend_high);
+    if (!(m.settings.blend_high > m.settings.blend_low)) blend->fail("blend_high", "expected blend_high > blend_low");
+    m.settings.kinematic_time_constant = blend->positive("time_constant", m.settings.kinematic_time_constant);
+    if (m.settings.kinematic_time_constant < m.settings.dt)
+      blend->fail("time_constant", "expected a time constant of at least one step (dt)");
+  }
+  if (auto constants = node.optional_child("constants"))
+    for (const auto& [name, value] : constants->members()) {
+      const int p = param_index(name);
+      if (p < 0) value.fail("unknown constant \"" + name + "\"; see `simgrad list`");
+      for (vh::Param slot : vh::parameter_slots(name)) m.param(slot) = value.as_number();
+    }
+  return m;
+}
+
+// The "telemetry" section: the CSV file, its column mapping and units, and the policies for
+// unordered times and gaps.
+vh::Telemetry read_telemetry_section(const ScenarioNode& node, double dt) {
+  const std::filesystem::path file = node.existing_file("file");
+  vh::TelemetryOptions options;
+  options.dt = dt;
+  // A column is a name (SI units) or {"column": name, "unit": unit}.
+  auto column_of = [](const ScenarioNode& value, std::string& column, std::string& unit) {
+    if (value.json().is_string()) {
+      column = value.as_string();
+      return;
+    }
+    const ScenarioNode o = value.as_object();
+    column = o.string("column");
+    unit = o.string("unit", unit);
+  };
+  {
+    std::string unit = "s";
+    const ScenarioNode time = node.member("time");
+    column_of(time, options.time_column, unit);
+    if (unit != "s" && unit != "ms") time.fail("expected the time unit \"s\" or \"ms\", got \"" + unit + "\"");
+    options.time_factor = unit == "ms" ? 1e-3 : 1.0;
+  }
+  std::vector<vh::ColumnMapping> columns;
+  for (const auto& [name, value] : node.child("columns").members()) {
+    vh::Channel channel;
+    try {
+      channel = vh::channel_of(name);
+    } catch (const std::invalid_argument& e) {
+      value.fail(e.what());
+    }
+    std::string column, unit(vh::channel_units(channel).front());
+    column_of(value, column, unit);
+    double factor = 1.0;
+    try {
+      factor = vh::unit_factor(channel, unit);
+    } catch (const std::invalid_argument& e) {
+      value.fail(e.what());
+    }
+    columns.push_back({channel, column, factor});
+  }
+  options.max_gap = node.non_negative("max_gap", 0.0);
+  options.order = node.choice("order", {"error", "sort"}, "error") == "sort" ? vh::OrderPolicy::kSort : vh::OrderPolicy::kError;
+  options.gaps = node.choice("gaps", {"error", "interpolate"}, "error") == "interpolate" ? vh::GapPolicy::kInterpolate
+                                                                                          : vh::GapPolicy::kError;
+  try {
+    return vh::read_telemetry(file, columns, options);
+  } catch (const vh::TelemetryError& e) {
+    // The CSV's own file, line and column.
+    throw ScenarioError(e.file(), e.line(), 0, "column \"" + e.column() + "\"", e.message());
+  }
+}
+
+class VehicleScenario final : public Scenario {
+ public:
+  VehicleScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+    model_ = read_vehicle(root.child("vehicle"), preset_);
+    const ScenarioNode tel = root.child("telemetry");
+    telemetry_ = read_telemetry_section(tel, model_.settings.dt);
+
+    const ScenarioNode fit_node = root.child("fit");
+    const std::string method = fit_node.choice("method", {"multiple_shooting", "truncated"}, "multiple_shooting");
+    const double window = fit_node.positive("window", 2.0);
+    const int window_steps = std::max(1, static_cast<int>(std::lround(window / model_.settings.dt)));
+    if (window_steps >= telemetry_.samples)
+      fit_node.fail("window", "expected a window shorter than the recording (" +
+                                  std::to_string((telemetry_.samples - 1) * model_.settings.dt) + " s)");
+    vh::TelemetryFit fit;
+    fit.scale = vh::channel_scales(telemetry_);
+    fit.continuity_weight = fit_node.non_negative("continuity_weight", 1.0);
+    // Weights: velocities, yaw rate and accelerations by default; pose channels on request.
+    for (int c = vh::kChVx; c < vh::kFitChannels; ++c) fit.weight[c] = c == vh::kChSpeed ? 0.0 : 1.0;
+    if (auto weights = fit_node.optional_child("weights"))
+      for (const auto& [name, value] : weights->members()) {
+        int c = -1;
+        for (int k = 0; k < vh::kFitChannels; ++k)
+          if (vh::channel_names()[k] == name) c = k;
+        if (c < 0) value.fail("expected a fitted channel (" + quoted_list(std::vector<std::string_view>(
+                                  vh::channel_names().begin(), vh::channel_names().begin() + vh::kFitChannels)) + ")");
+        fit.weight[c] = value.as_non_negative();
+      }
+    RolloutOptions options;
+    options.checkpoint = read_checkpoint(root, overrides);
+    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
+    if (method == "multiple_shooting") {
+      fit.steps = window_steps;
+      fit.starts = vh::window_starts(telemetry_, window_steps);
+    } else {
+      fit.steps = telemetry_.samples - 1;
+      fit.starts = {0};
+      options.truncate_horizon = window_steps;
+    }
+    method_ = method;
+    try {
+      vh::setup_windows(model_, telemetry_, fit);
+    } catch (const std::invalid_argument& e) {
+      tel.fail("columns", e.what());
+    }
+    steps = fit.steps;
+    system_ = std::make_unique<vh::VehicleBatch>(model_);
+    loss_ = std::make_unique<vh::TelemetryLoss>(*system_, telemetry_, fit);
+
+    const ScenarioNode tune_node = root.child("tune");
+    tune = read_tune_settings(tune_node);
+    std::vector<tune::BoundParameter> bound;
+    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
+    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    options_ = options;
+    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    initial_ = problem_->initial();
+  }
+
+  std::string simulator() const override { return "vehicle"; }
+  tune::RolloutProblem& problem() override { return *problem_; }
+  // The vehicle model has no relaxation with a hard twin (its smooth steps are part of the model).
+  double hard_loss(std::span<const double> x) override { return problem_->value(x); }
+
+  nlohmann::json summary() override {
+    const std::vector<double> current(model_.params.values().begin(), model_.params.values().end());
+    std::vector<double> x;
+    for (const auto& p : problem_->space().parameters()) x.push_back(current[static_cast<std::size_t>(param_index(p.name))]);
+    json j = {{"method", method_}, {"windows", model_.cars}, {"window_steps", steps},
+              {"samples", telemetry_.samples}};
+    json recovered = json::object();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::string& name = problem_->space().parameters()[i].name;
+      const double truth = preset_[static_cast<std::size_t>(param_index(name))];
+      recovered[name] = {{"value", x[i]}, {"preset", truth},
+                         {"relative_error", truth != 0.0 ? std::abs(x[i] - truth) / std::abs(truth) : std::abs(x[i])}};
+    }
+    j["parameters_vs_preset"] = recovered;
+    j["fit_rmse"] = {{"initial", channel_rmse(initial_)}, {"current", channel_rmse(x)}};
+    j["gauss_newton"] = gauss_newton(x);
+    problem_->assign(x);
+    return j;
+  }
+
+ private:
+  // Per-channel RMSE (SI units) of the fit at parameters x.
+  json channel_rmse(const std::vector<double>& x) {
+    problem_->assign(x);
+    std::array<double, vh::kFitChannels> sums{};
+    std::array<long, vh::kFitChannels> counts{};
+    RolloutOptions o;
+    o.observer = [&](int t, std::span<const double> state) {
+      if (t >= 1) loss_->add_squared_errors(t, state, sums, counts);
+    };
+    Rollout(*system_, *loss_, steps, o).loss();
+    json r = json::object();
+    for (int c = 0; c < vh::kFitChannels; ++c)
+      if (telemetry_.present[c] && counts[c] > 0)
+        r[std::string(vh::channel_names()[c])] = std::sqrt(sums[c] / static_cast<double>(counts[c]));
+    return r;
+  }
+
+  // All residuals of the data term at parameters x.
+  std::vector<double> residuals(const std::vector<double>& x) {
+    problem_->assign(x);
+    std::vector<double> r;
+    RolloutOptions o;
+    o.observer = [&](int t, std::span<const double> state) {
+      if (t >= 1) loss_->residuals(t, state, r);
+    };
+    Rollout(*system_, *loss_, steps, o).loss();
+    return r;
+  }
+
+  // The Gauss-Newton approximation J^T J of the loss's Hessian in relative parameters
+  // (d/d log theta), its Jacobian J by central differences of the residuals. Its eigenvalues
+  // against the largest say which combinations of constants the data determines; directions
+  // below 1e-8 of the largest are flat (the data does not determine them).
+  json gauss_newton(const std::vector<double>& x) {
+    const std::size_t n = x.size();
+    std::vector<std::vector<double>> columns(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double h = 1e-5 * (x[i] != 0.0 ? std::abs(x[i]) : 1.0);
+      std::vector<double> xp = x, xm = x;
+      xp[i] += h;
+      xm[i] -= h;
+      const std::vector<double> rp = residuals(xp), rm = residuals(xm);
+      const double scale = x[i] != 0.0 ? std::abs(x[i]) : 1.0;
+      columns[i].resize(rp.size());
+      for (std::size_t k = 0; k < rp.size(); ++k) columns[i][k] = (rp[k] - rm[k]) / (2.0 * h) * scale;
+    }
+    Eigen::MatrixXd H(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = 0; b <= a; ++b) {
+        double s = 0.0;
+        for (std::size_t k = 0; k < columns[a].size(); ++k) s += columns[a][k] * columns[b][k];
+        H(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) = s;
+        H(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(a)) = s;
+      }
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H);
+    const double largest = std::max(eig.eigenvalues().maxCoeff(), 1e-300);
+    json directions = json::array();
+    for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(n); ++k) {
+      const double ratio = std::max(eig.eigenvalues()(k), 0.0) / largest;
+      json weights = json::object();
+      for (std::size_t i = 0; i < n; ++i) {
+        const double w = eig.eigenvectors()(static_cast<Eigen::Index>(i), k);
+        if (std::abs(w) >= 0.2) weights[problem_->space().parameters()[i].name] = w;
+      }
+      directions.push_back({{"eigenvalue_ratio", ratio}, {"flat", ratio < 1e-8}, {"parameters", weights}});
+    }
+    json spread = json::object();
+    // 1 / sqrt(H_ii): how far (relative) constant i alone may move for a unit rise of the loss.
+    for (std::size_t i = 0; i < n; ++i)
+      spread[problem_->space().parameters()[i].name] =
+          1.0 / std::sqrt(std::max(H(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(i)), 1e-300));
+    return {{"directions_smallest_first", directions}, {"condition_number", largest / std::max(eig.eigenvalues()(0), 1e-300)},
+            {"relative_sensitivity_inverse", spread}};
+  }
+
+  tune::BoundParameter read_parameter(const ScenarioNode& p) {
+    const std::string name = p.string("name");
+    const int index = param_index(name);
+    if (index < 0) {
+      std::vector<std::string> names;
+      for (const auto& info : vh::vehicle_parameters()) names.push_back(info.name);
+      p.fail("name", "expected one of " + quoted_list(names) + ", got \"" + name + "\"");
+    }
+    const double lower = p.number("lower", -1e300), upper = p.number("upper", 1e300);
+    if (!(lower < upper)) p.fail("upper", "expected upper > lower");
+    const tune::Transform transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
+    if (transform == tune::Transform::log && !(lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+    if (transform == tune::Transform::logit && (lower < -1e299 || upper > 1e299))
+      p.fail("transform", "a logit transform needs finite lower and upper bounds");
+    if (p.has("initial")) {
+      const double v = p.number("initial");
+      if (v < lower || v > upper) p.fail("initial", "expected a value within [lower, upper]");
+      for (vh::Param slot : vh::parameter_slots(name)) model_.param(slot) = v;
+    }
+    const double v = model_.params.values()[static_cast<std::size_t>(index)];
+    if (v < lower || v > upper)
+      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + name + "\" lies outside [lower, upper]");
+    return vh::bind_parameter(model_, name, lower, upper, transform);
+  }
+
+  vh::VehicleModel model_;
+  std::vector<double> preset_;
+  vh::Telemetry telemetry_;
+  std::string method_;
+  RolloutOptions options_;
+  std::unique_ptr<vh::VehicleBatch> system_;
+  std::unique_ptr<vh::TelemetryLoss> loss_;
+  std::unique_ptr<tune::RolloutProblem> problem_;
+  std::vector<double> initial_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> load_vehicle_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  return std::make_unique<VehicleScenario>(root, overrides);
+}
+
+SimulatorInfo vehicle_info() {
+  SimulatorInfo info;
+  info.name = "vehicle";
+  info.description = "single-track cars (Pacejka or linear tires, load transfer, engine table or DC motor, gears, "
+                     "brakes, drag) fitted to telemetry by multiple shooting";
+  info.parameters = json::array();
+  for (const auto& p : vh::vehicle_parameters())
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", "vehicle"}, {"description", p.description}});
+  return info;
+}
+
+}  // namespace simgrad::app
