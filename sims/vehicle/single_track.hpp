@@ -60,13 +60,18 @@ std::array<S, 3> single_track_accelerations(const Params<S>& p, const VehicleSet
 
   const S drive = drive_force(p, s, vx, throttle);
   const S brake_force = p[kBrakeForce] * brake * smooth_sign(vx, s.speed_epsilon);
-  const S fx_front = s.drive_front_fraction * drive - p[kBrakeFrontBias] * brake_force;
-  const S fx_rear = (1.0 - s.drive_front_fraction) * drive - (1.0 - p[kBrakeFrontBias]) * brake_force;
+  S fx_front = s.drive_front_fraction * drive - p[kBrakeFrontBias] * brake_force;
+  S fx_rear = (1.0 - s.drive_front_fraction) * drive - (1.0 - p[kBrakeFrontBias]) * brake_force;
   const S resist = rolling_resistance(p[kRollingResistance], vx, s.speed_epsilon) + aero_drag(p[kDragCoefficient], vx);
   // Load transfer follows the longitudinal acceleration the axle forces give.
   const S ax_estimate = (fx_front + fx_rear - resist) / m;
   const AxleLoads<S> load = axle_loads(m, s.gravity, lf, lr, p[kCgHeight], ax_estimate,
                                        aero_downforce(p[kDownforceCoefficient], vx));
+  // With the Magic Formula, an axle passes on at most its peak friction times its load.
+  if (s.tire == TireModel::kPacejka) {
+    fx_front = traction_limit(fx_front, p[kFrontD] * load.front);
+    fx_rear = traction_limit(fx_rear, p[kRearD] * load.rear);
+  }
 
   const S vx_safe = smooth_abs(vx, s.speed_epsilon);
   const S alpha_front = steer - atan_of((vy + lf * r) / vx_safe);
@@ -76,13 +81,15 @@ std::array<S, 3> single_track_accelerations(const Params<S>& p, const VehicleSet
 
   const S c = cos(steer), sn = sin(steer);
   const S front_lateral = fy_front * c + fx_front * sn;
-  const S dvx = (fx_rear + fx_front * c - fy_front * sn - resist) / m + vy * r;
+  S dvx = (fx_rear + fx_front * c - fy_front * sn - resist) / m + vy * r;
   S dvy = (fy_rear + front_lateral) / m - vx * r;
   S dr = (lf * front_lateral - lr * fy_rear) / p[kYawInertia];
 
-  // Low speed: relax towards the kinematic model's yaw rate and lateral speed.
+  // Low speed: relax towards the kinematic model's yaw rate and lateral speed, and let only the
+  // longitudinal forces drive vx (slip angles, ill-defined at a crawl, must not push the car).
   const S w = smoothstep(vx, s.blend_low, s.blend_high);
   if (value_of(w) < 1.0) {
+    dvx = w * dvx + (1.0 - w) * ((fx_rear + fx_front - resist) / m);
     const S r_kin = vx * tan_of(steer) / s.wheelbase;
     const S vy_kin = r_kin * lr;
     const double rate = 1.0 / s.kinematic_time_constant;

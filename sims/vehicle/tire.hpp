@@ -52,6 +52,17 @@ S friction_ellipse_scale(const S& fx, const S& fx_max) {
   return sqrt(1.0 - u2);
 }
 
+// The longitudinal force a tire can pass on: fx itself well inside the friction limit fx_max,
+// approaching it smoothly beyond (fx / (1 + (fx / fx_max)^4)^(1/4)): without wheel-spin states,
+// this stands for the wheel spinning up or locking.
+template <class S>
+S traction_limit(const S& fx, const S& fx_max) {
+  using std::sqrt;
+  const S u = fx / fx_max;
+  const S u2 = u * u;
+  return fx / sqrt(sqrt(1.0 + u2 * u2));
+}
+
 // The Magic Formula combined-slip weighting function G = cos(C atan(B s)) / cos(C atan(B s0))
 // (MF 5.2's G_yk and G_xa without shifts): how slip s in the other direction reduces a force;
 // s0 = 0, so G = 1 at pure slip.
