@@ -42,6 +42,7 @@ vh::VehicleModel read_vehicle(const ScenarioNode& node, std::vector<double>& pre
   const std::string tire = node.choice("tire", {"pacejka", "linear"}, "pacejka");
   m.settings.tire = tire == "pacejka" ? vh::TireModel::kPacejka : vh::TireModel::kLinear;
   m.settings.dt = node.positive("dt", m.settings.dt);
+  m.settings.combined_slip = node.boolean("combined_slip", m.settings.combined_slip);
   if (auto blend = node.optional_child("low_speed")) {
     m.settings.blend_low = blend->non_negative("blend_low", m.settings.blend_low);
     m.settings.blend_high = blend->positive("blend_high", m.settings.blend_high);

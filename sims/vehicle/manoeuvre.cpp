@@ -40,7 +40,8 @@ Telemetry drive_manoeuvre(VehicleModel model, const ManoeuvreOptions& o) {
     const double frequency = o.chirp_low + (o.chirp_high - o.chirp_low) * u;
     phase += 2.0 * std::numbers::pi * frequency * dt;
     const double v = std::max(state[kVx], 1.0);
-    const double steer = o.lateral_peak * u * model.settings.wheelbase / (v * v) * std::sin(phase);
+    const double demand = o.lateral_peak * std::min(u / o.ramp_fraction, 1.0);
+    const double steer = std::clamp(demand * model.settings.wheelbase / (v * v) * std::sin(phase), -o.max_steer, o.max_steer);
     for (int c = 0; c < kStateSize; ++c) out.values[c][t] = state[c];
     out.values[kChSpeed][t] = std::hypot(state[kVx], state[kVy]);
     out.values[kChSteering][t] = steer;

@@ -23,6 +23,8 @@ struct ManoeuvreOptions {
   double chirp_low = 0.2;       // Hz, steering frequency at the start
   double chirp_high = 1.0;      // Hz, at the end
   double speed_gain = 0.5;      // throttle (or brake) per m/s of speed error
+  double ramp_fraction = 1.0;   // share of the duration over which the lateral demand rises
+  double max_steer = 0.6;       // rad, the steering's limit
 };
 
 // Drives one car of `model` (its settings and constants; its batch is replaced) from rest at

@@ -44,7 +44,8 @@ S axle_lateral_force(const Params<S>& p, const VehicleSettings& s, bool front, c
   const int b = front ? kFrontB : kRearB;
   const MagicFormula<S> mf{p[b], p[b + 1], p[b + 2], p[b + 3], p[kLoadSensitivity]};
   const double nominal = front ? s.nominal_load_front : s.nominal_load_rear;
-  return pacejka_force(mf, alpha, fz, nominal) * friction_ellipse_scale(fx, mf.D * fz);
+  const S fy = pacejka_force(mf, alpha, fz, nominal);
+  return s.combined_slip ? fy * friction_ellipse_scale(fx, mf.D * fz) : fy;
 }
 
 // The time derivatives (dvx, dvy, dr) of the body-frame velocities, dynamic and kinematic blended.
@@ -67,8 +68,8 @@ std::array<S, 3> single_track_accelerations(const Params<S>& p, const VehicleSet
   const S ax_estimate = (fx_front + fx_rear - resist) / m;
   const AxleLoads<S> load = axle_loads(m, s.gravity, lf, lr, p[kCgHeight], ax_estimate,
                                        aero_downforce(p[kDownforceCoefficient], vx));
-  // With the Magic Formula, an axle passes on at most its peak friction times its load.
-  if (s.tire == TireModel::kPacejka) {
+  // With combined slip, an axle passes on at most its peak friction times its load.
+  if (s.tire == TireModel::kPacejka && s.combined_slip) {
     fx_front = traction_limit(fx_front, p[kFrontD] * load.front);
     fx_rear = traction_limit(fx_rear, p[kRearD] * load.rear);
   }

@@ -85,6 +85,7 @@ VehicleModel orca() {
   s.wheelbase = 0.029 + 0.033;
   s.tire = TireModel::kPacejka;
   s.engine = EngineModel::kDcMotor;
+  s.combined_slip = false;  // Liniger's model has no coupling between the directions
   s.drive_front_fraction = 0.0;
   s.blend_low = 0.1;
   s.blend_high = 0.3;

@@ -53,6 +53,10 @@ struct VehicleSettings {
   double gravity = 9.81;
   double wheelbase = 2.578;
   TireModel tire = TireModel::kPacejka;
+  // Magic Formula axles share their friction between directions: longitudinal force is capped
+  // near D Fz and shrinks the lateral force by the friction ellipse. Off, as in Liniger's model
+  // of the ORCA car, the two directions are independent.
+  bool combined_slip = true;
   double nominal_load_front = 1.0;  // N, Fz0 of the load sensitivity
   double nominal_load_rear = 1.0;
   EngineModel engine = EngineModel::kDcMotor;
