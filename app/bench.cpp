@@ -29,6 +29,8 @@
 #include "core/rollout.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
+#include "sims/vehicle/manoeuvre.hpp"
+#include "sims/vehicle/telemetry_loss.hpp"
 
 namespace simgrad::app {
 
@@ -175,6 +177,78 @@ json measure_reference(int side, int steps, int repeats) {
   return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
 }
 
+// A batch of BMW 320i single-track cars fitted to a recorded manoeuvre, window k starting at
+// sample k mod steps; `reference`: the same forward steps as a plain loop over cars and steps.
+struct VehicleBench {
+  vehicle::VehicleModel model = vehicle::published_vehicle("bmw_320i");
+  vehicle::Telemetry telemetry;
+  std::unique_ptr<vehicle::VehicleBatch> system;
+  std::unique_ptr<vehicle::TelemetryLoss> loss;
+
+  VehicleBench(int cars, int steps) {
+    vehicle::ManoeuvreOptions o;
+    o.duration = 2.0 * steps * model.settings.dt;
+    telemetry = vehicle::drive_manoeuvre(model, o);
+    vehicle::TelemetryFit fit;
+    fit.steps = steps;
+    for (int k = 0; k < cars; ++k) fit.starts.push_back(k % steps);
+    fit.scale = vehicle::channel_scales(telemetry);
+    fit.weight.fill(1.0);
+    vehicle::setup_windows(model, telemetry, fit);
+    system = std::make_unique<vehicle::VehicleBatch>(model);
+    loss = std::make_unique<vehicle::TelemetryLoss>(*system, telemetry, fit);
+  }
+
+  // The final states of all cars by a plain loop calling the step function directly.
+  std::vector<double> reference_rollout() const {
+    vehicle::Params<double> p;
+    for (int i = 0; i < vehicle::kParamCount; ++i) p[i] = model.params.values()[i];
+    std::vector<double> out(model.initial_state.values().begin(), model.initial_state.values().end());
+    for (int k = 0; k < model.cars; ++k) {
+      vehicle::CarState<double> x;
+      for (int c = 0; c < vehicle::kStateSize; ++c) x[c] = out[k * vehicle::kStateSize + c];
+      for (int t = 0; t < model.steps; ++t) {
+        const double* u = model.controls.data() + (static_cast<std::size_t>(t) * model.cars + k) * vehicle::kControlSize;
+        x = vehicle::single_track_step(p, model.settings, x, u[vehicle::kSteer], u[vehicle::kThrottle], u[vehicle::kBrake]);
+      }
+      for (int c = 0; c < vehicle::kStateSize; ++c) out[k * vehicle::kStateSize + c] = x[c];
+    }
+    return out;
+  }
+};
+
+// Forward and gradient of a batch of cars, medians over repeats.
+json measure_vehicle(int cars, int steps, int repeats, int threads) {
+  set_thread_count(threads);
+  VehicleBench bench(cars, steps);
+  Rollout rollout(*bench.system, *bench.loss, steps);
+  std::vector<double> forward, gradient;
+  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    forward.push_back(time_of([&] { rollout.loss(); }));
+    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+  }
+  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
+}
+
+// Forward time of the engine (its loss included) and of the plain loop, single-threaded, interleaved.
+json measure_vehicle_reference(int cars, int steps, int repeats) {
+  set_thread_count(1);
+  VehicleBench bench(cars, steps);
+  Rollout rollout(*bench.system, *bench.loss, steps);
+  std::vector<double> ours, reference;
+  double max_difference = 0.0;
+  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    ours.push_back(time_of([&] { rollout.loss(); }));
+    std::vector<double> state;
+    reference.push_back(time_of([&] { state = bench.reference_rollout(); }));
+    for (std::size_t i = 0; i < state.size(); ++i)
+      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
+  }
+  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+}
+
 }  // namespace
 
 int run_bench(const BenchOptions& options, const CommonOptions& common) {
@@ -200,6 +274,30 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
               {"gradient_s", run.value("gradient_s", 0.0)},
               {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
               {"reference", "hand-written plain C++ loop, same physics, 1 thread"},
+              {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
+              {"reference_s", ref.value("reference_s", 0.0)},
+              {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
+              {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
+              {"peak_rss_mb", run["peak_rss_mb"]},
+              {"threads", threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))}};
+    if (run.contains("error")) b["error"] = run["error"];
+    report(b);
+  }
+
+  // Single-track cars: one car over a long recording, and 10,000 cars (multiple-shooting
+  // windows, or a fleet) batched.
+  for (const auto& [cars, steps] : {std::pair{1, 10000}, std::pair{10000, 200}}) {
+    const std::string name = "vehicle_single_track/cars:" + std::to_string(cars) + "/steps:" + std::to_string(steps);
+    if (!std::regex_search(name, filter)) continue;
+    json run = in_child([&] { return measure_vehicle(cars, steps, repeats, threads); });
+    json ref = in_child([&] { return measure_vehicle_reference(cars, steps, repeats); });
+    const double car_steps = static_cast<double>(cars) * steps;
+    json b = {{"name", name},
+              {"forward_s", run.value("forward_s", 0.0)},
+              {"gradient_s", run.value("gradient_s", 0.0)},
+              {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+              {"car_steps_per_s", car_steps / run.value("forward_s", 1.0)},
+              {"reference", "plain loop over cars and steps calling the same step function, no loss, 1 thread"},
               {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
               {"reference_s", ref.value("reference_s", 0.0)},
               {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
