@@ -130,6 +130,7 @@ class VehicleScenario final : public Scenario {
     vh::TelemetryFit fit;
     fit.scale = vh::channel_scales(telemetry_);
     fit.continuity_weight = fit_node.non_negative("continuity_weight", 1.0);
+    fit.free_starts = fit_node.boolean("free_starts", false);
     // Weights: velocities, yaw rate and accelerations by default; pose channels on request.
     for (int c = vh::kChVx; c < vh::kFitChannels; ++c) fit.weight[c] = c == vh::kChSpeed ? 0.0 : 1.0;
     if (auto weights = fit_node.optional_child("weights"))
@@ -167,7 +168,11 @@ class VehicleScenario final : public Scenario {
     std::vector<tune::BoundParameter> bound;
     for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
     if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
-    options_ = options;
+    constants_ = bound.size();
+    if (fit.free_starts) {
+      if (method != "multiple_shooting") fit_node.fail("free_starts", "free starts need the multiple_shooting method");
+      bound.push_back(vh::bind_window_starts(model_));
+    }
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
     initial_ = problem_->initial();
   }
@@ -178,13 +183,17 @@ class VehicleScenario final : public Scenario {
   double hard_loss(std::span<const double> x) override { return problem_->value(x); }
 
   nlohmann::json summary() override {
-    const std::vector<double> current(model_.params.values().begin(), model_.params.values().end());
+    // The tuned values as the model holds them now (constants, then any window starts).
     std::vector<double> x;
-    for (const auto& p : problem_->space().parameters()) x.push_back(current[static_cast<std::size_t>(param_index(p.name))]);
+    for (std::size_t i = 0; i < constants_; ++i)
+      x.push_back(model_.params.values()[static_cast<std::size_t>(param_index(problem_->space().parameters()[i].name))]);
+    if (problem_->space().parameters().size() > constants_)
+      for (int k = 0; k < model_.cars; ++k)
+        for (int c = 0; c <= vh::kYawRate; ++c) x.push_back(model_.initial_state.values()[k * vh::kStateSize + c]);
     json j = {{"method", method_}, {"windows", model_.cars}, {"window_steps", steps},
               {"samples", telemetry_.samples}};
     json recovered = json::object();
-    for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t i = 0; i < constants_; ++i) {
       const std::string& name = problem_->space().parameters()[i].name;
       const double truth = preset_[static_cast<std::size_t>(param_index(name))];
       recovered[name] = {{"value", x[i]}, {"preset", truth},
@@ -230,9 +239,10 @@ class VehicleScenario final : public Scenario {
   // The Gauss-Newton approximation J^T J of the loss's Hessian in relative parameters
   // (d/d log theta), its Jacobian J by central differences of the residuals. Its eigenvalues
   // against the largest say which combinations of constants the data determines; directions
-  // below 1e-8 of the largest are flat (the data does not determine them).
+  // below 1e-8 of the largest are flat (the data does not determine them). Over the vehicle's
+  // constants only (free window starts held where they are).
   json gauss_newton(const std::vector<double>& x) {
-    const std::size_t n = x.size();
+    const std::size_t n = constants_;
     std::vector<std::vector<double>> columns(n);
     for (std::size_t i = 0; i < n; ++i) {
       const double h = 1e-5 * (x[i] != 0.0 ? std::abs(x[i]) : 1.0);
@@ -302,7 +312,7 @@ class VehicleScenario final : public Scenario {
   std::vector<double> preset_;
   vh::Telemetry telemetry_;
   std::string method_;
-  RolloutOptions options_;
+  std::size_t constants_ = 0;  // tuned vehicle constants, ahead of any window starts
   std::unique_ptr<vh::VehicleBatch> system_;
   std::unique_ptr<vh::TelemetryLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;

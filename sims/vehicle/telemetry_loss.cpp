@@ -44,6 +44,25 @@ void setup_windows(VehicleModel& model, const Telemetry& telemetry, const Teleme
   }
 }
 
+tune::BoundParameter bind_window_starts(VehicleModel& model) {
+  model.initial_state.set_differentiable(true);
+  constexpr int kFree = kYawRate + 1;  // ax, ay of a start are outputs, not state
+  tune::BoundParameter b;
+  b.parameter.name = "window_start";
+  b.parameter.unit = "m, rad, m/s, rad/s";
+  for (int k = 0; k < model.cars; ++k)
+    for (int c = 0; c < kFree; ++c) b.parameter.initial.push_back(model.initial_state.values()[k * kStateSize + c]);
+  b.assign = [&model](std::span<const double> x) {
+    for (int k = 0; k < model.cars; ++k)
+      for (int c = 0; c < kFree; ++c) model.initial_state.values()[k * kStateSize + c] = x[k * kFree + c];
+  };
+  b.gradient = [&model](std::span<double> g) {
+    for (int k = 0; k < model.cars; ++k)
+      for (int c = 0; c < kFree; ++c) g[k * kFree + c] = model.initial_state.adjoints()[k * kStateSize + c];
+  };
+  return b;
+}
+
 // The per-step data term: sum over cars and channels of factor_c (channel - reference)^2.
 struct TelemetryLoss::MatchBody {
   Field<kStateSize> state;

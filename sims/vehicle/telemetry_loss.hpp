@@ -15,6 +15,7 @@
 
 #include "core/kernel.hpp"
 #include "core/system.hpp"
+#include "tune/problem.hpp"
 #include "sims/vehicle/telemetry.hpp"
 #include "sims/vehicle/vehicle_batch.hpp"
 
@@ -34,6 +35,9 @@ struct TelemetryFit {
   std::array<double, kFitChannels> weight{};  // per channel; 0: not fitted
   std::array<double, kFitChannels> scale{};   // per channel: the divisor of its errors
   double continuity_weight = 1.0;
+  // Whether the windows' starts are tuned too (true multiple shooting): the data term then also
+  // covers step 0, which anchors each start to its recorded state.
+  bool free_starts = false;
 };
 
 // The default scales: each present channel's standard deviation in the recording (at least 1e-6).
@@ -44,12 +48,15 @@ std::vector<int> window_starts(const Telemetry& telemetry, int steps);
 // Sets the model up for the fit: one car per window, its initial state the recorded one (a
 // channel that was not recorded starts at 0), its controls the recorded ones.
 void setup_windows(VehicleModel& model, const Telemetry& telemetry, const TelemetryFit& fit);
+// Binds the windows' starts (pose, velocities and yaw rate of every window, in window order) as
+// one tuned parameter "window_start", for multiple shooting with free starts.
+tune::BoundParameter bind_window_starts(VehicleModel& model);
 
 class TelemetryLoss : public TrajectoryLoss {
  public:
   TelemetryLoss(VehicleBatch& system, const Telemetry& telemetry, TelemetryFit fit);
 
-  bool has_term(int t, int steps) const override { return t >= 1 && t <= steps; }
+  bool has_term(int t, int steps) const override { return t >= (fit_.free_starts ? 0 : 1) && t <= steps; }
   double term(int t, std::span<const double> state) override;
   void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
 

@@ -63,3 +63,39 @@ TEST(TelemetryLoss, ContinuityPenaltyMeasuresTheMismatchBetweenWindows) {
 
 }  // namespace
 }  // namespace simgrad::vehicle
+
+namespace simgrad::vehicle {
+namespace {
+
+TEST(TelemetryLoss, FreeStartsAreTunedAndAnchoredAtStepZero) {
+  const VehicleModel truth = published_vehicle("orca");
+  ManoeuvreOptions o;
+  o.duration = 1.0;
+  o.speed_low = 1.0;
+  o.speed_high = 2.0;
+  const Telemetry t = drive_manoeuvre(truth, o);
+  VehicleModel m = truth;
+  TelemetryFit fit = windows_of(t, 25);
+  fit.free_starts = true;
+  setup_windows(m, t, fit);
+  tune::BoundParameter starts = bind_window_starts(m);
+  ASSERT_EQ(starts.parameter.initial.size(), 4u * 6u);
+  EXPECT_EQ(starts.parameter.initial[6 + kVx], t.values[kChVx][25]);
+  VehicleBatch system(m);
+  TelemetryLoss loss(system, t, fit);
+  EXPECT_TRUE(loss.has_term(0, 25));
+  // Moving window 1's start away from the recording costs at step 0 and in the continuity term.
+  std::vector<double> x = starts.parameter.initial;
+  const double at_truth = Rollout(system, loss, m.steps).loss();
+  x[6 + kVy] += 0.1;
+  starts.assign(x);
+  EXPECT_EQ(m.initial_state.values()[kStateSize + kVy], x[6 + kVy]);
+  Rollout rollout(system, loss, m.steps);
+  EXPECT_GT(rollout.loss_and_gradient(), at_truth);
+  std::vector<double> g(x.size());
+  starts.gradient(g);
+  EXPECT_GT(g[6 + kVy], 0.0);
+}
+
+}  // namespace
+}  // namespace simgrad::vehicle
