@@ -29,6 +29,12 @@ const std::vector<ParameterInfo>& vehicle_parameters() {
       {"brake_force", "N", "brake force at full brake"},
       {"brake_front_bias", "1", "share of the brake force on the front axle"},
       {"final_drive", "1", "final drive ratio (table engine)"},
+      {"gear_1", "1", "first gear ratio (table engine)"},
+      {"gear_2", "1", "second gear ratio"},
+      {"gear_3", "1", "third gear ratio"},
+      {"gear_4", "1", "fourth gear ratio"},
+      {"gear_5", "1", "fifth gear ratio"},
+      {"gear_6", "1", "sixth gear ratio"},
       {"tire_B", "1/rad", "Magic Formula stiffness factor of both axles"},
       {"tire_C", "1", "Magic Formula shape factor of both axles"},
       {"tire_D", "1", "peak friction coefficient of both axles"},
@@ -41,8 +47,8 @@ std::vector<Param> parameter_slots(const std::string& name) {
   const auto& info = vehicle_parameters();
   for (std::size_t p = 0; p < info.size(); ++p) {
     if (info[p].name != name) continue;
-    if (p < static_cast<std::size_t>(kSpareParam)) return {static_cast<Param>(p)};
-    const int k = static_cast<int>(p) - kSpareParam;  // tire_B, tire_C, tire_D, tire_E
+    if (p < static_cast<std::size_t>(kTunableCount)) return {static_cast<Param>(p)};
+    const int k = static_cast<int>(p) - kTunableCount;  // tire_B, tire_C, tire_D, tire_E
     return {static_cast<Param>(kFrontB + k), static_cast<Param>(kRearB + k)};
   }
   return {};

@@ -31,7 +31,8 @@ template <class S>
 S drive_force(const Params<S>& p, const VehicleSettings& s, const S& vx, const S& throttle) {
   if (s.engine == EngineModel::kDcMotor) return dc_motor_force(p[kDriveGain], p[kDriveSpeedLoss], vx, throttle);
   const S wheel_omega = vx / s.wheel_radius;
-  const S ratio = overall_ratio(s.gearbox, p[kFinalDrive], wheel_omega);
+  const S ratio = overall_ratio(std::span<const S>(p.data() + kGear1, static_cast<std::size_t>(s.gears)), s.shift,
+                                p[kFinalDrive], wheel_omega);
   const S torque = p[kDriveGain] * curve_torque(s.torque_curve, engine_rpm(wheel_omega, ratio));
   return throttle * torque * ratio * (s.drivetrain_efficiency / s.wheel_radius);
 }

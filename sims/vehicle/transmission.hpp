@@ -4,28 +4,28 @@
 #pragma once
 
 #include <numbers>
-#include <vector>
+#include <span>
 
 #include "sims/vehicle/smooth.hpp"
 
 namespace simgrad::vehicle {
 
-struct Gearbox {
-  std::vector<double> ratios;  // first gear first; empty: a direct drive of ratio 1
-  double shift_rpm = 6000.0;   // engine speed at which the next gear takes over
-  double shift_width = 0.05;   // width of a shift, relative to its wheel speed
+struct ShiftModel {
+  double shift_rpm = 6000.0;  // engine speed at which the next gear takes over
+  double shift_width = 0.05;  // width of a shift, relative to its wheel speed
 };
 
-// Gear ratio times final drive at wheel speed `wheel_omega` (rad/s): gear k hands over to gear
-// k+1 around the wheel speed at which gear k turns the engine at shift_rpm.
+// Gear ratio times final drive at wheel speed `wheel_omega` (rad/s), with `ratios` the gears,
+// first gear first (none: a direct drive): gear k hands over to gear k+1 around the wheel speed
+// at which gear k turns the engine at shift_rpm. Ratios are scalars so they can be tuned.
 template <class S>
-S overall_ratio(const Gearbox& box, const S& final_drive, const S& wheel_omega) {
-  if (box.ratios.empty()) return final_drive;
-  S ratio = S(box.ratios.front());
-  for (std::size_t k = 0; k + 1 < box.ratios.size(); ++k) {
-    const S shift_omega = (box.shift_rpm * std::numbers::pi / 30.0) / (box.ratios[k] * final_drive);
-    const S step = sigmoid((wheel_omega - shift_omega) / (box.shift_width * shift_omega));
-    ratio = ratio + (box.ratios[k + 1] - box.ratios[k]) * step;
+S overall_ratio(std::span<const S> ratios, const ShiftModel& shift, const S& final_drive, const S& wheel_omega) {
+  if (ratios.empty()) return final_drive;
+  S ratio = ratios[0];
+  for (std::size_t k = 0; k + 1 < ratios.size(); ++k) {
+    const S shift_omega = (shift.shift_rpm * std::numbers::pi / 30.0) / (ratios[k] * final_drive);
+    const S step = sigmoid((wheel_omega - shift_omega) / (shift.shift_width * shift_omega));
+    ratio = ratio + (ratios[k + 1] - ratios[k]) * step;
   }
   return ratio * final_drive;
 }

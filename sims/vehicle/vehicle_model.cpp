@@ -18,7 +18,8 @@ const std::vector<std::string>& param_names() {
       "front_C",       "front_D",          "front_E",            "rear_B",           "rear_C",
       "rear_D",        "rear_E",           "load_sensitivity",   "front_stiffness",  "rear_stiffness",
       "drive_gain",    "drive_speed_loss", "rolling_resistance", "drag_coefficient", "downforce_coefficient",
-      "brake_force",   "brake_front_bias", "final_drive",        "spare"};
+      "brake_force",   "brake_front_bias", "final_drive",        "gear_1",           "gear_2",
+      "gear_3",        "gear_4",           "gear_5",             "gear_6"};
   return names;
 }
 
@@ -47,7 +48,8 @@ VehicleModel bmw_320i() {
   s.tire = TireModel::kPacejka;
   s.engine = EngineModel::kTable;
   s.torque_curve = {{1000, 2000, 3000, 3600, 4500, 5500, 6500}, {130, 170, 190, 200, 195, 180, 150}};
-  s.gearbox = {{4.17, 2.34, 1.52, 1.14, 0.87}, 6000.0, 0.05};
+  s.gears = 5;
+  s.shift = {6000.0, 0.05};
   s.wheel_radius = 0.31;
   s.drivetrain_efficiency = 0.9;
   s.drive_front_fraction = 0.0;
@@ -56,13 +58,14 @@ VehicleModel bmw_320i() {
   s.kinematic_time_constant = 0.05;
   s.speed_epsilon = 0.1;
   const double ky = 21.92 * std::sin(2.0 * std::atan(1.0 / 2.0012));
-  const double values[kParamCount] = {1093.3, 1791.6, 1.156, 0.574,
+  const double values[kTunableCount] = {1093.3, 1791.6, 1.156, 0.574,
                                       ky / (1.3507 * 1.0489), 1.3507, 1.0489, -0.0074722,
                                       ky / (1.3507 * 1.0489), 1.3507, 1.0489, -0.0074722,
                                       -0.18033, 0.0, 0.0, 1.0,
                                       0.0, 150.0, 0.35, 0.0,
-                                      9000.0, 0.65, 3.23, 0.0};
-  for (int p = 0; p < kParamCount; ++p) m.param(static_cast<Param>(p)) = values[p];
+                                      9000.0, 0.65, 3.23, 4.17,
+                                      2.34, 1.52, 1.14, 0.87, 0.0};
+  for (int p = 0; p < kTunableCount; ++p) m.param(static_cast<Param>(p)) = values[p];
   // Linear tires with the Magic Formula's slope at nominal load (B C D Fz0), for comparisons.
   set_nominal_loads(m);
   m.param(kFrontStiffness) = values[kFrontB] * values[kFrontC] * values[kFrontD] * s.nominal_load_front;
@@ -91,13 +94,14 @@ VehicleModel orca() {
   s.blend_high = 0.3;
   s.kinematic_time_constant = 0.05;
   s.speed_epsilon = 0.02;
-  const double values[kParamCount] = {0.041, 27.8e-6, 0.029, 0.0,
+  const double values[kTunableCount] = {0.041, 27.8e-6, 0.029, 0.0,
                                       2.579, 1.2, 0.0, 0.0,
                                       3.3852, 1.2691, 0.0, 0.0,
                                       0.0, 0.0, 0.0, 0.287,
                                       0.0545, 0.0518, 0.00035, 0.0,
-                                      0.3, 0.5, 1.0, 0.0};
-  for (int p = 0; p < kParamCount; ++p) m.param(static_cast<Param>(p)) = values[p];
+                                      0.3, 0.5, 1.0, 0.0,
+                                      0.0, 0.0, 0.0, 0.0, 0.0};
+  for (int p = 0; p < kTunableCount; ++p) m.param(static_cast<Param>(p)) = values[p];
   set_nominal_loads(m);
   m.param(kFrontD) = 0.192 / s.nominal_load_front;
   m.param(kRearD) = 0.1737 / s.nominal_load_rear;

@@ -13,7 +13,8 @@
 
 namespace simgrad::vehicle {
 
-// Tunable constants, packed four to an entry so a kernel reads them as a few shared vectors.
+// Tunable constants, packed four to an entry so a kernel reads them as a few shared vectors;
+// the slots after kTunableCount are padding.
 enum Param : int {
   kMass,                  // kg
   kYawInertia,            // kg m^2
@@ -32,10 +33,12 @@ enum Param : int {
   kBrakeForce,            // N at full brake
   kBrakeFrontBias,        // fraction of brake force on the front axle
   kFinalDrive,            // final drive ratio (table engine)
-  kSpareParam,
-  kParamCount
+  kGear1, kGear2, kGear3, kGear4, kGear5, kGear6,  // gear ratios (table engine; settings.gears used)
+  kTunableCount,
+  kParamCount = 32
 };
-static_assert(kParamCount % 4 == 0, "parameters are packed four to an entry");
+static_assert(kParamCount % 4 == 0 && kTunableCount <= kParamCount, "parameters are packed four to an entry");
+inline constexpr int kMaxGears = 6;
 inline constexpr int kParamBlocks = kParamCount / 4;
 
 // A car's state: pose, body-frame velocities, yaw rate, and the body-frame accelerations of the
@@ -61,7 +64,8 @@ struct VehicleSettings {
   double nominal_load_rear = 1.0;
   EngineModel engine = EngineModel::kDcMotor;
   TorqueCurve torque_curve;         // table engine
-  Gearbox gearbox;                  // table engine
+  int gears = 0;                    // table engine: gears in use (ratios are the kGear constants)
+  ShiftModel shift;                 // table engine
   double wheel_radius = 0.3;        // m, table engine
   double drivetrain_efficiency = 0.9;
   double drive_front_fraction = 0.0;  // 0: rear-wheel drive

@@ -6,7 +6,7 @@ namespace simgrad::vehicle {
 namespace {
 
 TEST(VehicleParameters, EveryConstantHasANameAndSlot) {
-  for (int p = 0; p < kSpareParam; ++p) {
+  for (int p = 0; p < kTunableCount; ++p) {
     EXPECT_EQ(vehicle_parameters()[p].name, param_names()[p]);
     EXPECT_EQ(parameter_slots(param_names()[p]), std::vector<Param>{static_cast<Param>(p)});
   }

@@ -37,7 +37,7 @@ struct FitCase {
     model.initial_state.set_differentiable(true);
     setup_windows(model, telemetry, fit);
     // Away from the recording's constants, so that every gradient is non-zero.
-    for (int p = 0; p < kSpareParam; ++p) model.params.values()[p] *= 1.0 + 0.01 * ((p % 5) - 2);
+    for (int p = 0; p < kTunableCount; ++p) model.params.values()[p] *= 1.0 + 0.01 * ((p % 5) - 2);
     system = std::make_unique<VehicleBatch>(model);
     loss = std::make_unique<TelemetryLoss>(*system, telemetry, fit);
   }
@@ -87,7 +87,7 @@ void expect_fit_gradient(FitCase& c, const std::vector<std::string>& names) {
 
 std::vector<std::string> all_constants() {
   std::vector<std::string> names;
-  for (int p = 0; p < kSpareParam; ++p) names.push_back(vehicle_parameters()[p].name);
+  for (int p = 0; p < kTunableCount; ++p) names.push_back(vehicle_parameters()[p].name);
   return names;
 }
 
