@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sims/vehicle/design_losses.hpp"
 #include "sims/vehicle/parameters.hpp"
 #include "sims/vehicle/telemetry.hpp"
 #include "sims/vehicle/telemetry_loss.hpp"
@@ -117,10 +119,78 @@ class VehicleScenario final : public Scenario {
  public:
   VehicleScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
     model_ = read_vehicle(root.child("vehicle"), preset_);
-    const ScenarioNode tel = root.child("telemetry");
-    telemetry_ = read_telemetry_section(tel, model_.settings.dt);
+    RolloutOptions options;
+    options.checkpoint = read_checkpoint(root, overrides);
+    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
+    // Either a recording to fit, or a design target.
+    std::optional<ScenarioNode> fit_node;
+    if (auto design = root.optional_child("design")) {
+      read_design(*design);
+    } else {
+      fit_node = root.child("fit");
+      read_fit(root.child("telemetry"), *fit_node, options);
+    }
 
-    const ScenarioNode fit_node = root.child("fit");
+    const ScenarioNode tune_node = root.child("tune");
+    tune = read_tune_settings(tune_node);
+    std::vector<tune::BoundParameter> bound;
+    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
+    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    constants_ = bound.size();
+    if (fit_ && fit_->fit().free_starts) {
+      if (method_ != "multiple_shooting") fit_node->fail("free_starts", "free starts need the multiple_shooting method");
+      bound.push_back(vh::bind_window_starts(model_));
+    }
+    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    initial_ = problem_->initial();
+  }
+
+  std::string simulator() const override { return "vehicle"; }
+  tune::RolloutProblem& problem() override { return *problem_; }
+  // The acceleration run's time short of the distance is relaxed by a sigmoid: its hard twin
+  // counts whole steps. The vehicle's own smooth steps are part of the model, not relaxations.
+  double hard_loss(std::span<const double> x) override {
+    if (run_ == nullptr) return problem_->value(x);
+    run_->set_softness(0.0);
+    const double loss = problem_->value(x);
+    run_->set_softness(softness_);
+    return loss;
+  }
+
+  nlohmann::json summary() override {
+    // The tuned values as the model holds them now (constants, then any window starts).
+    std::vector<double> x;
+    for (std::size_t i = 0; i < constants_; ++i)
+      x.push_back(model_.params.values()[static_cast<std::size_t>(param_index(problem_->space().parameters()[i].name))]);
+    if (problem_->space().parameters().size() > constants_)
+      for (int k = 0; k < model_.cars; ++k)
+        for (int c = 0; c <= vh::kYawRate; ++c) x.push_back(model_.initial_state.values()[k * vh::kStateSize + c]);
+    json j = {{"method", method_}, {"windows", model_.cars}, {"window_steps", steps},
+              {"samples", telemetry_.samples}};
+    if (fit_ == nullptr) {
+      json d = {{"type", method_}, {"initial", design_figures(initial_)}, {"current", design_figures(x)}};
+      if (run_ == nullptr) d["target"] = {{"rise_time_s", rise_time_}, {"overshoot", overshoot_}};
+      problem_->assign(x);
+      return {{"design", d}};
+    }
+    json recovered = json::object();
+    for (std::size_t i = 0; i < constants_; ++i) {
+      const std::string& name = problem_->space().parameters()[i].name;
+      const double truth = preset_[static_cast<std::size_t>(param_index(name))];
+      recovered[name] = {{"value", x[i]}, {"preset", truth},
+                         {"relative_error", truth != 0.0 ? std::abs(x[i] - truth) / std::abs(truth) : std::abs(x[i])}};
+    }
+    j["parameters_vs_preset"] = recovered;
+    j["fit_rmse"] = {{"initial", channel_rmse(initial_)}, {"current", channel_rmse(x)}};
+    j["gauss_newton"] = gauss_newton(x);
+    problem_->assign(x);
+    return j;
+  }
+
+ private:
+  // A recording to fit: telemetry, windows and weights.
+  void read_fit(const ScenarioNode& tel, const ScenarioNode& fit_node, RolloutOptions& options) {
+    telemetry_ = read_telemetry_section(tel, model_.settings.dt);
     const std::string method = fit_node.choice("method", {"multiple_shooting", "truncated"}, "multiple_shooting");
     const double window = fit_node.positive("window", 2.0);
     const int window_steps = std::max(1, static_cast<int>(std::lround(window / model_.settings.dt)));
@@ -142,9 +212,6 @@ class VehicleScenario final : public Scenario {
                                   vh::channel_names().begin(), vh::channel_names().begin() + vh::kFitChannels)) + ")");
         fit.weight[c] = value.as_non_negative();
       }
-    RolloutOptions options;
-    options.checkpoint = read_checkpoint(root, overrides);
-    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
     if (method == "multiple_shooting") {
       fit.steps = window_steps;
       fit.starts = vh::window_starts(telemetry_, window_steps);
@@ -161,52 +228,82 @@ class VehicleScenario final : public Scenario {
     }
     steps = fit.steps;
     system_ = std::make_unique<vh::VehicleBatch>(model_);
-    loss_ = std::make_unique<vh::TelemetryLoss>(*system_, telemetry_, fit);
-
-    const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
-    constants_ = bound.size();
-    if (fit.free_starts) {
-      if (method != "multiple_shooting") fit_node.fail("free_starts", "free starts need the multiple_shooting method");
-      bound.push_back(vh::bind_window_starts(model_));
-    }
-    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
-    initial_ = problem_->initial();
+    auto loss = std::make_unique<vh::TelemetryLoss>(*system_, telemetry_, fit);
+    fit_ = loss.get();
+    loss_ = std::move(loss);
   }
 
-  std::string simulator() const override { return "vehicle"; }
-  tune::RolloutProblem& problem() override { return *problem_; }
-  // The vehicle model has no relaxation with a hard twin (its smooth steps are part of the model).
-  double hard_loss(std::span<const double> x) override { return problem_->value(x); }
-
-  nlohmann::json summary() override {
-    // The tuned values as the model holds them now (constants, then any window starts).
-    std::vector<double> x;
-    for (std::size_t i = 0; i < constants_; ++i)
-      x.push_back(model_.params.values()[static_cast<std::size_t>(param_index(problem_->space().parameters()[i].name))]);
-    if (problem_->space().parameters().size() > constants_)
-      for (int k = 0; k < model_.cars; ++k)
-        for (int c = 0; c <= vh::kYawRate; ++c) x.push_back(model_.initial_state.values()[k * vh::kStateSize + c]);
-    json j = {{"method", method_}, {"windows", model_.cars}, {"window_steps", steps},
-              {"samples", telemetry_.samples}};
-    json recovered = json::object();
-    for (std::size_t i = 0; i < constants_; ++i) {
-      const std::string& name = problem_->space().parameters()[i].name;
-      const double truth = preset_[static_cast<std::size_t>(param_index(name))];
-      recovered[name] = {{"value", x[i]}, {"preset", truth},
-                         {"relative_error", truth != 0.0 ? std::abs(x[i] - truth) / std::abs(truth) : std::abs(x[i])}};
+  // A design target: the time of a standing-start acceleration run, or a yaw-rate response to a
+  // step steer with a given rise time and overshoot.
+  void read_design(const ScenarioNode& d) {
+    method_ = d.choice("type", {"acceleration_run", "step_steer"});
+    const double dt = model_.settings.dt;
+    steps = std::max(1, static_cast<int>(std::lround(d.positive("duration") / dt)));
+    model_.resize(1, steps);
+    system_ = std::make_unique<vh::VehicleBatch>(model_);
+    if (method_ == "acceleration_run") {
+      distance_ = d.positive("distance");
+      softness_ = d.positive("softness", 0.5);
+      for (int t = 0; t < steps; ++t) model_.control(t, 0, vh::kThrottle) = 1.0;
+      auto loss = std::make_unique<vh::AccelerationRunLoss>(1, dt, distance_, softness_);
+      run_ = loss.get();
+      loss_ = std::move(loss);
+      return;
     }
-    j["parameters_vs_preset"] = recovered;
-    j["fit_rmse"] = {{"initial", channel_rmse(initial_)}, {"current", channel_rmse(x)}};
-    j["gauss_newton"] = gauss_newton(x);
+    const double speed = d.positive("speed");
+    const double steer = d.in_range("steer", -0.5, 0.5);
+    rise_time_ = d.positive("rise_time");
+    overshoot_ = d.in_range("overshoot", 1e-6, 0.9);
+    model_.initial_state.values()[vh::kVx] = speed;
+    // Throttle that balances rolling resistance and drag at the entry speed.
+    vh::Params<double> p;
+    for (int i = 0; i < vh::kParamCount; ++i) p[i] = model_.params.values()[i];
+    const double resist = vh::rolling_resistance(p[vh::kRollingResistance], speed, model_.settings.speed_epsilon) +
+                          vh::aero_drag(p[vh::kDragCoefficient], speed);
+    const double throttle = std::clamp(resist / vh::drive_force(p, model_.settings, speed, 1.0), 0.0, 1.0);
+    for (int t = 0; t < steps; ++t) {
+      model_.control(t, 0, vh::kSteer) = steer;
+      model_.control(t, 0, vh::kThrottle) = throttle;
+    }
+    // Gain: given, or the car's own final yaw rate, so that only the response's shape is tuned.
+    double gain = 0.0;
+    if (d.has("gain")) {
+      gain = d.number("gain") * steer;
+    } else {
+      const std::vector<double> r = yaw_rates();
+      gain = r.back();
+    }
+    loss_ = std::make_unique<vh::YawResponseLoss>(1, vh::second_order_step(gain, rise_time_, overshoot_, dt, steps + 1),
+                                                  std::abs(gain));
+  }
+
+  // The yaw rate at every step of a forward run of the one car at the model's current values.
+  std::vector<double> yaw_rates() {
+    std::vector<double> r;
+    vh::AccelerationRunLoss none(1, model_.settings.dt, 0.0, 1.0);
+    RolloutOptions o;
+    o.observer = [&](int, std::span<const double> state) { r.push_back(state[vh::kYawRate]); };
+    Rollout(*system_, none, steps, o).loss();
+    return r;
+  }
+
+  // The design's figures at physical parameters x.
+  json design_figures(const std::vector<double>& x) {
     problem_->assign(x);
-    return j;
+    std::vector<double> xs, r;
+    vh::AccelerationRunLoss none(1, model_.settings.dt, 0.0, 1.0);
+    RolloutOptions o;
+    o.observer = [&](int, std::span<const double> state) {
+      xs.push_back(state[vh::kX]);
+      r.push_back(state[vh::kYawRate]);
+    };
+    Rollout(*system_, none, steps, o).loss();
+    if (run_ != nullptr)
+      return {{"time_to_distance_s", vh::crossing_time(xs, model_.settings.dt, distance_)}, {"distance_m", distance_}};
+    const vh::StepMetrics m = vh::step_metrics(r, model_.settings.dt);
+    return {{"rise_time_s", m.rise_time}, {"overshoot", m.overshoot}, {"final_yaw_rate", r.back()}};
   }
 
- private:
   // Per-channel RMSE (SI units) of the fit at parameters x.
   json channel_rmse(const std::vector<double>& x) {
     problem_->assign(x);
@@ -214,9 +311,9 @@ class VehicleScenario final : public Scenario {
     std::array<long, vh::kFitChannels> counts{};
     RolloutOptions o;
     o.observer = [&](int t, std::span<const double> state) {
-      if (t >= 1) loss_->add_squared_errors(t, state, sums, counts);
+      if (t >= 1) fit_->add_squared_errors(t, state, sums, counts);
     };
-    Rollout(*system_, *loss_, steps, o).loss();
+    Rollout(*system_, *fit_, steps, o).loss();
     json r = json::object();
     for (int c = 0; c < vh::kFitChannels; ++c)
       if (telemetry_.present[c] && counts[c] > 0)
@@ -230,7 +327,7 @@ class VehicleScenario final : public Scenario {
     std::vector<double> r;
     RolloutOptions o;
     o.observer = [&](int t, std::span<const double> state) {
-      if (t >= 1) loss_->residuals(t, state, r);
+      if (t >= 1) fit_->residuals(t, state, r);
     };
     Rollout(*system_, *loss_, steps, o).loss();
     return r;
@@ -314,7 +411,11 @@ class VehicleScenario final : public Scenario {
   std::string method_;
   std::size_t constants_ = 0;  // tuned vehicle constants, ahead of any window starts
   std::unique_ptr<vh::VehicleBatch> system_;
-  std::unique_ptr<vh::TelemetryLoss> loss_;
+  std::unique_ptr<TrajectoryLoss> loss_;
+  vh::TelemetryLoss* fit_ = nullptr;           // the loss, when fitting a recording
+  vh::AccelerationRunLoss* run_ = nullptr;     // the loss, in an acceleration-run design
+  double distance_ = 0.0, softness_ = 0.0;     // acceleration run
+  double rise_time_ = 0.0, overshoot_ = 0.0;   // step-steer target
   std::unique_ptr<tune::RolloutProblem> problem_;
   std::vector<double> initial_;
 };
