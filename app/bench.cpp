@@ -58,6 +58,33 @@ int repeats_for(double seconds_per_run, int repeats) {
   return std::min(50, std::max(repeats, for_a_second));
 }
 
+// Medians of forward and gradient times of a rollout, interleaved.
+json time_rollout(Rollout& rollout, int repeats) {
+  std::vector<double> forward, gradient;
+  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    forward.push_back(time_of([&] { rollout.loss(); }));
+    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+  }
+  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
+}
+
+// Medians of the forward times of a rollout and of a hand-written reference that returns the
+// same final state, interleaved, and the largest difference between their final states.
+json time_against_reference(Rollout& rollout, const std::function<std::vector<double>()>& reference_run, int repeats) {
+  std::vector<double> ours, reference;
+  double max_difference = 0.0;
+  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    ours.push_back(time_of([&] { rollout.loss(); }));
+    std::vector<double> state;
+    reference.push_back(time_of([&] { state = reference_run(); }));
+    for (std::size_t i = 0; i < state.size(); ++i)
+      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
+  }
+  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+}
+
 // A jelly block of side n on a penalty ground, falling and bouncing.
 sb::MassSpringModel<3> bench_block(int n, int steps) {
   sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
@@ -142,19 +169,12 @@ json measure_rollout(int side, int steps, const std::string& policy, int repeats
   RolloutOptions options;
   options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, steps, options);
-  std::vector<double> forward, gradient;
-  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
-  }
-  return {{"forward_s", median(forward)},
-          {"gradient_s", median(gradient)},
-          {"runs", runs},
-          {"springs", m.spring_count()},
-          {"nodes", m.node_count},
-          {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
-          {"forward_steps", rollout.stats().forward_steps}};
+  json out = time_rollout(rollout, repeats);
+  out.update({{"springs", m.spring_count()},
+              {"nodes", m.node_count},
+              {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
+              {"forward_steps", rollout.stats().forward_steps}});
+  return out;
 }
 
 // Forward time of the engine and of the hand-written loop, single-threaded, interleaved.
@@ -164,17 +184,7 @@ json measure_reference(int side, int steps, int repeats) {
   sb::MassSpring<3> system(m);
   sb::TrajectoryMatchLoss<3> loss(system, {0}, steps, std::vector<double>(6, 0.0));
   Rollout rollout(system, loss, steps);
-  std::vector<double> ours, reference;
-  double max_difference = 0.0;
-  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    ours.push_back(time_of([&] { rollout.loss(); }));
-    std::vector<double> state;
-    reference.push_back(time_of([&] { state = reference_mass_spring_rollout(m, steps); }));
-    for (std::size_t i = 0; i < state.size(); ++i)
-      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
-  }
-  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+  return time_against_reference(rollout, [&] { return reference_mass_spring_rollout(m, steps); }, repeats);
 }
 
 // A batch of BMW 320i single-track cars fitted to a recorded manoeuvre, window k starting at
@@ -222,13 +232,7 @@ json measure_vehicle(int cars, int steps, int repeats, int threads) {
   set_thread_count(threads);
   VehicleBench bench(cars, steps);
   Rollout rollout(*bench.system, *bench.loss, steps);
-  std::vector<double> forward, gradient;
-  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
-  }
-  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
+  return time_rollout(rollout, repeats);
 }
 
 // Forward time of the engine (its loss included) and of the plain loop, single-threaded, interleaved.
@@ -236,17 +240,26 @@ json measure_vehicle_reference(int cars, int steps, int repeats) {
   set_thread_count(1);
   VehicleBench bench(cars, steps);
   Rollout rollout(*bench.system, *bench.loss, steps);
-  std::vector<double> ours, reference;
-  double max_difference = 0.0;
-  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    ours.push_back(time_of([&] { rollout.loss(); }));
-    std::vector<double> state;
-    reference.push_back(time_of([&] { state = bench.reference_rollout(); }));
-    for (std::size_t i = 0; i < state.size(); ++i)
-      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
-  }
-  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+  return time_against_reference(rollout, [&] { return bench.reference_rollout(); }, repeats);
+}
+
+// A benchmark's entry from its rollout run (time_rollout in a child) and its reference run
+// (time_against_reference in a child).
+json entry_against_reference(const std::string& name, const json& run, const json& ref, const std::string& reference,
+                             int threads) {
+  json b = {{"name", name},
+            {"forward_s", run.value("forward_s", 0.0)},
+            {"gradient_s", run.value("gradient_s", 0.0)},
+            {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+            {"reference", reference},
+            {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
+            {"reference_s", ref.value("reference_s", 0.0)},
+            {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
+            {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
+            {"peak_rss_mb", run["peak_rss_mb"]},
+            {"threads", threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))}};
+  if (run.contains("error")) b["error"] = run["error"];
+  return b;
 }
 
 }  // namespace
@@ -268,19 +281,8 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
     const int side = side_for(size);
     json run = in_child([&] { return measure_rollout(side, options.steps, "all", repeats, threads); });
     json ref = in_child([&] { return measure_reference(side, options.steps, repeats); });
-    json b = {{"name", name},
-              {"springs", run.value("springs", 0)},
-              {"forward_s", run.value("forward_s", 0.0)},
-              {"gradient_s", run.value("gradient_s", 0.0)},
-              {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
-              {"reference", "hand-written plain C++ loop, same physics, 1 thread"},
-              {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
-              {"reference_s", ref.value("reference_s", 0.0)},
-              {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
-              {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
-              {"peak_rss_mb", run["peak_rss_mb"]},
-              {"threads", threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))}};
-    if (run.contains("error")) b["error"] = run["error"];
+    json b = entry_against_reference(name, run, ref, "hand-written plain C++ loop, same physics, 1 thread", threads);
+    b["springs"] = run.value("springs", 0);
     report(b);
   }
 
@@ -291,20 +293,9 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
     if (!std::regex_search(name, filter)) continue;
     json run = in_child([&] { return measure_vehicle(cars, steps, repeats, threads); });
     json ref = in_child([&] { return measure_vehicle_reference(cars, steps, repeats); });
-    const double car_steps = static_cast<double>(cars) * steps;
-    json b = {{"name", name},
-              {"forward_s", run.value("forward_s", 0.0)},
-              {"gradient_s", run.value("gradient_s", 0.0)},
-              {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
-              {"car_steps_per_s", car_steps / run.value("forward_s", 1.0)},
-              {"reference", "plain loop over cars and steps calling the same step function, no loss, 1 thread"},
-              {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
-              {"reference_s", ref.value("reference_s", 0.0)},
-              {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
-              {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
-              {"peak_rss_mb", run["peak_rss_mb"]},
-              {"threads", threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))}};
-    if (run.contains("error")) b["error"] = run["error"];
+    json b = entry_against_reference(
+        name, run, ref, "plain loop over cars and steps calling the same step function, no loss, 1 thread", threads);
+    b["car_steps_per_s"] = static_cast<double>(cars) * steps / run.value("forward_s", 1.0);
     report(b);
   }
 
