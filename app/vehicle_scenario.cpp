@@ -139,7 +139,7 @@ class VehicleScenario final : public Scenario {
     constants_ = bound.size();
     if (fit_ && fit_->fit().free_starts) {
       if (method_ != "multiple_shooting") fit_node->fail("free_starts", "free starts need the multiple_shooting method");
-      bound.push_back(vh::bind_window_starts(model_));
+      bound.push_back(vh::bind_window_starts(model_, fit_->fit().scale));
     }
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
     initial_ = problem_->initial();
@@ -162,9 +162,13 @@ class VehicleScenario final : public Scenario {
     std::vector<double> x;
     for (std::size_t i = 0; i < constants_; ++i)
       x.push_back(model_.params.values()[static_cast<std::size_t>(param_index(problem_->space().parameters()[i].name))]);
+    // Free starts: their offsets from the recorded starts, in channel scales.
     if (problem_->space().parameters().size() > constants_)
       for (int k = 0; k < model_.cars; ++k)
-        for (int c = 0; c <= vh::kYawRate; ++c) x.push_back(model_.initial_state.values()[k * vh::kStateSize + c]);
+        for (int c = 0; c <= vh::kYawRate; ++c) {
+          const double recorded = telemetry_.present[c] ? telemetry_.values[c][fit_->fit().starts[k]] : 0.0;
+          x.push_back((model_.initial_state.values()[k * vh::kStateSize + c] - recorded) / fit_->fit().scale[c]);
+        }
     json j = {{"method", method_}, {"windows", model_.cars}, {"window_steps", steps},
               {"samples", telemetry_.samples}};
     if (fit_ == nullptr) {

@@ -44,21 +44,24 @@ void setup_windows(VehicleModel& model, const Telemetry& telemetry, const Teleme
   }
 }
 
-tune::BoundParameter bind_window_starts(VehicleModel& model) {
+tune::BoundParameter bind_window_starts(VehicleModel& model, const std::array<double, kFitChannels>& scale) {
   model.initial_state.set_differentiable(true);
   constexpr int kFree = kYawRate + 1;  // ax, ay of a start are outputs, not state
-  tune::BoundParameter b;
-  b.parameter.name = "window_start";
-  b.parameter.unit = "m, rad, m/s, rad/s";
+  std::vector<double> recorded;
   for (int k = 0; k < model.cars; ++k)
-    for (int c = 0; c < kFree; ++c) b.parameter.initial.push_back(model.initial_state.values()[k * kStateSize + c]);
-  b.assign = [&model](std::span<const double> x) {
+    for (int c = 0; c < kFree; ++c) recorded.push_back(model.initial_state.values()[k * kStateSize + c]);
+  tune::BoundParameter b;
+  b.parameter.name = "window_start_offset";
+  b.parameter.unit = "channel scales";
+  b.parameter.initial.assign(recorded.size(), 0.0);
+  b.assign = [&model, recorded, scale](std::span<const double> x) {
     for (int k = 0; k < model.cars; ++k)
-      for (int c = 0; c < kFree; ++c) model.initial_state.values()[k * kStateSize + c] = x[k * kFree + c];
+      for (int c = 0; c < kFree; ++c)
+        model.initial_state.values()[k * kStateSize + c] = recorded[k * kFree + c] + scale[c] * x[k * kFree + c];
   };
-  b.gradient = [&model](std::span<double> g) {
+  b.gradient = [&model, scale](std::span<double> g) {
     for (int k = 0; k < model.cars; ++k)
-      for (int c = 0; c < kFree; ++c) g[k * kFree + c] = model.initial_state.adjoints()[k * kStateSize + c];
+      for (int c = 0; c < kFree; ++c) g[k * kFree + c] = scale[c] * model.initial_state.adjoints()[k * kStateSize + c];
   };
   return b;
 }

@@ -49,8 +49,10 @@ std::vector<int> window_starts(const Telemetry& telemetry, int steps);
 // channel that was not recorded starts at 0), its controls the recorded ones.
 void setup_windows(VehicleModel& model, const Telemetry& telemetry, const TelemetryFit& fit);
 // Binds the windows' starts (pose, velocities and yaw rate of every window, in window order) as
-// one tuned parameter "window_start", for multiple shooting with free starts.
-tune::BoundParameter bind_window_starts(VehicleModel& model);
+// one tuned parameter "window_start_offset", for multiple shooting with free starts: each
+// component is the start's offset from the recorded one in units of its channel's scale, so the
+// optimizer sees starts and constants on comparable scales.
+tune::BoundParameter bind_window_starts(VehicleModel& model, const std::array<double, kFitChannels>& scale);
 
 class TelemetryLoss : public TrajectoryLoss {
  public:
