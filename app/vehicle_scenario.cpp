@@ -434,7 +434,8 @@ SimulatorInfo vehicle_info() {
   SimulatorInfo info;
   info.name = "vehicle";
   info.description = "single-track cars (Pacejka or linear tires, load transfer, engine table or DC motor, gears, "
-                     "brakes, drag) fitted to telemetry by multiple shooting";
+                     "brakes, drag) fitted to telemetry by multiple shooting, or tuned for a design target "
+                     "(acceleration run, step-steer response)";
   info.parameters = json::array();
   for (const auto& p : vh::vehicle_parameters())
     info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", "vehicle"}, {"description", p.description}});
