@@ -29,6 +29,8 @@
 #include "core/rollout.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
+#include "sims/vehicle/manoeuvre.hpp"
+#include "sims/vehicle/telemetry_loss.hpp"
 
 namespace simgrad::app {
 
@@ -54,6 +56,33 @@ double time_of(const std::function<void()>& f) {
 int repeats_for(double seconds_per_run, int repeats) {
   const int for_a_second = seconds_per_run > 0 ? static_cast<int>(1.0 / seconds_per_run) : 50;
   return std::min(50, std::max(repeats, for_a_second));
+}
+
+// Medians of forward and gradient times of a rollout, interleaved.
+json time_rollout(Rollout& rollout, int repeats) {
+  std::vector<double> forward, gradient;
+  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    forward.push_back(time_of([&] { rollout.loss(); }));
+    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+  }
+  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
+}
+
+// Medians of the forward times of a rollout and of a hand-written reference that returns the
+// same final state, interleaved, and the largest difference between their final states.
+json time_against_reference(Rollout& rollout, const std::function<std::vector<double>()>& reference_run, int repeats) {
+  std::vector<double> ours, reference;
+  double max_difference = 0.0;
+  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    ours.push_back(time_of([&] { rollout.loss(); }));
+    std::vector<double> state;
+    reference.push_back(time_of([&] { state = reference_run(); }));
+    for (std::size_t i = 0; i < state.size(); ++i)
+      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
+  }
+  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
 }
 
 // A jelly block of side n on a penalty ground, falling and bouncing.
@@ -140,19 +169,12 @@ json measure_rollout(int side, int steps, const std::string& policy, int repeats
   RolloutOptions options;
   options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, steps, options);
-  std::vector<double> forward, gradient;
-  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
-  }
-  return {{"forward_s", median(forward)},
-          {"gradient_s", median(gradient)},
-          {"runs", runs},
-          {"springs", m.spring_count()},
-          {"nodes", m.node_count},
-          {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
-          {"forward_steps", rollout.stats().forward_steps}};
+  json out = time_rollout(rollout, repeats);
+  out.update({{"springs", m.spring_count()},
+              {"nodes", m.node_count},
+              {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
+              {"forward_steps", rollout.stats().forward_steps}});
+  return out;
 }
 
 // Forward time of the engine and of the hand-written loop, single-threaded, interleaved.
@@ -162,17 +184,82 @@ json measure_reference(int side, int steps, int repeats) {
   sb::MassSpring<3> system(m);
   sb::TrajectoryMatchLoss<3> loss(system, {0}, steps, std::vector<double>(6, 0.0));
   Rollout rollout(system, loss, steps);
-  std::vector<double> ours, reference;
-  double max_difference = 0.0;
-  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    ours.push_back(time_of([&] { rollout.loss(); }));
-    std::vector<double> state;
-    reference.push_back(time_of([&] { state = reference_mass_spring_rollout(m, steps); }));
-    for (std::size_t i = 0; i < state.size(); ++i)
-      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
+  return time_against_reference(rollout, [&] { return reference_mass_spring_rollout(m, steps); }, repeats);
+}
+
+// A batch of BMW 320i single-track cars fitted to a recorded manoeuvre, window k starting at
+// sample k mod steps; `reference`: the same forward steps as a plain loop over cars and steps.
+struct VehicleBench {
+  vehicle::VehicleModel model = vehicle::published_vehicle("bmw_320i");
+  vehicle::Telemetry telemetry;
+  std::unique_ptr<vehicle::VehicleBatch> system;
+  std::unique_ptr<vehicle::TelemetryLoss> loss;
+
+  VehicleBench(int cars, int steps) {
+    vehicle::ManoeuvreOptions o;
+    o.duration = 2.0 * steps * model.settings.dt;
+    telemetry = vehicle::drive_manoeuvre(model, o);
+    vehicle::TelemetryFit fit;
+    fit.steps = steps;
+    for (int k = 0; k < cars; ++k) fit.starts.push_back(k % steps);
+    fit.scale = vehicle::channel_scales(telemetry);
+    fit.weight.fill(1.0);
+    vehicle::setup_windows(model, telemetry, fit);
+    system = std::make_unique<vehicle::VehicleBatch>(model);
+    loss = std::make_unique<vehicle::TelemetryLoss>(*system, telemetry, fit);
   }
-  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+
+  // The final states of all cars by a plain loop calling the step function directly.
+  std::vector<double> reference_rollout() const {
+    vehicle::Params<double> p;
+    for (int i = 0; i < vehicle::kParamCount; ++i) p[i] = model.params.values()[i];
+    std::vector<double> out(model.initial_state.values().begin(), model.initial_state.values().end());
+    for (int k = 0; k < model.cars; ++k) {
+      vehicle::CarState<double> x;
+      for (int c = 0; c < vehicle::kStateSize; ++c) x[c] = out[k * vehicle::kStateSize + c];
+      for (int t = 0; t < model.steps; ++t) {
+        const double* u = model.controls.data() + (static_cast<std::size_t>(t) * model.cars + k) * vehicle::kControlSize;
+        x = vehicle::single_track_step(p, model.settings, x, u[vehicle::kSteer], u[vehicle::kThrottle], u[vehicle::kBrake]);
+      }
+      for (int c = 0; c < vehicle::kStateSize; ++c) out[k * vehicle::kStateSize + c] = x[c];
+    }
+    return out;
+  }
+};
+
+// Forward and gradient of a batch of cars, medians over repeats.
+json measure_vehicle(int cars, int steps, int repeats, int threads) {
+  set_thread_count(threads);
+  VehicleBench bench(cars, steps);
+  Rollout rollout(*bench.system, *bench.loss, steps);
+  return time_rollout(rollout, repeats);
+}
+
+// Forward time of the engine (its loss included) and of the plain loop, single-threaded, interleaved.
+json measure_vehicle_reference(int cars, int steps, int repeats) {
+  set_thread_count(1);
+  VehicleBench bench(cars, steps);
+  Rollout rollout(*bench.system, *bench.loss, steps);
+  return time_against_reference(rollout, [&] { return bench.reference_rollout(); }, repeats);
+}
+
+// A benchmark's entry from its rollout run (time_rollout in a child) and its reference run
+// (time_against_reference in a child).
+json entry_against_reference(const std::string& name, const json& run, const json& ref, const std::string& reference,
+                             int threads) {
+  json b = {{"name", name},
+            {"forward_s", run.value("forward_s", 0.0)},
+            {"gradient_s", run.value("gradient_s", 0.0)},
+            {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+            {"reference", reference},
+            {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
+            {"reference_s", ref.value("reference_s", 0.0)},
+            {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
+            {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
+            {"peak_rss_mb", run["peak_rss_mb"]},
+            {"threads", threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))}};
+  if (run.contains("error")) b["error"] = run["error"];
+  return b;
 }
 
 }  // namespace
@@ -194,19 +281,21 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
     const int side = side_for(size);
     json run = in_child([&] { return measure_rollout(side, options.steps, "all", repeats, threads); });
     json ref = in_child([&] { return measure_reference(side, options.steps, repeats); });
-    json b = {{"name", name},
-              {"springs", run.value("springs", 0)},
-              {"forward_s", run.value("forward_s", 0.0)},
-              {"gradient_s", run.value("gradient_s", 0.0)},
-              {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
-              {"reference", "hand-written plain C++ loop, same physics, 1 thread"},
-              {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
-              {"reference_s", ref.value("reference_s", 0.0)},
-              {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
-              {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
-              {"peak_rss_mb", run["peak_rss_mb"]},
-              {"threads", threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))}};
-    if (run.contains("error")) b["error"] = run["error"];
+    json b = entry_against_reference(name, run, ref, "hand-written plain C++ loop, same physics, 1 thread", threads);
+    b["springs"] = run.value("springs", 0);
+    report(b);
+  }
+
+  // Single-track cars: one car over a long recording, and 10,000 cars (multiple-shooting
+  // windows, or a fleet) batched.
+  for (const auto& [cars, steps] : {std::pair{1, 10000}, std::pair{10000, 200}}) {
+    const std::string name = "vehicle_single_track/cars:" + std::to_string(cars) + "/steps:" + std::to_string(steps);
+    if (!std::regex_search(name, filter)) continue;
+    json run = in_child([&] { return measure_vehicle(cars, steps, repeats, threads); });
+    json ref = in_child([&] { return measure_vehicle_reference(cars, steps, repeats); });
+    json b = entry_against_reference(
+        name, run, ref, "plain loop over cars and steps calling the same step function, no loss, 1 thread", threads);
+    b["car_steps_per_s"] = static_cast<double>(cars) * steps / run.value("forward_s", 1.0);
     report(b);
   }
 

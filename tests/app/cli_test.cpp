@@ -154,6 +154,20 @@ TEST(Cli, CompareNeedsFewerRolloutsWithGradientsThanWithCmaes) {
   EXPECT_TRUE(j.contains("random"));
 }
 
+TEST(Cli, VehicleExamplesGradcheckAndTune) {
+  const Result check = simgrad("gradcheck " + example("vehicle/bmw_320i_fit.json") + " --json --threads 2");
+  ASSERT_EQ(check.status, 0) << check.out << check.err;
+  EXPECT_TRUE(json::parse(check.out)["ok"].get<bool>());
+  const Result tune = simgrad("tune " + example("vehicle/orca_fit.json") + " --out " + scratch("vehicle_out").string() + " --json");
+  ASSERT_EQ(tune.status, 0) << tune.err;
+  const json j = json::parse(tune.out);
+  EXPECT_LE(j["iterations"].get<int>(), 50);
+  for (const char* p : {"yaw_inertia", "cg_to_front", "drive_gain"})
+    EXPECT_LT(j["summary"]["parameters_vs_preset"][p]["relative_error"].get<double>(), 0.02) << p;
+  EXPECT_LT(j["summary"]["fit_rmse"]["current"]["yaw_rate"].get<double>(),
+            0.1 * j["summary"]["fit_rmse"]["initial"]["yaw_rate"].get<double>());
+}
+
 TEST(Cli, DefaultScenarioIsBuiltIn) {
   const Result r = simgrad("run --json");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -3,31 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
+#include "tests/sims/state_hash.hpp"
 
 namespace simgrad::softbody {
 namespace {
-
-// FNV-1a over the bytes of doubles.
-std::uint64_t hash_doubles(std::span<const double> values, std::uint64_t h = 1469598103934665603ull) {
-  for (double v : values) {
-    unsigned char bytes[sizeof v];
-    std::memcpy(bytes, &v, sizeof v);
-    for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  }
-  return h;
-}
-
-struct Hashes {
-  std::uint64_t state, gradient;
-  bool operator==(const Hashes&) const = default;
-};
 
 Hashes run(int threads, const char* policy) {
   set_thread_count(threads);

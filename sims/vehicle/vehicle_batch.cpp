@@ -1,0 +1,49 @@
+#include "sims/vehicle/vehicle_batch.hpp"
+
+#include <algorithm>
+
+namespace simgrad::vehicle {
+
+VehicleBatch::VehicleBatch(VehicleModel& model) : model_(model), kernel_("single_track", model.cars) {}
+
+SingleTrackBody VehicleBatch::body(int t, std::span<const double> state, double* state_adjoint, double* next,
+                                   double* next_adjoint) {
+  SingleTrackBody b;
+  const Index cars = model_.cars;
+  b.state = {const_cast<double*>(state.data()), state_adjoint, cars};
+  b.next = {next, next_adjoint, cars};
+  // A step past the recorded controls keeps the last ones.
+  const int row = std::min(t, std::max(model_.steps - 1, 0));
+  b.controls = {model_.controls.data() + static_cast<std::size_t>(row) * cars * kControlSize, nullptr, cars};
+  const Field<4> all = model_.params.field();
+  for (int k = 0; k < kParamBlocks; ++k) b.params[k] = all.slice(k, 1);
+  b.settings = &model_.settings;
+  return b;
+}
+
+void VehicleBatch::initial_state(std::span<double> state) {
+  const auto x0 = model_.initial_state.values();
+  std::copy(x0.begin(), x0.end(), state.begin());
+}
+
+void VehicleBatch::initial_state_adjoint(std::span<const double> state_adjoint) {
+  if (!model_.initial_state.differentiable()) return;
+  auto a = model_.initial_state.adjoints();
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] += state_adjoint[i];
+}
+
+void VehicleBatch::step(int t, std::span<const double> state, std::span<double> next, std::span<double>) {
+  kernel_.forward(body(t, state, nullptr, next.data(), nullptr));
+}
+
+void VehicleBatch::step_adjoint(int t, std::span<const double> state, std::span<const double>,
+                                std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  kernel_.adjoint(body(t, state, state_adjoint.data(), nullptr, const_cast<double*>(next_adjoint.data())));
+}
+
+void VehicleBatch::clear_adjoints() {
+  std::fill(model_.params.adjoints().begin(), model_.params.adjoints().end(), 0.0);
+  std::fill(model_.initial_state.adjoints().begin(), model_.initial_state.adjoints().end(), 0.0);
+}
+
+}  // namespace simgrad::vehicle
