@@ -42,8 +42,8 @@ class Scenario {
 
   // The simulator's name as in `simgrad list`.
   virtual std::string simulator() const = 0;
-  // The rollout loss as a function of the tuned parameters (physical values).
-  virtual tune::RolloutProblem& problem() = 0;
+  // The loss as a function of the tuned parameters (physical values).
+  virtual tune::Problem& problem() = 0;
   // The loss at physical parameters x on the hard model: every relaxation at its hard twin.
   virtual double hard_loss(std::span<const double> x) = 0;
   // Simulator-specific figures of the current state of the model after a run (for --json).
