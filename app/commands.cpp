@@ -328,4 +328,21 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
   });
 }
 
+int run_explain(const std::filesystem::path& file, const ExplainCommandOptions& options, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    const ExplainRequest request{options.hints, options.joint_step, options.area_step};
+    json out = scenario->explain(scenario->problem().initial(), request);
+    out["simulator"] = scenario->simulator();
+    if (common.json) {
+      print_json(out);
+      return 0;
+    }
+    std::cout << "rating " << out["rating"].get<double>() << " (hard " << out["hard_rating"].get<double>()
+              << "; lower is better)\n";
+    for (const json& h : out["hints"]) std::cout << "  " << h["text"].get<std::string>() << "\n";
+    return 0;
+  });
+}
+
 }  // namespace simgrad::app
