@@ -37,26 +37,40 @@ struct StressRatio {
   MemberState state;
 };
 
+// What a member can carry: axial force in tension (fy A) and in compression (the critical
+// stress times A, or fy A with buckling off), and bending moment (fy S). They do not depend on
+// the load case, so a rating computes them once per member.
+template <class S>
+struct MemberStrengths {
+  S tension, compression, bending;
+};
+
+template <class S>
+MemberStrengths<S> member_strengths(const MemberProperties<S>& p, const S& length, double length_factor, bool buckling) {
+  const S compression = buckling ? critical_stress(euler_load(p.young, p.inertia, length, length_factor) / p.area, p.yield) * p.area
+                                 : p.yield * p.area;
+  return {p.yield * p.area, compression, p.yield * p.modulus};
+}
+
 // The member's stress ratio under axial force `axial` (tension positive) and largest end moment
-// `moment` (frames). With `buckling` off, compression is checked against yield like tension.
+// `moment` (frames): force over strength, the bending ratio added in a frame.
+template <class S, class F>
+auto ratio_of(const MemberStrengths<S>& strengths, const F& axial, const F& moment, bool frame)
+    -> StressRatio<decltype(S() * F())> {
+  using std::abs;
+  using R = decltype(S() * F());
+  StressRatio<R> r{axial >= 0.0 ? R(axial / strengths.tension) : R(-axial / strengths.compression),
+                   axial >= 0.0 ? MemberState::tension : MemberState::compression};
+  if (frame) r.ratio = r.ratio + abs(moment) / strengths.bending;
+  return r;
+}
+
+// The stress ratio from the member's properties; with `buckling` off, compression is checked
+// against yield like tension.
 template <class S, class F>
 auto stress_ratio(const MemberProperties<S>& p, const S& length, double length_factor, const F& axial,
                   const F& moment, bool frame, bool buckling) -> StressRatio<decltype(S() * F())> {
-  using std::abs;
-  using R = decltype(S() * F());
-  R ratio;
-  MemberState state;
-  if (axial >= 0.0) {
-    ratio = axial / (p.yield * p.area);
-    state = MemberState::tension;
-  } else {
-    const S limit = buckling ? critical_stress(euler_load(p.young, p.inertia, length, length_factor) / p.area, p.yield)
-                             : p.yield;
-    ratio = -axial / (limit * p.area);
-    state = MemberState::compression;
-  }
-  if (frame) ratio = ratio + abs(moment) / (p.yield * p.modulus);
-  return {ratio, state};
+  return ratio_of(member_strengths(p, length, length_factor, buckling), axial, moment, frame);
 }
 
 }  // namespace simgrad::structure

@@ -18,15 +18,19 @@ double smooth_max(const std::vector<double>& x, double t, std::vector<double>* w
   if (x.empty()) return 0.0;
   const std::size_t arg = static_cast<std::size_t>(std::max_element(x.begin(), x.end()) - x.begin());
   const double top = x[arg];
-  if (weights) weights->assign(x.size(), 0.0);
+  weights->assign(x.size(), 0.0);
   if (t <= 0.0) {
-    if (weights) (*weights)[arg] = 1.0;
+    (*weights)[arg] = 1.0;
     return top;
   }
   double total = 0.0;
-  for (double v : x) total += std::exp((v - top) / t);
-  if (weights)
-    for (std::size_t i = 0; i < x.size(); ++i) (*weights)[i] = std::exp((x[i] - top) / t) / total;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    // Below -746, exp underflows to exactly 0: skipping it gives the same bits, faster.
+    const double z = (x[i] - top) / t;
+    (*weights)[i] = z < -746.0 ? 0.0 : std::exp(z);
+    total += (*weights)[i];
+  }
+  for (double& w : *weights) w /= total;
   return top + t * std::log(total);
 }
 
@@ -49,20 +53,21 @@ MemberInputs inputs_of(const TrussModel& model, const Design& design, std::size_
 
 }  // namespace
 
-void gather_member_dofs(const TrussModel& model, const DofMap& dofs, const Member& member,
-                        const Eigen::MatrixXd& values, int load_case, double* out) {
-  const int per = model.dofs();
-  for (int end = 0; end < 2; ++end)
-    for (int k = 0; k < per; ++k) {
-      const int f = dofs.free_index[static_cast<std::size_t>(member.joints[static_cast<std::size_t>(end)] * per + k)];
-      out[end * per + k] = f >= 0 ? values(f, load_case) : 0.0;
-    }
+void StructureAnalysis::gather(Index member, const ByDof& values, int load_case, double* out) const {
+  const int n = stiffness_->member_dofs();
+  const int* free = member_free_.data() + member * n;
+  for (int i = 0; i < n; ++i) out[i] = free[i] >= 0 ? values(free[i], load_case) : 0.0;
 }
 
 StructureAnalysis::StructureAnalysis(const TrussModel& model) : model_(&model), dofs_(number_dofs(model)) {
   stiffness_ = std::make_unique<StiffnessMatrix>(model, dofs_);
   const std::size_t n = static_cast<std::size_t>(stiffness_->member_dofs());
+  const int per = model.dofs();
   member_matrices_.resize(model.members.size() * n * n);
+  for (const Member& m : model.members)
+    for (std::size_t i = 0; i < n; ++i)
+      member_free_.push_back(dofs_.free_index[static_cast<std::size_t>(m.joints[i / static_cast<std::size_t>(per)] * per) +
+                                              i % static_cast<std::size_t>(per)]);
   result_.members.resize(model.members.size());
 }
 
@@ -116,6 +121,7 @@ void StructureAnalysis::analyse(const Design& design, bool hard) {
         }
   }
   stiffness_->solve(u_);
+  u_by_dof_ = u_;
 
   // Member forces and ratios per load case, in parallel.
   ratios_.assign(static_cast<std::size_t>(members * cases), 0.0);
@@ -126,14 +132,14 @@ void StructureAnalysis::analyse(const Design& design, bool hard) {
       const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));
       const MemberProperties<double> p = member_properties(model, m, in.area, in.logits, hard);
       const MemberGeometry<double> g = member_geometry(in.a, in.b, dim);
+      const MemberStrengths<double> strengths = member_strengths(p, g.length, m.buckling_length_factor, model.rating.buckling);
       MemberReport& r = result_.members[static_cast<std::size_t>(e)];
       r.ratio = -std::numeric_limits<double>::infinity();
       for (int c = 0; c < cases; ++c) {
-        gather_member_dofs(model, dofs_, m, u_, c, ue);
+        gather(e, u_by_dof_, c, ue);
         const MemberForces<double> f = member_forces(model.kind, g, p.young, p.area, p.inertia, ue);
         const double moment = std::max(std::abs(f.moment_a), std::abs(f.moment_b));
-        const StressRatio<double> s = stress_ratio(p, g.length, m.buckling_length_factor, f.axial, moment,
-                                                   model.kind == StructureKind::frame2d, model.rating.buckling);
+        const StressRatio<double> s = ratio_of(strengths, f.axial, moment, model.kind == StructureKind::frame2d);
         ratios_[static_cast<std::size_t>(e * cases + c)] = s.ratio;
         if (s.ratio > r.ratio) {
           r.ratio = s.ratio;
@@ -229,50 +235,84 @@ void StructureAnalysis::adjoint(const Design& design, Design& gradient) {
   const int cases = static_cast<int>(model.load_cases.size());
   const std::size_t entries = model.catalogue.size();
   const bool frame = model.kind == StructureKind::frame2d;
+  const std::size_t un = static_cast<std::size_t>(n);
 
-  // d rating / d u of each member's ratios, per member and load case, in parallel; then added
-  // into the adjoint's right-hand side member by member.
-  std::vector<double> member_rhs(static_cast<std::size_t>(members * cases * n), 0.0);
+  // Pass 1, per member: a ratio is a force over a strength, and forces are linear in the
+  // member's displacements. So d rating / d u of a case is its weight x d ratio / d forces x
+  // d forces / d u, the last the same for every case; the ratios' dependence on the design
+  // with forces held is weight x force / strength, summed over cases into one force per
+  // strength; and the weighted sum over cases of d ratio / d forces x forces(u_c) is
+  // forces(sum of weighted u_c). Pass 2 then differentiates the strengths and the forces with
+  // respect to the design once per member instead of once per case.
+  const std::size_t keep = 3 + 3 * un;  // force per strength; weighted u per force
+  std::vector<double> member_sums(static_cast<std::size_t>(members) * keep, 0.0);
+  std::vector<double> member_rhs(static_cast<std::size_t>(members * cases) * un, 0.0);
   parallel_for_blocks(members, [&](Index first, Index last) {
-    ad::LocalTape& tape = ad::thread_tape();
-    double ue[kMaxMemberDofs];
+    double ue[kMaxMemberDofs], unit[kMaxMemberDofs];
+    double force_rows[3][kMaxMemberDofs];
     for (Index e = first; e < last; ++e) {
       const Member& m = model.members[static_cast<std::size_t>(e)];
       const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));
       const MemberProperties<double> p = member_properties(model, m, in.area, in.logits, false);
       const MemberGeometry<double> g = member_geometry(in.a, in.b, dim);
+      const MemberStrengths<double> strengths = member_strengths(p, g.length, m.buckling_length_factor, model.rating.buckling);
+      for (int j = 0; j < n; ++j) {
+        std::fill(unit, unit + n, 0.0);
+        unit[j] = 1.0;
+        const MemberForces<double> f = member_forces(model.kind, g, p.young, p.area, p.inertia, unit);
+        force_rows[0][j] = f.axial;
+        force_rows[1][j] = f.moment_a;
+        force_rows[2][j] = f.moment_b;
+      }
+      double* sums = member_sums.data() + static_cast<std::size_t>(e) * keep;
+      double* weighted_u = sums + 3;  // 3 x n: for axial, moment_a, moment_b
       for (int c = 0; c < cases; ++c) {
         const double weight = ratio_weights_[static_cast<std::size_t>(e * cases + c)];
         if (weight == 0.0) continue;
-        gather_member_dofs(model, dofs_, m, u_, c, ue);
-        tape.reset();
-        ad::Var u[kMaxMemberDofs];
-        for (int i = 0; i < n; ++i) u[i] = ad::Var::input(ue[i]);
-        const MemberForces<ad::Var> f = member_forces(model.kind, g, p.young, p.area, p.inertia, u);
-        const ad::Var moment = smax(ad::abs(f.moment_a), ad::abs(f.moment_b));
-        const ad::Var r = stress_ratio(p, g.length, m.buckling_length_factor, f.axial, moment, frame, model.rating.buckling).ratio;
-        tape.clear_adjoints();
-        tape.adjoint(r.i) = weight;
-        tape.sweep();
-        double* out = member_rhs.data() + static_cast<std::size_t>((e * cases + c) * n);
-        for (int i = 0; i < n; ++i) out[i] = tape.adjoint(u[i].i);
+        gather(e, u_by_dof_, c, ue);
+        const MemberForces<double> f = member_forces(model.kind, g, p.young, p.area, p.inertia, ue);
+        // d ratio / d (axial, moment_a, moment_b), times the weight.
+        double dforce[3] = {0.0, 0.0, 0.0};
+        if (f.axial >= 0.0) {
+          sums[0] += weight * f.axial;
+          dforce[0] = weight / strengths.tension;
+        } else {
+          sums[1] -= weight * f.axial;
+          dforce[0] = -weight / strengths.compression;
+        }
+        if (frame) {
+          // The larger end moment governs (the first on a tie, as the forward pass takes it).
+          const bool at_a = std::abs(f.moment_a) >= std::abs(f.moment_b);
+          const double moment = at_a ? f.moment_a : f.moment_b;
+          sums[2] += weight * std::abs(moment);
+          dforce[at_a ? 1 : 2] = weight / strengths.bending * (moment < 0.0 ? -1.0 : 1.0);
+        }
+        double* rhs = member_rhs.data() + static_cast<std::size_t>(e * cases + c) * un;
+        for (int k = 0; k < 3; ++k) {
+          if (dforce[k] == 0.0) continue;
+          for (int j = 0; j < n; ++j) {
+            rhs[j] += dforce[k] * force_rows[k][j];
+            weighted_u[k * n + j] += dforce[k] * ue[j];
+          }
+        }
       }
     }
   });
   lambda_ = deflection_weights_;
   for (Index e = 0; e < members; ++e) {
-    const Member& m = model.members[static_cast<std::size_t>(e)];
-    for (int c = 0; c < cases; ++c)
-      for (int i = 0; i < n; ++i) {
-        const int f = dofs_.free_index[static_cast<std::size_t>(m.joints[static_cast<std::size_t>(i / per)] * per + i % per)];
-        if (f >= 0) lambda_(f, c) += member_rhs[static_cast<std::size_t>((e * cases + c) * n + i)];
-      }
+    const int* free = member_free_.data() + e * n;
+    for (int c = 0; c < cases; ++c) {
+      const double* rhs = member_rhs.data() + static_cast<std::size_t>(e * cases + c) * un;
+      for (int i = 0; i < n; ++i)
+        if (free[i] >= 0) lambda_(free[i], c) += rhs[i];
+    }
   }
   // The stiffness matrix is symmetric: the transposed solve is the same solve.
   stiffness_->solve(lambda_);
+  lambda_by_dof_ = lambda_;
 
-  // Per member: d/d(design) of  weights . ratios(p, u fixed) + lambda . (f(p) - K(p) u) + the
-  // mass and cost terms, by one reverse pass over the member's own computation.
+  // Pass 2, per member: d/d(design) of the mass and cost terms + lambda . (f(p) - K(p) u) + the
+  // ratios through pass 1's sums, by one reverse pass over the member's own computation.
   const std::size_t grad_width = static_cast<std::size_t>(2 * dim + 1) + entries;
   std::vector<double> member_grad(static_cast<std::size_t>(members) * grad_width, 0.0);
   parallel_for_blocks(members, [&](Index first, Index last) {
@@ -284,12 +324,12 @@ void StructureAnalysis::adjoint(const Design& design, Design& gradient) {
     for (Index e = first; e < last; ++e) {
       const Member& m = model.members[static_cast<std::size_t>(e)];
       const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));
-      // sum over cases of lambda_i u_j, and of lambda . gravity at the ends (self-weight).
+      // Sums over cases of lambda_i u_j, and of lambda . gravity at the ends (self-weight).
       std::fill(coupling, coupling + n * n, 0.0);
       double weight_coupling = 0.0;
       for (int c = 0; c < cases; ++c) {
-        gather_member_dofs(model, dofs_, m, u_, c, ue);
-        gather_member_dofs(model, dofs_, m, lambda_, c, le);
+        gather(e, u_by_dof_, c, ue);
+        gather(e, lambda_by_dof_, c, le);
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < n; ++j) coupling[i * n + j] += le[i] * ue[j];
         const LoadCase& lc = model.load_cases[static_cast<std::size_t>(c)];
@@ -297,6 +337,7 @@ void StructureAnalysis::adjoint(const Design& design, Design& gradient) {
           for (int end = 0; end < 2; ++end)
             for (int q = 0; q < dim; ++q) weight_coupling += 0.5 * lc.gravity[static_cast<std::size_t>(q)] * le[end * per + q];
       }
+      const double* sums = member_sums.data() + static_cast<std::size_t>(e) * keep;
       tape.reset();
       ad::Var a[3], b[3];
       for (int q = 0; q < dim; ++q) a[q] = ad::Var::input(in.a[q]);
@@ -311,14 +352,16 @@ void StructureAnalysis::adjoint(const Design& design, Design& gradient) {
       ad::Var phi = model.rating.weights.mass * mass + cost_weight_ * (mass * p.price) + weight_coupling * mass;
       for (int i = 0; i < n * n; ++i)
         if (coupling[i] != 0.0) phi = phi - coupling[i] * k[i];
-      for (int c = 0; c < cases; ++c) {
-        const double weight = ratio_weights_[static_cast<std::size_t>(e * cases + c)];
-        if (weight == 0.0) continue;
-        gather_member_dofs(model, dofs_, m, u_, c, ue);
-        const MemberForces<ad::Var> f = member_forces(model.kind, g, p.young, p.area, p.inertia, ue);
-        const ad::Var moment = smax(ad::abs(f.moment_a), ad::abs(f.moment_b));
-        phi = phi + weight * stress_ratio(p, g.length, m.buckling_length_factor, f.axial, moment, frame,
-                                          model.rating.buckling).ratio;
+      const MemberStrengths<ad::Var> strengths = member_strengths(p, g.length, m.buckling_length_factor, model.rating.buckling);
+      phi = phi + sums[0] / strengths.tension + sums[1] / strengths.compression;
+      if (frame) phi = phi + sums[2] / strengths.bending;
+      const double* weighted_u = sums + 3;
+      const MemberForces<ad::Var> fa = member_forces(model.kind, g, p.young, p.area, p.inertia, weighted_u);
+      phi = phi + fa.axial;
+      if (frame) {
+        const MemberForces<ad::Var> fm = member_forces(model.kind, g, p.young, p.area, p.inertia, weighted_u + n);
+        const MemberForces<ad::Var> fb = member_forces(model.kind, g, p.young, p.area, p.inertia, weighted_u + 2 * n);
+        phi = phi + fm.moment_a + fb.moment_b;
       }
       tape.clear_adjoints();
       tape.adjoint(phi.i) = 1.0;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/vec.hpp"
 #include "sims/structure/member_checks.hpp"
 #include "sims/structure/stiffness.hpp"
 #include "sims/structure/truss_model.hpp"
@@ -65,22 +66,24 @@ class StructureAnalysis {
   void analyse(const Design& design, bool hard);
   void aggregate(bool hard);
   void adjoint(const Design& design, Design& gradient);
+  // Row-major copies of solutions, so that a member's values for every load case lie together.
+  using ByDof = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  // A member's dof values under one load case (zero where held), n = 2 dofs().
+  void gather(Index member, const ByDof& values, int load_case, double* out) const;
 
   const TrussModel* model_;
   DofMap dofs_;
   std::unique_ptr<StiffnessMatrix> stiffness_;
+  std::vector<int> member_free_;         // per member, its n dofs' free indices (-1: held)
   std::vector<double> member_matrices_;  // per member, n x n
   std::vector<double> ratios_;           // per member and load case
   std::vector<double> ratio_weights_;    // d rating / d ratio, per member and load case
   Eigen::MatrixXd u_;                    // free dofs x load cases
   Eigen::MatrixXd lambda_;               // adjoint, free dofs x load cases
+  ByDof u_by_dof_, lambda_by_dof_;
   Eigen::MatrixXd deflection_weights_;   // d rating / d u from the deflection terms
   double cost_weight_ = 0.0;             // d rating / d cost, the budget penalty included
   RatingResult result_;
 };
-
-// The joint's dof values of one member under one load case (zero where held), n = 2 dofs().
-void gather_member_dofs(const TrussModel& model, const DofMap& dofs, const Member& member,
-                        const Eigen::MatrixXd& values, int load_case, double* out);
 
 }  // namespace simgrad::structure

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <string>
 
 namespace simgrad::app {
@@ -35,7 +36,7 @@ TEST(StructureScenario, LoadsAndRatesAThreeBarTruss) {
   // The apex load of 10 kN puts 7.07 kN of compression in each 45 degree strut, whose Euler
   // stress (pi^2 E I / L^2 / A = 98.7 MPa) is below half the yield stress, so Euler governs;
   // the tie carries 5 kN against 250 kN. The rating is the smooth maximum (t = 0.05) of the three.
-  const double strut = 1e4 / std::sqrt(2.0) / (M_PI * M_PI * 2e11 * 1e-7 / 2.0), tie = 5e3 / 2.5e5;
+  const double strut = 1e4 / std::sqrt(2.0) / (std::numbers::pi * std::numbers::pi * 2e11 * 1e-7 / 2.0), tie = 5e3 / 2.5e5;
   const double t = 0.05;
   EXPECT_NEAR(rating, t * std::log(std::exp(tie / t) + 2.0 * std::exp(strut / t)), 1e-12);
   EXPECT_EQ(s->summary()["members"], 3);
