@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/rollout.hpp"
 #include "sims/structure/bridge_generator.hpp"
+#include "sims/structure/dynamic.hpp"
 #include "sims/structure/explain.hpp"
 #include "sims/structure/structure_problem.hpp"
 
@@ -56,6 +58,7 @@ class StructureScenario final : public Scenario {
       for (const ScenarioNode& c : root.array("load_cases")) read_load_case(c.as_object());
     if (root.has("vehicle")) read_vehicle(root.child("vehicle"));
     if (m.load_cases.empty()) root.fail("load_cases", "expected at least one load case (or a vehicle)");
+    if (root.has("dynamic")) read_dynamic(root.child("dynamic"));
     read_rating(root.child("rating"));
     const ScenarioNode tune_node = root.child("tune");
     tune = read_tune_settings(tune_node);
@@ -113,6 +116,7 @@ class StructureScenario final : public Scenario {
                         {"max_deflection_ratio", r.max_deflection_ratio},
                         {"governing_member", worst},
                         {"governing_member_state", st::member_state(model_, r.members[worst])}};
+    if (dynamic_) j["dynamic"] = dynamic_summary(design);
     if (!model_.catalogue.empty()) {
       nlohmann::json chosen = nlohmann::json::object();
       const std::size_t n = model_.catalogue.size();
@@ -149,6 +153,39 @@ class StructureScenario final : public Scenario {
   }
 
  private:
+  // The game view: the same truss in motion under the vehicle, with breaking members.
+  void read_dynamic(const ScenarioNode& d) {
+    if (model_.kind == st::StructureKind::frame2d) d.fail("the dynamic mode takes trusses (\"kind\": \"truss2d\" or \"truss3d\")");
+    for (const st::Member& mem : model_.members)
+      if (mem.catalogue >= 0) d.fail("the dynamic mode takes sized members, not catalogue choices");
+    st::DynamicSettings& s = dynamic_settings_;
+    s.dt = d.positive("dt");
+    s.steps = static_cast<int>(d.integer("steps", 1, 10000000));
+    s.damping = d.non_negative("damping", s.damping);
+    s.break_strain = d.positive("break_strain", s.break_strain);
+    s.break_width = d.positive("break_width", s.break_strain / 50.0);
+    s.joint_mass = d.non_negative("joint_mass", 0.0);
+    const int dim = model_.dimension();
+    if (d.has("gravity")) s.gravity = vector_of(d, "gravity", dim, dim);
+    for (std::int64_t j : d.integers("deck", 0, model_.joint_count - 1)) s.deck.push_back(static_cast<int>(j));
+    s.vehicle_load = d.non_negative("vehicle_load", 0.0);
+    s.vehicle_speed = d.non_negative("vehicle_speed", 0.0);
+    dynamic_limit_ = d.positive("deflection_limit", model_.rating.span > 0 ? model_.rating.span / model_.rating.deflection_ratio : 1.0);
+    dynamic_ = true;
+  }
+
+  // Runs the dynamic mode on a design, relaxed and hard: members broken, and the score.
+  nlohmann::json dynamic_summary(const st::Design& design) {
+    st::DynamicTruss truss(model_, design, dynamic_settings_);
+    st::DynamicScore score(truss, 1.0, 1.0, dynamic_limit_);
+    Rollout rollout(truss, score, dynamic_settings_.steps);
+    const double relaxed = rollout.loss();
+    truss.settings().break_width = 0.0;
+    const double hard = rollout.loss();
+    return {{"steps", dynamic_settings_.steps}, {"relaxed_score", relaxed}, {"hard_score", hard},
+            {"broken_members", score.broken(rollout.final_state())}};
+  }
+
   void read_materials(const ScenarioNode& materials) {
     for (const auto& [name, node] : materials.members()) {
       const ScenarioNode m = node.as_object();
@@ -394,6 +431,9 @@ class StructureScenario final : public Scenario {
   std::map<std::string, st::Section> sections_;
   std::string length_unit_;
   st::ExplainOptions explain_;
+  bool dynamic_ = false;
+  st::DynamicSettings dynamic_settings_;
+  double dynamic_limit_ = 1.0;
   std::unique_ptr<st::StructureProblem> problem_;
 };
 
