@@ -51,6 +51,24 @@ MemberInputs inputs_of(const TrussModel& model, const Design& design, std::size_
           m.catalogue >= 0 ? design.logits.data() + e * n : nullptr};
 }
 
+// What a member's checks read in plain doubles: its design values, properties, geometry and
+// strengths.
+struct MemberSetup {
+  const Member& member;
+  MemberInputs in;
+  MemberProperties<double> p;
+  MemberGeometry<double> g;
+  MemberStrengths<double> strengths;
+};
+
+MemberSetup setup_of(const TrussModel& model, const Design& design, Index e, bool hard) {
+  const Member& m = model.members[static_cast<std::size_t>(e)];
+  const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));
+  const MemberProperties<double> p = member_properties(model, m, in.area, in.logits, hard);
+  const MemberGeometry<double> g = member_geometry(in.a, in.b, model.dimension());
+  return {m, in, p, g, member_strengths(p, g.length, m.buckling_length_factor, model.rating.buckling)};
+}
+
 }  // namespace
 
 void StructureAnalysis::gather(Index member, const ByDof& values, int load_case, double* out) const {
@@ -84,10 +102,9 @@ void StructureAnalysis::analyse(const Design& design, bool hard) {
   // Member matrices and masses, in parallel, each member writing only its own slots.
   parallel_for_blocks(members, [&](Index first, Index last) {
     for (Index e = first; e < last; ++e) {
-      const Member& m = model.members[static_cast<std::size_t>(e)];
-      const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));
-      const MemberProperties<double> p = member_properties(model, m, in.area, in.logits, hard);
-      const MemberGeometry<double> g = member_geometry(in.a, in.b, dim);
+      const MemberSetup member = setup_of(model, design, e, hard);
+      const MemberProperties<double>& p = member.p;
+      const MemberGeometry<double>& g = member.g;
       member_stiffness(model.kind, g, p.young, p.area, p.inertia,
                        member_matrices_.data() + static_cast<std::size_t>(e) * static_cast<std::size_t>(n * n));
       MemberReport& r = result_.members[static_cast<std::size_t>(e)];
@@ -128,18 +145,16 @@ void StructureAnalysis::analyse(const Design& design, bool hard) {
   parallel_for_blocks(members, [&](Index first, Index last) {
     double ue[kMaxMemberDofs];
     for (Index e = first; e < last; ++e) {
-      const Member& m = model.members[static_cast<std::size_t>(e)];
-      const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));
-      const MemberProperties<double> p = member_properties(model, m, in.area, in.logits, hard);
-      const MemberGeometry<double> g = member_geometry(in.a, in.b, dim);
-      const MemberStrengths<double> strengths = member_strengths(p, g.length, m.buckling_length_factor, model.rating.buckling);
+      const MemberSetup member = setup_of(model, design, e, hard);
+      const MemberProperties<double>& p = member.p;
+      const MemberGeometry<double>& g = member.g;
       MemberReport& r = result_.members[static_cast<std::size_t>(e)];
       r.ratio = -std::numeric_limits<double>::infinity();
       for (int c = 0; c < cases; ++c) {
         gather(e, u_by_dof_, c, ue);
         const MemberForces<double> f = member_forces(model.kind, g, p.young, p.area, p.inertia, ue);
         const double moment = std::max(std::abs(f.moment_a), std::abs(f.moment_b));
-        const StressRatio<double> s = ratio_of(strengths, f.axial, moment, model.kind == StructureKind::frame2d);
+        const StressRatio<double> s = ratio_of(member.strengths, f.axial, moment, model.kind == StructureKind::frame2d);
         ratios_[static_cast<std::size_t>(e * cases + c)] = s.ratio;
         if (s.ratio > r.ratio) {
           r.ratio = s.ratio;
@@ -251,11 +266,10 @@ void StructureAnalysis::adjoint(const Design& design, Design& gradient) {
     double ue[kMaxMemberDofs], unit[kMaxMemberDofs];
     double force_rows[3][kMaxMemberDofs];
     for (Index e = first; e < last; ++e) {
-      const Member& m = model.members[static_cast<std::size_t>(e)];
-      const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));
-      const MemberProperties<double> p = member_properties(model, m, in.area, in.logits, false);
-      const MemberGeometry<double> g = member_geometry(in.a, in.b, dim);
-      const MemberStrengths<double> strengths = member_strengths(p, g.length, m.buckling_length_factor, model.rating.buckling);
+      const MemberSetup member = setup_of(model, design, e, false);
+      const MemberProperties<double>& p = member.p;
+      const MemberGeometry<double>& g = member.g;
+      const MemberStrengths<double>& strengths = member.strengths;
       for (int j = 0; j < n; ++j) {
         std::fill(unit, unit + n, 0.0);
         unit[j] = 1.0;

@@ -13,6 +13,7 @@
 #include "sims/structure/member_checks.hpp"
 #include "sims/structure/rating.hpp"
 #include "sims/structure/stiffness.hpp"
+#include "tests/sims/structure/test_structures.hpp"
 
 namespace simgrad::structure {
 namespace {
@@ -169,18 +170,10 @@ TEST(ForwardMode, AdjointGradientOfA2DTrussMatchesForwardMode) {
 }
 
 TEST(ForwardMode, AdjointGradientOfA2DFrameMatchesForwardMode) {
-  TrussModel m;
-  m.kind = StructureKind::frame2d;
-  m.materials = {kSteel};
-  Design d{{0, 0, 0.1, 3, 2, 3.3, 4, 3.2, 4, 0}, {}, {}};
-  m.joint_count = 5;
-  for (auto [a, b] : {std::pair{0, 1}, {1, 2}, {2, 3}, {3, 4}, {1, 4}}) {
-    Member mem;
-    mem.joints = {a, b};
-    mem.section = kTube;
-    m.members.push_back(mem);
-    d.areas.push_back(kTube.area * (1.0 + 0.2 * a));
-  }
+  Structure s = structure_of(StructureKind::frame2d, kSteel, kTube, {0, 0, 0.1, 3, 2, 3.3, 4, 3.2, 4, 0},
+                             {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {1, 4}}, 0.2);
+  TrussModel& m = s.model;
+  const Design& d = s.design;
   m.supports = {{0, SupportKind::fixed, 1}, {4, SupportKind::pinned, 1}};
   m.load_cases.push_back({"sway", {{1, {3e4, -2e5, 0}}, {2, {0, -1e5, 5e3}}}, true, {0, -9.81, 0}});
   m.rating.weights = {1e-3, 1e-3, 2.0, 50.0, 1.0, 10.0, 5.0};

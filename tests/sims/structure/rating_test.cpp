@@ -8,6 +8,7 @@
 #include "core/gradcheck.hpp"
 #include "core/parallel.hpp"
 #include "sims/structure/bridge_generator.hpp"
+#include "tests/sims/structure/test_structures.hpp"
 
 namespace simgrad::structure {
 namespace {
@@ -112,18 +113,10 @@ TEST(Rating, CatalogueLogitGradientMatchesFiniteDifferences) {
 
 TEST(Rating, GradientsMatchFiniteDifferencesIn3DTruss) {
   // A square-based pyramid of four legs with a ring at their feet, loaded sideways and down.
-  TrussModel m;
-  m.kind = StructureKind::truss3d;
-  m.materials = {kSteel};
-  Design d{{0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 2, 0, 0.9, 1.1, 3}, {}, {}};
-  m.joint_count = 5;
-  for (auto [a, b] : {std::pair{0, 4}, {1, 4}, {2, 4}, {3, 4}, {0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}}) {
-    Member mem;
-    mem.joints = {a, b};
-    mem.section = kTube;
-    m.members.push_back(mem);
-    d.areas.push_back(kTube.area * (1.0 + 0.1 * a));
-  }
+  Structure s = structure_of(StructureKind::truss3d, kSteel, kTube, {0, 0, 0, 2, 0, 0, 2, 2, 0, 0, 2, 0, 0.9, 1.1, 3},
+                             {{0, 4}, {1, 4}, {2, 4}, {3, 4}, {0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}}, 0.1);
+  TrussModel& m = s.model;
+  const Design& d = s.design;
   m.supports = {{0, SupportKind::pinned, 1}, {1, SupportKind::pinned, 1}, {2, SupportKind::pinned, 1},
                 {3, SupportKind::pinned, 1}};
   m.load_cases.push_back({"wind", {{4, {2e5, 1e5, -8e5}}}, true, {0, 0, -9.81}});
@@ -137,18 +130,9 @@ TEST(Rating, GradientsMatchFiniteDifferencesIn3DTruss) {
 
 TEST(Rating, GradientsMatchFiniteDifferencesIn2DFrame) {
   // A portal frame: two columns fixed at the ground and a beam, pushed sideways and down.
-  TrussModel m;
-  m.kind = StructureKind::frame2d;
-  m.materials = {kSteel};
-  Design d{{0, 0, 0.1, 3, 4, 3.2, 4, 0}, {}, {}};
-  m.joint_count = 4;
-  for (auto [a, b] : {std::pair{0, 1}, {1, 2}, {2, 3}}) {
-    Member mem;
-    mem.joints = {a, b};
-    mem.section = kTube;
-    m.members.push_back(mem);
-    d.areas.push_back(kTube.area * (1.0 + 0.2 * a));
-  }
+  Structure s = structure_of(StructureKind::frame2d, kSteel, kTube, {0, 0, 0.1, 3, 4, 3.2, 4, 0}, {{0, 1}, {1, 2}, {2, 3}}, 0.2);
+  TrussModel& m = s.model;
+  const Design& d = s.design;
   m.supports = {{0, SupportKind::fixed, 1}, {3, SupportKind::fixed, 1}};
   m.load_cases.push_back({"sway", {{1, {3e4, -2e5, 0}}, {2, {0, -1e5, 5e3}}}, true, {0, -9.81, 0}});
   rate_everything(m, 4.0);

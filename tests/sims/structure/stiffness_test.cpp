@@ -6,6 +6,7 @@
 
 #include "sims/structure/bridge_generator.hpp"
 #include "sims/structure/rating.hpp"
+#include "tests/sims/structure/test_structures.hpp"
 
 namespace simgrad::structure {
 namespace {
@@ -164,18 +165,9 @@ TEST(Stiffness, TripodIn3DSharesAVerticalLoadEqually) {
 
 TEST(Stiffness, MechanismIsAClearErrorNamingTheJoint) {
   // A square of four bars without a diagonal folds: the stiffness matrix is singular.
-  TrussModel m;
-  m.kind = StructureKind::truss2d;
-  m.materials = {kSteel};
-  Design d{{0, 0, 1, 0, 1, 1, 0, 1}, {}, {}};
-  m.joint_count = 4;
-  for (auto [a, b] : {std::pair{0, 1}, {1, 2}, {2, 3}, {3, 0}}) {
-    Member mem;
-    mem.joints = {a, b};
-    mem.section = kBar;
-    m.members.push_back(mem);
-    d.areas.push_back(kBar.area);
-  }
+  Structure s = structure_of(StructureKind::truss2d, kSteel, kBar, {0, 0, 1, 0, 1, 1, 0, 1}, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  TrussModel& m = s.model;
+  const Design& d = s.design;
   m.supports = {{0, SupportKind::pinned, 1}, {1, SupportKind::roller, 1}};
   m.load_cases.push_back({"side", {{2, {1e3, 0.0, 0.0}}}, false, {}});
   StructureAnalysis analysis(m);
