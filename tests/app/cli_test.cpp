@@ -208,6 +208,16 @@ TEST(Cli, TuneSizesTheTenBarTrussToThePublishedMinimumWeight) {
   EXPECT_EQ(j["parameters"]["area"].size(), 10u);
 }
 
+TEST(Cli, TuneSnapsCatalogueChoicesAndReScoresThemOnTheHardModel) {
+  const Result r = simgrad("tune " + example("portal_frame_catalogue.json") + " --out " + scratch("portal").string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_LT(j["final_loss"].get<double>(), j["initial_loss"].get<double>());
+  EXPECT_EQ(j["summary"]["sections"].size(), 4u);  // every member snapped to one catalogue entry
+  EXPECT_EQ(j["hard_loss"], j["summary"]["hard_rating"]);
+  EXPECT_LT(j["hard_loss"].get<double>(), j["initial_loss"].get<double>());
+}
+
 TEST(Cli, ListNamesTheStructureParameters) {
   const json j = json::parse(simgrad("list --json").out);
   bool found = false;
