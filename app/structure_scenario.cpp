@@ -82,7 +82,7 @@ class StructureScenario final : public Scenario {
     explain_.length_unit = length_unit_;
     // A structure that cannot stand is bad input: say so now, at the file, not mid-run.
     try {
-      problem_->value(problem_->initial());
+      problem_->analysis().rate(problem_->initial_design());
     } catch (const st::StructureError& e) {
       root.fail("supports", e.what());
     }

@@ -1,6 +1,7 @@
 #include "sims/structure/structure_problem.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace simgrad::structure {
@@ -92,12 +93,22 @@ void StructureProblem::assign(std::span<const double> x) {
 
 double StructureProblem::value(std::span<const double> x) {
   assign(x);
-  return analysis_.rate(design_).rating;
+  try {
+    return analysis_.rate(design_).rating;
+  } catch (const StructureError&) {
+    return std::numeric_limits<double>::infinity();
+  }
 }
 
 double StructureProblem::value_and_gradient(std::span<const double> x, std::span<double> gradient) {
   assign(x);
-  const double rating = analysis_.rate_with_gradient(design_, gradient_).rating;
+  double rating = 0.0;
+  try {
+    rating = analysis_.rate_with_gradient(design_, gradient_).rating;
+  } catch (const StructureError&) {
+    std::fill(gradient.begin(), gradient.end(), 0.0);
+    return std::numeric_limits<double>::infinity();
+  }
   const std::size_t dim = static_cast<std::size_t>(model_->dimension());
   const std::size_t entries = model_->catalogue.size();
   for (std::size_t i = 0; i < components_.size(); ++i) {

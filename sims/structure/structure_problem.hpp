@@ -30,6 +30,8 @@ struct PartRequest {
   tune::Transform transform = tune::Transform::identity;
 };
 
+// A design that cannot stand (a mechanism, members of zero length) rates +infinity, so that a
+// tuner backs away from it; scenarios check the starting design and report it as an error.
 class StructureProblem final : public tune::Problem {
  public:
   // The design is the starting point; joints in `fixed_joints` and supported joints never move.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "core/gradcheck.hpp"
 #include "sims/structure/bridge_generator.hpp"
@@ -115,6 +116,33 @@ TEST(StructureProblem, GradientOfEveryPartKindMatchesFiniteDifferences) {
   options.atol = 1e-9;
   const GradCheckReport report = check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g, options);
   for (const GradCheckEntry& c : report.checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
+}
+
+TEST(StructureProblem, ADesignThatCannotStandRatesInfinity) {
+  // Moving the top joint of a three-bar truss onto the line of the supports leaves nothing to
+  // carry a vertical load: the tuner sees +infinity and a zero gradient, not an exception.
+  Structure s;
+  s.model.kind = StructureKind::truss2d;
+  s.model.materials = {{"steel", 2e11, 2.5e8, 7850, 1}};
+  s.model.joint_count = 3;
+  s.design.positions = {0, 0, 2, 0, 1, 1};
+  for (auto [a, b] : {std::pair{0, 1}, {1, 2}, {2, 0}}) {
+    Member mem;
+    mem.joints = {a, b};
+    mem.section = {"bar", 1e-3, 1e-7, 1e-5};
+    s.model.members.push_back(mem);
+    s.design.areas.push_back(1e-3);
+  }
+  s.model.supports = {{0, SupportKind::pinned, 1}, {1, SupportKind::roller, 1}};
+  s.model.load_cases.push_back({"apex", {{2, {0, -1e4, 0}}}, false, {}});
+  PartRequest joints{PartKind::joint_offset, {2}, {1}, -2.0, 2.0, tune::Transform::identity};
+  StructureProblem problem(s.model, s.design, {joints}, {});
+  EXPECT_TRUE(std::isfinite(problem.value(std::vector<double>{0.0})));
+  const std::vector<double> flat{-1.0};
+  std::vector<double> g{1.0};
+  EXPECT_EQ(problem.value(flat), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(problem.value_and_gradient(flat, g), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(g[0], 0.0);
 }
 
 }  // namespace
