@@ -19,6 +19,7 @@ namespace st = simgrad::structure;
 
 namespace {
 
+// An axis named "x", "y" or "z" as its index; `fallback` when the key is absent.
 int axis_index(const ScenarioNode& node, std::string_view key, int dimension, int fallback) {
   if (!node.has(key)) return fallback;
   const std::string axis = dimension == 3 ? node.choice(key, {"x", "y", "z"}) : node.choice(key, {"x", "y"});

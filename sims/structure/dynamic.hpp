@@ -42,6 +42,7 @@ class DynamicTruss final : public System {
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override;
 
+  // Replaces the member areas (and so the stiffnesses and joint masses).
   void set_areas(std::span<const double> areas);
   std::span<const double> area_adjoints() const { return area_adjoint_; }
   DynamicSettings& settings() { return settings_; }
@@ -56,6 +57,7 @@ class DynamicTruss final : public System {
  private:
   // The vehicle's force on each joint at step t (zero off the deck).
   void vehicle_forces(int t, std::vector<double>& force) const;
+  // Joint masses from the areas: each member puts half its mass on each end.
   void update_masses();
 
   const TrussModel* model_;

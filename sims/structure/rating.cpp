@@ -42,6 +42,7 @@ struct MemberInputs {
   const double* logits;
 };
 
+// Pointers into the design for member e (logits only for a catalogue member).
 MemberInputs inputs_of(const TrussModel& model, const Design& design, std::size_t e) {
   const Member& m = model.members[e];
   const std::size_t d = static_cast<std::size_t>(model.dimension());
@@ -61,6 +62,7 @@ struct MemberSetup {
   MemberStrengths<double> strengths;
 };
 
+// Member e's setup; `hard` snaps a catalogue member to its chosen entry.
 MemberSetup setup_of(const TrussModel& model, const Design& design, Index e, bool hard) {
   const Member& m = model.members[static_cast<std::size_t>(e)];
   const MemberInputs in = inputs_of(model, design, static_cast<std::size_t>(e));

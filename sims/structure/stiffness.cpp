@@ -7,6 +7,7 @@ namespace simgrad::structure {
 
 namespace {
 
+// A dof's direction as messages name it.
 const char* axis_name(int axis, StructureKind kind) {
   static const char* names[] = {"x", "y", "z"};
   if (kind == StructureKind::frame2d && axis == 2) return "rotation";

@@ -8,6 +8,7 @@ namespace simgrad::structure {
 
 namespace {
 
+// The parameter's name as scenario files spell it.
 const char* kind_name(PartKind kind) {
   return kind == PartKind::joint_offset ? "joint_offset" : kind == PartKind::area ? "area" : "section_choice";
 }
