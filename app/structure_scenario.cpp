@@ -12,6 +12,7 @@
 #include "sims/structure/dynamic.hpp"
 #include "sims/structure/explain.hpp"
 #include "sims/structure/structure_problem.hpp"
+#include "sims/structure/vehicle.hpp"
 
 namespace simgrad::app {
 
@@ -323,56 +324,20 @@ class StructureScenario final : public Scenario {
     model_.load_cases.push_back(std::move(lc));
   }
 
-  // A vehicle crossing the deck: one load case per position, each axle's load split between
-  // the two deck joints around it in proportion to where it stands (lengths along the deck
-  // at the starting design; the split stays fixed while the joints are tuned).
+  // A vehicle crossing the deck: one load case per position (see sims/structure/vehicle.hpp).
   void read_vehicle(const ScenarioNode& v) {
-    const int d = model_.dimension();
-    std::vector<int> deck;
-    for (std::int64_t j : v.integers("deck", 0, model_.joint_count - 1)) deck.push_back(static_cast<int>(j));
-    if (deck.size() < 2) v.fail("deck", "expected at least two deck joints");
-    std::vector<double> along{0.0};
-    for (std::size_t i = 1; i < deck.size(); ++i) {
-      double l2 = 0.0;
-      for (int k = 0; k < d; ++k) {
-        const double dx = design_.positions[static_cast<std::size_t>(deck[i] * d + k)] -
-                          design_.positions[static_cast<std::size_t>(deck[i - 1] * d + k)];
-        l2 += dx * dx;
-      }
-      along.push_back(along.back() + std::sqrt(l2));
-    }
-    std::vector<std::pair<double, double>> axles;  // offset behind the front, load
+    st::Vehicle vehicle;
+    for (std::int64_t j : v.integers("deck", 0, model_.joint_count - 1)) vehicle.deck.push_back(static_cast<int>(j));
+    if (vehicle.deck.size() < 2) v.fail("deck", "expected at least two deck joints");
     for (const ScenarioNode& a : v.array("axles")) {
       const ScenarioNode axle = a.as_object();
-      axles.emplace_back(axle.non_negative("offset", 0.0), axle.positive("load"));
+      vehicle.axles.emplace_back(axle.non_negative("offset", 0.0), axle.positive("load"));
     }
-    if (axles.empty()) v.fail("axles", "expected at least one axle");
-    const int positions = static_cast<int>(v.integer("positions", 1, 100000));
-    const bool self_weight = v.boolean("self_weight", true);
-    const int down = static_cast<int>(v.integer("down_axis", 0, d - 1, d - 1));
-    double length = 0.0;
-    for (const auto& a : axles) length = std::max(length, a.first);
-    for (int p = 0; p < positions; ++p) {
-      // The front axle runs from the deck's start to its end plus the vehicle's length.
-      const double front = positions == 1 ? along.back() / 2 : (along.back() + length) * p / (positions - 1);
-      st::LoadCase lc;
-      lc.name = "vehicle at " + std::to_string(front);
-      lc.self_weight = self_weight;
-      if (self_weight) lc.gravity[static_cast<std::size_t>(down)] = -9.81;
-      for (const auto& [offset, load] : axles) {
-        const double s = front - offset;
-        if (s < 0.0 || s > along.back()) continue;
-        std::size_t i = 1;
-        while (i + 1 < along.size() && along[i] < s) ++i;
-        const double t = (s - along[i - 1]) / (along[i] - along[i - 1]);
-        st::PointLoad a{deck[i - 1], {}}, b{deck[i], {}};
-        a.force[static_cast<std::size_t>(down)] = -load * (1.0 - t);
-        b.force[static_cast<std::size_t>(down)] = -load * t;
-        lc.loads.push_back(a);
-        lc.loads.push_back(b);
-      }
-      model_.load_cases.push_back(std::move(lc));
-    }
+    if (vehicle.axles.empty()) v.fail("axles", "expected at least one axle");
+    vehicle.positions = static_cast<int>(v.integer("positions", 1, 100000));
+    vehicle.self_weight = v.boolean("self_weight", true);
+    vehicle.down_axis = static_cast<int>(v.integer("down_axis", 0, model_.dimension() - 1, model_.dimension() - 1));
+    for (st::LoadCase& c : st::vehicle_load_cases(model_, design_, vehicle)) model_.load_cases.push_back(std::move(c));
   }
 
   void read_rating(const ScenarioNode& r) {
