@@ -7,6 +7,7 @@
 #include "core/local_ad.hpp"
 #include "core/relax.hpp"
 #include "sims/structure/stiffness.hpp"
+#include "sims/structure/vehicle.hpp"
 
 namespace simgrad::structure {
 
@@ -66,16 +67,7 @@ DynamicTruss::DynamicTruss(const TrussModel& model, const Design& design, Dynami
   // Held as in the static analysis: a roller holds one axis only.
   const DofMap dofs = number_dofs(model);
   for (int i : dofs.free_index) held_.push_back(i < 0);
-  deck_along_.push_back(0.0);
-  for (std::size_t i = 1; i < settings_.deck.size(); ++i) {
-    double l2 = 0.0;
-    for (int k = 0; k < dim_; ++k) {
-      const double d = rest_[static_cast<std::size_t>(settings_.deck[i] * dim_ + k)] -
-                       rest_[static_cast<std::size_t>(settings_.deck[i - 1] * dim_ + k)];
-      l2 += d * d;
-    }
-    deck_along_.push_back(deck_along_.back() + std::sqrt(l2));
-  }
+  deck_along_ = distances_along(model, design, settings_.deck);
   force_.resize(static_cast<std::size_t>(joints_ * dim_));
   vehicle_.resize(static_cast<std::size_t>(joints_ * dim_));
   member_force_.resize(static_cast<std::size_t>(members_ * dim_));
@@ -104,9 +96,7 @@ void DynamicTruss::vehicle_forces(int t, std::vector<double>& force) const {
   if (settings_.deck.size() < 2 || settings_.vehicle_load == 0.0) return;
   const double s = settings_.vehicle_speed * settings_.dt * t;
   if (s < 0.0 || s > deck_along_.back()) return;
-  std::size_t i = 1;
-  while (i + 1 < deck_along_.size() && deck_along_[i] < s) ++i;
-  const double f = (s - deck_along_[i - 1]) / (deck_along_[i] - deck_along_[i - 1]);
+  const auto [i, f] = place_on_path(deck_along_, s);
   const std::size_t down = static_cast<std::size_t>(dim_ - 1);
   force[static_cast<std::size_t>(settings_.deck[i - 1] * dim_) + down] -= settings_.vehicle_load * (1.0 - f);
   force[static_cast<std::size_t>(settings_.deck[i] * dim_) + down] -= settings_.vehicle_load * f;

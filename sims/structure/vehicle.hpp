@@ -20,6 +20,13 @@ struct Vehicle {
   double gravity = 9.81;                       // for self-weight, along minus down_axis
 };
 
+// Distance along a path of joints at each of its joints (0 at the first).
+std::vector<double> distances_along(const TrussModel& model, const Design& design, const std::vector<int>& path);
+
+// Where distance s falls on a path with those distances: the segment's end index i (the load
+// goes to path[i - 1] and path[i]) and the fraction t of the way along it.
+std::pair<std::size_t, double> place_on_path(const std::vector<double>& along, double s);
+
 // The vehicle's load cases, named "vehicle at <distance>".
 std::vector<LoadCase> vehicle_load_cases(const TrussModel& model, const Design& design, const Vehicle& vehicle);
 
