@@ -70,6 +70,32 @@ TEST(Explain, HintsSpeakTheGamesWords) {
   }
 }
 
+TEST(Explain, CatalogueMembersAreToldWhichSectionToLeanTowards) {
+  Structure s = rated_bridge();
+  s.model.catalogue = {{{"light", 2.5e-3, 8e-6, 1e-4}, 0}, {{"heavy", 6e-3, 4e-5, 4e-4}, 0}};
+  s.design.logits.assign(s.model.members.size() * 2, 0.0);
+  s.model.members[7].catalogue = 0;  // a compressed diagonal, starting on "light"
+  s.design.logits[7 * 2] = 1.0;
+  PartRequest choices{PartKind::section_choice, {}, {}, -5.0, 5.0, tune::Transform::identity};
+  StructureProblem problem(s.model, s.design, {choices}, {});
+  ExplainOptions options;
+  options.logit_step = 0.05;
+  const Explanation e = explain(problem, problem.initial(), options);
+  ASSERT_EQ(e.hints.size(), 2u);
+  // Every hint improves the rating on re-rating, roughly as predicted.
+  for (const Hint& h : e.hints) {
+    EXPECT_EQ(h.action, "choose_section");
+    EXPECT_EQ(h.part, "member 7");
+    EXPECT_LT(h.rerated_change, 0.0) << h.text;
+    EXPECT_NEAR(h.rerated_change, h.predicted_change, 0.3 * std::abs(h.predicted_change)) << h.text;
+  }
+  // With two entries, leaning towards one is leaning away from the other: one hint of each.
+  const bool first_towards = e.hints[0].step > 0.0;
+  EXPECT_NE(first_towards, e.hints[1].step > 0.0);
+  EXPECT_NE(e.hints[0].axis, e.hints[1].axis);
+  EXPECT_NE(e.hints[0].text.find(first_towards ? "towards section " : "away from section "), std::string::npos);
+}
+
 TEST(Explain, MemberStateNamesItsLimit) {
   TrussModel m;
   MemberReport r;

@@ -40,7 +40,7 @@ Dual log(const Dual& a) { return {std::log(a.v), a.d / a.v}; }
 Dual abs(const Dual& a) { return a.v < 0.0 ? -a : a; }
 double value_of(const Dual& a) { return a.v; }
 
-// The rating's derivative along (dpositions, dareas) by forward mode.
+// The rating's derivative along (dpositions, dareas, dlogits) by forward mode.
 double forward_derivative(const TrussModel& m, const Design& design, const Design& direction) {
   const int dim = m.dimension(), per = m.dofs(), n = 2 * per;
   const DofMap dofs = number_dofs(m);
@@ -55,10 +55,13 @@ double forward_derivative(const TrussModel& m, const Design& design, const Desig
   };
   std::vector<MemberProperties<Dual>> props;
   std::vector<MemberGeometry<Dual>> geometry;
+  const std::size_t entries = m.catalogue.size();
+  std::vector<Dual> logits(design.logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = {design.logits[i], direction.logits[i]};
   for (std::size_t e = 0; e < m.members.size(); ++e) {
     const Member& mem = m.members[e];
     const Dual area{design.areas[e], direction.areas[e]};
-    props.push_back(member_properties<Dual>(m, mem, area, nullptr, false));
+    props.push_back(member_properties<Dual>(m, mem, area, mem.catalogue >= 0 ? &logits[e * entries] : nullptr, false));
     geometry.push_back(member_geometry(&x[static_cast<std::size_t>(mem.joints[0] * dim)],
                                        &x[static_cast<std::size_t>(mem.joints[1] * dim)], dim));
     const MemberProperties<Dual>& p = props.back();
@@ -149,6 +152,10 @@ void expect_adjoint_matches_forward_mode(const TrussModel& m, const Design& desi
       direction.areas[e] = 1e-4 * std::cos(2.0 + k + 1.3 * static_cast<double>(e));
       adjoint += gradient.areas[e] * direction.areas[e];
     }
+    for (std::size_t i = 0; i < design.logits.size(); ++i) {
+      direction.logits[i] = std::sin(0.5 + k + 0.9 * static_cast<double>(i));
+      adjoint += gradient.logits[i] * direction.logits[i];
+    }
     const double forward = forward_derivative(m, design, direction);
     EXPECT_NEAR(adjoint, forward, 1e-9 * std::abs(forward)) << "direction " << k;
   }
@@ -166,6 +173,14 @@ TEST(ForwardMode, AdjointGradientOfA2DTrussMatchesForwardMode) {
   s.model.rating.temperature = 0.1;
   s.model.rating.budget = 100.0;
   for (std::size_t e = 0; e < s.design.areas.size(); ++e) s.design.areas[e] *= 1.0 + 0.05 * static_cast<double>(e % 7);
+  // Two members choose from a catalogue of a steel and an aluminium section.
+  s.model.materials.push_back({"aluminium", 70e9, 150e6, 2700.0, 3.0});
+  s.model.catalogue = {{{"small", 1.5e-3, 2e-6, 3e-5}, 0}, {{"alu", 5e-3, 1.5e-5, 1.4e-4}, 1}};
+  s.design.logits.assign(s.model.members.size() * 2, 0.0);
+  for (std::size_t e : {2u, 7u}) {
+    s.model.members[e].catalogue = 0;
+    s.design.logits[e * 2] = 0.3;
+  }
   expect_adjoint_matches_forward_mode(s.model, s.design);
 }
 
