@@ -15,9 +15,10 @@ std::string short_number(double v) {
   return buffer;
 }
 
+// A signed percentage: one decimal, or two significant digits for changes below 0.1%.
 std::string percent(double v) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%+.1f%%", v);
+  std::snprintf(buffer, sizeof buffer, std::abs(v) < 0.1 ? "%+.2g%%" : "%+.1f%%", v);
   return buffer;
 }
 
