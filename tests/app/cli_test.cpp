@@ -218,6 +218,18 @@ TEST(Cli, TuneSnapsCatalogueChoicesAndReScoresThemOnTheHardModel) {
   EXPECT_LT(j["hard_loss"].get<double>(), j["initial_loss"].get<double>());
 }
 
+TEST(Cli, TuneImprovesTheBridgeWithTheDeckFixedAndWithinBudget) {
+  const Result r = simgrad("tune " + example("bridge_warren.json") + " --out " + scratch("bridge").string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["hard_loss"], j["summary"]["hard_rating"]);
+  EXPECT_LT(j["final_loss"].get<double>(), 0.85 * j["initial_loss"].get<double>());
+  // Only the six top joints move (the deck joints 0-6 are fixed), two axes each.
+  EXPECT_EQ(j["parameters"]["joint_offset"].size(), 12u);
+  EXPECT_LE(j["summary"]["cost"].get<double>(), 6000.0);
+  EXPECT_LE(j["summary"]["max_stress_ratio"].get<double>(), 1.0);
+}
+
 TEST(Cli, ListNamesTheStructureParameters) {
   const json j = json::parse(simgrad("list --json").out);
   bool found = false;
