@@ -262,8 +262,10 @@ void StructureAnalysis::adjoint(const Design& design, Design& gradient) {
   // forces(sum of weighted u_c). Pass 2 then differentiates the strengths and the forces with
   // respect to the design once per member instead of once per case.
   const std::size_t keep = 3 + 3 * un;  // force per strength; weighted u per force
-  std::vector<double> member_sums(static_cast<std::size_t>(members) * keep, 0.0);
-  std::vector<double> member_rhs(static_cast<std::size_t>(members * cases) * un, 0.0);
+  std::vector<double>& member_sums = member_sums_;
+  std::vector<double>& member_rhs = member_rhs_;
+  member_sums.assign(static_cast<std::size_t>(members) * keep, 0.0);
+  member_rhs.assign(static_cast<std::size_t>(members * cases) * un, 0.0);
   parallel_for_blocks(members, [&](Index first, Index last) {
     double ue[kMaxMemberDofs], unit[kMaxMemberDofs];
     double force_rows[3][kMaxMemberDofs];
@@ -330,7 +332,8 @@ void StructureAnalysis::adjoint(const Design& design, Design& gradient) {
   // Pass 2, per member: d/d(design) of the mass and cost terms + lambda . (f(p) - K(p) u) + the
   // ratios through pass 1's sums, by one reverse pass over the member's own computation.
   const std::size_t grad_width = static_cast<std::size_t>(2 * dim + 1) + entries;
-  std::vector<double> member_grad(static_cast<std::size_t>(members) * grad_width, 0.0);
+  std::vector<double>& member_grad = member_grad_;
+  member_grad.assign(static_cast<std::size_t>(members) * grad_width, 0.0);
   parallel_for_blocks(members, [&](Index first, Index last) {
     ad::LocalTape& tape = ad::thread_tape();
     double ue[kMaxMemberDofs], le[kMaxMemberDofs];

@@ -83,6 +83,8 @@ class StructureAnalysis {
   ByDof u_by_dof_, lambda_by_dof_;
   Eigen::MatrixXd deflection_weights_;   // d rating / d u from the deflection terms
   double cost_weight_ = 0.0;             // d rating / d cost, the budget penalty included
+  // The adjoint's per-member buffers, kept so that repeated gradients reuse their memory.
+  std::vector<double> member_sums_, member_rhs_, member_grad_;
   RatingResult result_;
 };
 
