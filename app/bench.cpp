@@ -31,6 +31,8 @@
 #include "sims/softbody/mass_spring.hpp"
 #include "sims/vehicle/manoeuvre.hpp"
 #include "sims/vehicle/telemetry_loss.hpp"
+#include "sims/structure/bridge_generator.hpp"
+#include "sims/structure/rating.hpp"
 
 namespace simgrad::app {
 
@@ -262,6 +264,30 @@ json entry_against_reference(const std::string& name, const json& run, const jso
   return b;
 }
 
+// Rating and its full gradient (every joint position and member area) of a Pratt bridge of
+// about `members` members under `cases` load cases: self-weight and a vehicle at a different
+// deck joint in each.
+json measure_structure(int members, int cases, int repeats, int threads) {
+  namespace st = simgrad::structure;
+  set_thread_count(threads);
+  const int panels = (members + 6) / 4;  // a Pratt truss of n panels has 4n - 3 members
+  st::Structure s = st::make_bridge(st::BridgeType::pratt, panels, 4.0, 5.0, {"steel", 2e11, 2.5e8, 7850, 1.5},
+                                    {"tube", 4e-3, 2e-5, 2e-4});
+  for (int c = 0; c < cases; ++c)
+    s.model.load_cases.push_back({"vehicle", {{1 + (panels - 2) * c / std::max(1, cases - 1), {0, -2e5, 0}}}, true, {0, -9.81, 0}});
+  s.model.rating.weights = {0.0, 1e-3, 1.0, 10.0, 1.0, 10.0, 0.0};
+  st::StructureAnalysis analysis(s.model);
+  st::Design gradient;
+  std::vector<double> forward, backward;
+  const int runs = repeats_for(time_of([&] { analysis.rate_with_gradient(s.design, gradient); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    forward.push_back(time_of([&] { analysis.rate(s.design); }));
+    backward.push_back(time_of([&] { analysis.rate_with_gradient(s.design, gradient); }));
+  }
+  return {{"forward_s", median(forward)}, {"gradient_s", median(backward)}, {"runs", runs},
+          {"members", s.model.members.size()}, {"joints", s.model.joint_count}};
+}
+
 }  // namespace
 
 int run_bench(const BenchOptions& options, const CommonOptions& common) {
@@ -322,6 +348,21 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
             {"stored_mb", bin.value("stored_mb", 0.0)},
             {"reference_stored_mb", all.value("stored_mb", 0.0)},
             {"forward_steps", bin.value("forward_steps", 0)}});
+  }
+  const std::string structure_name = "structure/members:10000/load_cases:20";
+  if (std::regex_search(structure_name, filter)) {
+    json run = in_child([&] { return measure_structure(10000, 20, repeats, threads); });
+    json b = {{"name", structure_name},
+              {"members", run.value("members", 0)},
+              {"forward_s", run.value("forward_s", 0.0)},
+              {"gradient_s", run.value("gradient_s", 0.0)},
+              {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+              {"reference", nullptr},
+              {"reference_s", nullptr},
+              {"ours_over_reference", nullptr},
+              {"peak_rss_mb", run["peak_rss_mb"]}};
+    if (run.contains("error")) b["error"] = run["error"];
+    report(b);
   }
   if (common.json) print_json(json{{"benchmarks", benchmarks}});
   return 0;

@@ -115,7 +115,7 @@ int run_list(const CommonOptions& common) {
 int run_run(const std::filesystem::path& file, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    tune::RolloutProblem& problem = scenario->problem();
+    tune::Problem& problem = scenario->problem();
     const auto start = Clock::now();
     const double loss = problem.value(problem.initial());
     emit(common, json{{"loss", finite_or_null(loss)},
@@ -130,14 +130,14 @@ int run_run(const std::filesystem::path& file, const CommonOptions& common) {
 int run_grad(const std::filesystem::path& file, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    tune::RolloutProblem& problem = scenario->problem();
+    tune::Problem& problem = scenario->problem();
     const std::vector<double> x = problem.initial();
     std::vector<double> g(x.size());
     const auto start = Clock::now();
     const double loss = problem.value_and_gradient(x, g);
-    const auto& norms = problem.rollout().adjoint_norms();
     json norm_list = json::array();
-    for (double n : norms) norm_list.push_back(finite_or_null(n));
+    if (auto* rollout_problem = dynamic_cast<tune::RolloutProblem*>(&problem))
+      for (double n : rollout_problem->rollout().adjoint_norms()) norm_list.push_back(finite_or_null(n));
     emit(common, json{{"loss", finite_or_null(loss)},
                       {"gradient", parameters_json(problem.space(), g)},
                       {"steps", scenario->steps},
@@ -150,7 +150,7 @@ int run_grad(const std::filesystem::path& file, const CommonOptions& common) {
 int run_gradcheck(const std::filesystem::path& file, const GradcheckOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    tune::RolloutProblem& problem = scenario->problem();
+    tune::Problem& problem = scenario->problem();
     const std::vector<double> x = problem.initial();
     std::vector<double> g(x.size());
     problem.value_and_gradient(x, g);
@@ -185,7 +185,7 @@ int run_gradcheck(const std::filesystem::path& file, const GradcheckOptions& opt
 int run_tune(const std::filesystem::path& file, const TuneOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    tune::RolloutProblem& problem = scenario->problem();
+    tune::Problem& problem = scenario->problem();
     const tune::ParameterSpace& space = problem.space();
     TuneSettings settings = scenario->tune;
     if (!options.optimizer.empty()) settings.optimizer = options.optimizer;
@@ -285,7 +285,7 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
 int run_compare(const std::filesystem::path& file, const CompareCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    tune::RolloutProblem& problem = scenario->problem();
+    tune::Problem& problem = scenario->problem();
     const tune::ParameterSpace& space = problem.space();
     const TuneSettings& settings = scenario->tune;
     tune::NonFiniteAsInfinite guarded_problem(problem);
@@ -324,6 +324,23 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
       out[keys[i]] = entry;
     }
     emit(common, out);
+    return 0;
+  });
+}
+
+int run_explain(const std::filesystem::path& file, const ExplainCommandOptions& options, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    const ExplainRequest request{options.hints, options.joint_step, options.area_step};
+    json out = scenario->explain(scenario->problem().initial(), request);
+    out["simulator"] = scenario->simulator();
+    if (common.json) {
+      print_json(out);
+      return 0;
+    }
+    std::cout << "rating " << out["rating"].get<double>() << " (hard " << out["hard_rating"].get<double>()
+              << "; lower is better)\n";
+    for (const json& h : out["hints"]) std::cout << "  " << h["text"].get<std::string>() << "\n";
     return 0;
   });
 }

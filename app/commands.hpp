@@ -35,6 +35,12 @@ struct CompareCommandOptions {
   long budget = 0;  // 0: the scenario's baseline budget
 };
 
+struct ExplainCommandOptions {
+  int hints = 0;            // 0: the scenario's
+  double joint_step = 0.0;  // 0: the scenario's
+  double area_step = 0.0;   // 0: the scenario's
+};
+
 struct BenchOptions {
   std::string filter;
   int repeats = 3;
@@ -48,6 +54,7 @@ int run_gradcheck(const std::filesystem::path& scenario, const GradcheckOptions&
 int run_tune(const std::filesystem::path& scenario, const TuneOptions& options, const CommonOptions& common);
 int run_compare(const std::filesystem::path& scenario, const CompareCommandOptions& options,
                 const CommonOptions& common);
+int run_explain(const std::filesystem::path& scenario, const ExplainCommandOptions& options, const CommonOptions& common);
 int run_bench(const BenchOptions& options, const CommonOptions& common);
 
 }  // namespace simgrad::app

@@ -62,6 +62,14 @@ int main(int argc, char** argv) {
   compare->add_option("--budget", compare_options.budget, "rollouts allowed to each baseline");
   add_common(compare, common);
 
+  ExplainCommandOptions explain_options;
+  CLI::App* explain = app.add_subcommand("explain", "rank the parts that most change the rating, as hints checked by re-rating");
+  explain->add_option("scenario", scenario, "scenario JSON file")->required();
+  explain->add_option("--hints", explain_options.hints, "how many hints (default: the scenario's, else 5)");
+  explain->add_option("--joint-step", explain_options.joint_step, "how far a hint moves a joint (default: 1% of the span)");
+  explain->add_option("--area-step", explain_options.area_step, "fraction of its area a hint adds or removes (default: 0.2)");
+  add_common(explain, common);
+
   BenchOptions bench_options;
   CLI::App* bench = app.add_subcommand("bench", "benchmarks: gradient/forward, ours/hand-written loop, memory");
   bench->add_option("--filter", bench_options.filter, "run benchmarks whose name matches this regex");
@@ -82,6 +90,7 @@ int main(int argc, char** argv) {
   if (*gradcheck) return run_gradcheck(scenario, gradcheck_options, common);
   if (*tune) return run_tune(scenario, tune_options, common);
   if (*compare) return run_compare(scenario, compare_options, common);
+  if (*explain) return run_explain(scenario, explain_options, common);
   if (*bench) return run_bench(bench_options, common);
   return 2;
 }

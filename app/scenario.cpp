@@ -4,6 +4,7 @@
 
 #include "app/default_scenario.hpp"
 #include "app/softbody_scenario.hpp"
+#include "app/structure_scenario.hpp"
 #include "app/vehicle_scenario.hpp"
 
 namespace simgrad::app {
@@ -42,10 +43,11 @@ std::unique_ptr<Scenario> load_scenario_text(std::string_view text, const std::s
 std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, const std::string& name,
                                              const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
-  const std::string simulator = root.choice("simulator", {"softbody", "vehicle"});
+  const std::string simulator = root.choice("simulator", {"softbody", "structure", "vehicle"});
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
   if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);
+  if (simulator == "structure") scenario = load_structure_scenario(root);
   if (simulator == "vehicle") scenario = load_vehicle_scenario(root, overrides);
   root.finish();
   scenario->name = name;
@@ -53,6 +55,6 @@ std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, 
   return scenario;
 }
 
-std::vector<SimulatorInfo> simulators() { return {softbody_info(), vehicle_info()}; }
+std::vector<SimulatorInfo> simulators() { return {softbody_info(), structure_info(), vehicle_info()}; }
 
 }  // namespace simgrad::app

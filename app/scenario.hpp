@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,18 +37,32 @@ struct ScenarioOverrides {
   std::optional<CheckpointPolicy> checkpoint;
 };
 
+// How `explain` sizes its hints; zeros keep the scenario's own settings.
+struct ExplainRequest {
+  int hints = 0;
+  double joint_step = 0.0;
+  double area_step = 0.0;
+};
+
 class Scenario {
  public:
   virtual ~Scenario() = default;
 
   // The simulator's name as in `simgrad list`.
   virtual std::string simulator() const = 0;
-  // The rollout loss as a function of the tuned parameters (physical values).
-  virtual tune::RolloutProblem& problem() = 0;
+  // The loss as a function of the tuned parameters (physical values).
+  virtual tune::Problem& problem() = 0;
   // The loss at physical parameters x on the hard model: every relaxation at its hard twin.
   virtual double hard_loss(std::span<const double> x) = 0;
   // Simulator-specific figures of the current state of the model after a run (for --json).
   virtual nlohmann::json summary() { return nlohmann::json::object(); }
+  // Hints at physical parameters x, for simulators that give them: {"rating", "hard_rating",
+  // "hints": [...]}; others throw std::invalid_argument.
+  virtual nlohmann::json explain(std::span<const double> x, const ExplainRequest& request) {
+    (void)x;
+    (void)request;
+    throw std::invalid_argument("explain: the " + simulator() + " simulator gives no hints");
+  }
 
   std::string name;  // the file name
   std::string description;

@@ -22,8 +22,20 @@ struct BoundParameter {
   std::function<void(std::span<double>)> gradient;
 };
 
+// A loss as a function of named, bounded parameters: what `tune`, `grad`, `gradcheck` and
+// `compare` work on, whether the loss comes from a rollout or from a static analysis.
+class Problem : public Objective {
+ public:
+  // The parameters' metadata (names, units, bounds, transforms, initial values).
+  virtual const ParameterSpace& space() const = 0;
+  // The initial physical values, concatenated.
+  virtual std::vector<double> initial() const = 0;
+  // Writes physical values into the simulator without running it.
+  virtual void assign(std::span<const double> x) = 0;
+};
+
 // The loss of a rollout as a function of the bound parameters.
-class RolloutProblem final : public Objective {
+class RolloutProblem final : public Problem {
  public:
   RolloutProblem(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options,
                  std::vector<BoundParameter> parameters);
@@ -32,12 +44,9 @@ class RolloutProblem final : public Objective {
   double value(std::span<const double> x) override;
   double value_and_gradient(std::span<const double> x, std::span<double> gradient) override;
 
-  // The parameters' metadata (names, units, bounds, transforms, initial values).
-  const ParameterSpace& space() const { return space_; }
-  // The initial physical values, concatenated.
-  std::vector<double> initial() const;
-  // Writes physical values into the simulator without running it.
-  void assign(std::span<const double> x);
+  const ParameterSpace& space() const override { return space_; }
+  std::vector<double> initial() const override;
+  void assign(std::span<const double> x) override;
   Rollout& rollout() { return rollout_; }
 
  private:

@@ -174,4 +174,82 @@ TEST(Cli, DefaultScenarioIsBuiltIn) {
   EXPECT_EQ(json::parse(r.out)["steps"], 1024);
 }
 
+TEST(Cli, ExplainPrintsHintsCheckedByReRatingAsJson) {
+  const Result r = simgrad("explain " + example("bridge_warren.json") + " --json --hints 4");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["simulator"], "structure");
+  EXPECT_GT(j["rating"].get<double>(), 0.0);
+  EXPECT_GT(j["hard_rating"].get<double>(), 0.0);
+  ASSERT_EQ(j["hints"].size(), 4u);
+  for (const json& h : j["hints"]) {
+    for (const char* field : {"text", "action", "part", "index", "parameter", "step", "state", "predicted_change",
+                              "predicted_percent", "rerated_change", "rerated_percent", "hard_rerated_change"})
+      EXPECT_TRUE(h.contains(field)) << field;
+    EXPECT_LT(h["predicted_change"].get<double>(), 0.0);  // every hint predicts a better (lower) rating
+    EXPECT_LT(h["rerated_change"].get<double>(), 0.0) << h["text"];  // and re-rating agrees in sign
+    EXPECT_NE(h["text"].get<std::string>().find("re-rated"), std::string::npos);
+  }
+  // The same hints for people, one per line.
+  const Result text = simgrad("explain " + example("bridge_warren.json") + " --hints 4");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find(j["hints"][0]["text"].get<std::string>()), std::string::npos) << text.out;
+}
+
+TEST(Cli, ExplainIsDeterministicAcrossThreadCounts) {
+  const std::string s = example("portal_frame_catalogue.json");
+  const Result one = simgrad("explain " + s + " --json --threads 1");
+  const Result two = simgrad("explain " + s + " --json --threads 2");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(json::parse(one.out), json::parse(two.out));
+}
+
+TEST(Cli, ExplainOfASimulatorWithoutHintsIsBadUsage) {
+  const Result r = simgrad("explain " + example("mass_spring_simple.json"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gives no hints"), std::string::npos) << r.err;
+}
+
+TEST(Cli, TuneSizesTheTenBarTrussToThePublishedMinimumWeight) {
+  // Published optimum with stress and deflection limits: 5060.85 lb (Haftka and Gurdal,
+  // Elements of Structural Optimization, 1992, p. 244).
+  const Result r = simgrad("tune " + example("ten_bar_truss.json") + " --out " + scratch("ten_bar").string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_NEAR(j["summary"]["mass"].get<double>(), 5060.85, 0.01 * 5060.85);
+  EXPECT_LE(j["summary"]["max_stress_ratio"].get<double>(), 1.001);
+  EXPECT_LE(j["summary"]["max_deflection_ratio"].get<double>(), 1.001);
+  EXPECT_EQ(j["parameters"]["area"].size(), 10u);
+}
+
+TEST(Cli, TuneSnapsCatalogueChoicesAndReScoresThemOnTheHardModel) {
+  const Result r = simgrad("tune " + example("portal_frame_catalogue.json") + " --out " + scratch("portal").string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_LT(j["final_loss"].get<double>(), j["initial_loss"].get<double>());
+  EXPECT_EQ(j["summary"]["sections"].size(), 4u);  // every member snapped to one catalogue entry
+  EXPECT_EQ(j["hard_loss"], j["summary"]["hard_rating"]);
+  EXPECT_LT(j["hard_loss"].get<double>(), j["initial_loss"].get<double>());
+}
+
+TEST(Cli, TuneImprovesTheBridgeWithTheDeckFixedAndWithinBudget) {
+  const Result r = simgrad("tune " + example("bridge_warren.json") + " --out " + scratch("bridge").string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["hard_loss"], j["summary"]["hard_rating"]);
+  EXPECT_LT(j["final_loss"].get<double>(), 0.85 * j["initial_loss"].get<double>());
+  // Only the six top joints move (the deck joints 0-6 are fixed), two axes each.
+  EXPECT_EQ(j["parameters"]["joint_offset"].size(), 12u);
+  EXPECT_LE(j["summary"]["cost"].get<double>(), 6000.0);
+  EXPECT_LE(j["summary"]["max_stress_ratio"].get<double>(), 1.0);
+}
+
+TEST(Cli, ListNamesTheStructureParameters) {
+  const json j = json::parse(simgrad("list --json").out);
+  bool found = false;
+  for (const auto& sim : j["simulators"])
+    if (sim["name"] == "structure") found = sim["parameters"].size() == 3u;
+  EXPECT_TRUE(found);
+}
+
 }  // namespace

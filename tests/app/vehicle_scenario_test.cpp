@@ -52,7 +52,7 @@ ScenarioError load_error(const std::string& text) {
 TEST(VehicleScenario, ExampleGradientMatchesFiniteDifferences) {
   auto scenario = load_scenario(example("orca_fit.json"));
   EXPECT_EQ(scenario->simulator(), "vehicle");
-  tune::RolloutProblem& problem = scenario->problem();
+  tune::Problem& problem = scenario->problem();
   const std::vector<double> x = problem.initial();
   std::vector<double> g(x.size());
   problem.value_and_gradient(x, g);
