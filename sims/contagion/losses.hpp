@@ -1,0 +1,60 @@
+// Losses against observed counts (deaths, cases, infections, prevalence), read from the state.
+//
+// An observation is a count over a window of days ending on its day: the state at that day's
+// end knows every agent's infection day, so daily and weekly counts are both terms of that one
+// state. A term is weight x (f(reporting x model count) - f(observed))^2 with f a variance-
+// stabilising scale (sqrt(x + 1) by default: counts of deaths are Poisson-like).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/system.hpp"
+#include "sims/contagion/epidemic.hpp"
+
+namespace simgrad::contagion {
+
+struct Observation {
+  int day = 0;     // the window's last day: the term belongs to the state of that day
+  int window = 1;  // days counted: (day - window, day]
+  double value = 0.0;
+};
+
+enum class Scale { kLinear, kSqrt, kLog };
+
+// One observed series.
+struct Series {
+  Count count = Count::kDeaths;
+  std::vector<Observation> observations;
+  double weight = 1.0;  // per observation
+};
+
+// The model's count of `count` in the window ending on day t, from the state of day t (not yet
+// scaled by the reporting share).
+double model_count(const Epidemic& system, Count count, int t, int window, std::span<const double> state);
+// Adds seed x d(count)/d(state) to state_adjoint, and seed x d(count)/d(mortality) to the model.
+void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::span<const double> state, double seed,
+                         std::span<double> state_adjoint);
+
+// f on the chosen scale, and its derivative.
+double scaled(Scale scale, double x);
+double scaled_slope(Scale scale, double x);
+
+class CountLoss : public TrajectoryLoss {
+ public:
+  CountLoss(Epidemic& system, std::vector<Series> series, Scale scale);
+
+  bool has_term(int t, int steps) const override;
+  double term(int t, std::span<const double> state) override;
+  void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
+
+  const std::vector<Series>& series() const { return series_; }
+
+ private:
+  Epidemic& system_;
+  std::vector<Series> series_;
+  Scale scale_;
+  int last_day_ = -1;
+};
+
+}  // namespace simgrad::contagion
