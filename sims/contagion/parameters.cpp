@@ -20,17 +20,16 @@ const std::vector<ParameterInfo>& epidemic_parameters() {
   return info;
 }
 
-Quantity& quantity(DiseaseModel& model, const std::string& name) {
-  DiseaseParameters& p = model.parameters;
-  const std::vector<Quantity*> all = p.all();
+Quantity& quantity(DiseaseParameters& parameters, const std::string& name) {
+  const std::vector<Quantity*> all = parameters.all();
   const auto& info = epidemic_parameters();
   for (std::size_t k = 0; k < info.size(); ++k)
     if (info[k].name == name) return *all[k];
   throw std::invalid_argument("unknown epidemic parameter \"" + name + "\"");
 }
 
-tune::BoundParameter bind_parameter(DiseaseModel& model, const ParameterRequest& request) {
-  Quantity& q = quantity(model, request.name);
+tune::BoundParameter bind_parameter(DiseaseParameters& parameters, const ParameterRequest& request) {
+  Quantity& q = quantity(parameters, request.name);
   const std::size_t entries = q.value.size();
   std::size_t tuned = request.uniform ? 1 : entries;
   if (!request.uniform && request.entries > 0) tuned = std::min(entries, static_cast<std::size_t>(request.entries));

@@ -31,9 +31,10 @@ struct ParameterRequest {
 };
 
 // The quantity of the model with this name; throws std::invalid_argument for an unknown one.
-Quantity& quantity(DiseaseModel& model, const std::string& name);
+Quantity& quantity(DiseaseParameters& parameters, const std::string& name);
 
-// Binds a quantity of the model to the tuner; the initial value is what the model holds now.
-tune::BoundParameter bind_parameter(DiseaseModel& model, const ParameterRequest& request);
+// Binds a quantity to the tuner; the initial value is what it holds now. The agent model and
+// the SEIRM model bind their parameters alike.
+tune::BoundParameter bind_parameter(DiseaseParameters& parameters, const ParameterRequest& request);
 
 }  // namespace simgrad::contagion

@@ -38,7 +38,7 @@ void check_every_parameter(Sampler sampler, double temperature) {
   Epidemic system(pop, model);
   CountLoss loss(system, made_up_series(days), Scale::kSqrt);
   std::vector<tune::BoundParameter> bound;
-  for (const ParameterInfo& info : epidemic_parameters()) bound.push_back(bind_parameter(model, {info.name}));
+  for (const ParameterInfo& info : epidemic_parameters()) bound.push_back(bind_parameter(model.parameters, {info.name}));
   tune::RolloutProblem problem(system, loss, days, {}, std::move(bound));
   const std::vector<double> x = problem.initial();
   std::vector<double> g(x.size());
@@ -80,7 +80,7 @@ struct DeathsOnDay60 {
     model.settings.sampled_deaths = false;
     system = std::make_unique<Epidemic>(pop, model);
     loss = std::make_unique<CountLoss>(*system, std::vector<Series>{{Count::kDeaths, {{60, 1, -1.0}}, 1.0}}, Scale::kLinear);
-    std::vector<tune::BoundParameter> bound{bind_parameter(model, {"reproduction"})};
+    std::vector<tune::BoundParameter> bound{bind_parameter(model.parameters, {"reproduction"})};
     problem = std::make_unique<tune::RolloutProblem>(*system, *loss, 60, RolloutOptions{}, std::move(bound));
   }
 };
