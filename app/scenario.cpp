@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "app/contagion_scenario.hpp"
 #include "app/default_scenario.hpp"
 #include "app/softbody_scenario.hpp"
 
@@ -41,16 +42,17 @@ std::unique_ptr<Scenario> load_scenario_text(std::string_view text, const std::s
 std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, const std::string& name,
                                              const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
-  const std::string simulator = root.choice("simulator", {"softbody"});
+  const std::string simulator = root.choice("simulator", {"softbody", "contagion"});
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
   if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);
+  if (simulator == "contagion") scenario = load_contagion_scenario(root, overrides);
   root.finish();
   scenario->name = name;
   scenario->description = description;
   return scenario;
 }
 
-std::vector<SimulatorInfo> simulators() { return {softbody_info()}; }
+std::vector<SimulatorInfo> simulators() { return {softbody_info(), contagion_info()}; }
 
 }  // namespace simgrad::app
