@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_support.hpp"
 #include "app/commands.hpp"
 #include "app/json_output.hpp"
 #include "app/mass_spring_reference.hpp"
@@ -32,10 +33,7 @@
 
 namespace simgrad::app {
 
-namespace {
-
 using nlohmann::json;
-namespace sb = simgrad::softbody;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -54,38 +52,6 @@ double time_of(const std::function<void()>& f) {
 int repeats_for(double seconds_per_run, int repeats) {
   const int for_a_second = seconds_per_run > 0 ? static_cast<int>(1.0 / seconds_per_run) : 50;
   return std::min(50, std::max(repeats, for_a_second));
-}
-
-// A jelly block of side n on a penalty ground, falling and bouncing.
-sb::MassSpringModel<3> bench_block(int n, int steps) {
-  sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
-  m.settings.dt = 5e-4;
-  m.settings.drag = 0.5;
-  m.settings.penalty = {2e4, 2e3, 0.05};
-  for (double& k : m.stiffness.values()) k = 1e3;
-  for (double& c : m.damping.values()) c = 0.2;
-  for (double& w : m.inverse_mass.values()) w = 100.0;  // 10 g per node
-  m.gravity.values()[2] = -9.8;
-  sb::ContactPlane<3> ground;
-  ground.normal = {{0.0, 0.0, 1.0}};
-  ground.friction = 0.5;
-  m.planes.push_back(ground);
-  m.enable_adjoints(true, true, true, false, false, true, true);
-  return m;
-}
-
-// Springs in a jelly block of side n: edges, face diagonals and body diagonals.
-double springs_of(int n) {
-  const double m = n - 1.0;
-  return 3.0 * n * n * m + 6.0 * n * m * m + 4.0 * m * m * m;
-}
-
-// The side of the jelly block whose spring count is nearest (in ratio) to `springs`.
-int side_for(double springs) {
-  int best = 2;
-  for (int n = 2; n < 200; ++n)
-    if (std::abs(std::log(springs_of(n) / springs)) < std::abs(std::log(springs_of(best) / springs))) best = n;
-  return best;
 }
 
 // Runs `body` in a child process; returns its JSON result with the child's peak RSS added.
@@ -123,6 +89,42 @@ json in_child(const std::function<json()>& body) {
   json result = text.empty() ? json{{"error", "benchmark process died"}} : json::parse(text);
   result["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
   return result;
+}
+
+namespace {
+
+namespace sb = simgrad::softbody;
+
+// A jelly block of side n on a penalty ground, falling and bouncing.
+sb::MassSpringModel<3> bench_block(int n, int steps) {
+  sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
+  m.settings.dt = 5e-4;
+  m.settings.drag = 0.5;
+  m.settings.penalty = {2e4, 2e3, 0.05};
+  for (double& k : m.stiffness.values()) k = 1e3;
+  for (double& c : m.damping.values()) c = 0.2;
+  for (double& w : m.inverse_mass.values()) w = 100.0;  // 10 g per node
+  m.gravity.values()[2] = -9.8;
+  sb::ContactPlane<3> ground;
+  ground.normal = {{0.0, 0.0, 1.0}};
+  ground.friction = 0.5;
+  m.planes.push_back(ground);
+  m.enable_adjoints(true, true, true, false, false, true, true);
+  return m;
+}
+
+// Springs in a jelly block of side n: edges, face diagonals and body diagonals.
+double springs_of(int n) {
+  const double m = n - 1.0;
+  return 3.0 * n * n * m + 6.0 * n * m * m + 4.0 * m * m * m;
+}
+
+// The side of the jelly block whose spring count is nearest (in ratio) to `springs`.
+int side_for(double springs) {
+  int best = 2;
+  for (int n = 2; n < 200; ++n)
+    if (std::abs(std::log(springs_of(n) / springs)) < std::abs(std::log(springs_of(best) / springs))) best = n;
+  return best;
 }
 
 // Forward and gradient of one block under a policy, medians over repeats.
@@ -234,6 +236,7 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
             {"reference_stored_mb", all.value("stored_mb", 0.0)},
             {"forward_steps", bin.value("forward_steps", 0)}});
   }
+  contagion_benchmarks(filter, repeats, threads, report);
   if (common.json) print_json(json{{"benchmarks", benchmarks}});
   return 0;
 }
