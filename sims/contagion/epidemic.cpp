@@ -47,9 +47,10 @@ Epidemic::Epidemic(const Population& population, DiseaseModel& model) : populati
   const std::size_t n = static_cast<std::size_t>(population.agents);
   if (population.complete && population.agents < 2) throw std::invalid_argument("a complete population needs two agents");
   shedding_.assign(n, 0.0);
-  hazard_.assign(n, 0.0);
+  shedding_mask_.assign((n + 63) / 64, 0);
   hazard_adjoint_.assign(n, 0.0);
   layer_weight_.assign(static_cast<std::size_t>(population.layers), 1.0);
+  shedding_table_.assign(static_cast<std::size_t>(model.settings.removal_day()) + 1, 0.0);
   if (model.parameters.susceptibility.value.size() < static_cast<std::size_t>(population.age_groups))
     throw std::invalid_argument("the model has fewer susceptibility entries than the population has age groups");
   if (model.parameters.contact_reduction.value.size() < static_cast<std::size_t>(population.layers))
@@ -110,11 +111,21 @@ void Epidemic::set_layer_weights(int t) {
 void Epidemic::shed(int t, const double* y, const double* tau) {
   const Index n = population_.agents;
   const PartialLayout layout = layout_of(model_);
+  // Blocks hold a whole number of mask words (kBlockSize is a multiple of 64), so no two threads
+  // write one word.
+  static_assert(kBlockSize % 64 == 0);
+  const int removal = model_.settings.removal_day();
+  for (int k = 0; k <= removal; ++k) shedding_table_[static_cast<std::size_t>(k)] = model_.shedding(k);
+  const double* table = shedding_table_.data();
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double sum = 0.0;
+    for (Index w = first / 64; w < (last + 63) / 64; ++w) shedding_mask_[static_cast<std::size_t>(w)] = 0;
     for (Index i = first; i < last; ++i) {
-      const double c = tau[i] >= 0.0 ? y[i] * model_.shedding(t - static_cast<int>(tau[i])) : 0.0;
+      // Days since infection, or past removal (table entry 0) for the susceptible and removed.
+      const unsigned k = tau[i] >= 0.0 ? static_cast<unsigned>(t - static_cast<int>(tau[i])) : static_cast<unsigned>(removal);
+      const double c = y[i] * table[std::min(k, static_cast<unsigned>(removal))];
       shedding_[static_cast<std::size_t>(i)] = c;
+      if (c != 0.0) shedding_mask_[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
       sum += c;
     }
     partials_[static_cast<std::size_t>(b) * layout.size] = sum;
@@ -132,17 +143,22 @@ double Epidemic::hazard_sum(Index i) const {
   const std::int64_t first = population_.offsets[static_cast<std::size_t>(i)];
   const std::int64_t last = population_.offsets[static_cast<std::size_t>(i) + 1];
   const std::int32_t* nb = population_.neighbors.data();
+  const std::uint64_t* mask = shedding_mask_.data();
+  auto sheds = [mask](std::int32_t j) { return (mask[j >> 6] >> (j & 63)) & 1u; };
+  // Terms of agents that do not shed are +0.0 and would not change the sum: skipped.
   double h = 0.0;
   if (population_.layers == 1) {
-    for (std::int64_t e = first; e < last; ++e) h += shedding_[static_cast<std::size_t>(nb[e])];
+    for (std::int64_t e = first; e < last; ++e)
+      if (sheds(nb[e])) h += shedding_[static_cast<std::size_t>(nb[e])];
     return layer_weight_[0] * h;
   }
   const std::uint8_t* layer = population_.layer.data();
-  for (std::int64_t e = first; e < last; ++e) h += layer_weight_[layer[e]] * shedding_[static_cast<std::size_t>(nb[e])];
+  for (std::int64_t e = first; e < last; ++e)
+    if (sheds(nb[e])) h += layer_weight_[layer[e]] * shedding_[static_cast<std::size_t>(nb[e])];
   return h;
 }
 
-void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double>) {
   const Index n = population_.agents;
   const double* y = state.data();
   const double* tau = y + n;
@@ -182,12 +198,11 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
         y1[i] = y[i];
         tau1[i] = tau[i];
       }
-      if (!residual.empty()) residual[static_cast<std::size_t>(i)] = h;
     }
   });
 }
 
-void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<const double>,
                             std::span<const double> next_adjoint, std::span<double> state_adjoint) {
   const Index n = population_.agents;
   const double* y = state.data();
@@ -212,7 +227,12 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     for (Index i = first; i < last; ++i) {
       double h_bar = 0.0;
       if (tau[i] < 0.0) {
-        const double h = residual.empty() ? hazard_sum(i) : residual[static_cast<std::size_t>(i)];
+        // y-bar' = 0 (straight-through, every day before the agent's infection): nothing to add.
+        if (y1_bar[i] == 0.0) {
+          hazard_adjoint_[static_cast<std::size_t>(i)] = 0.0;
+          continue;
+        }
+        const double h = hazard_sum(i);
         if (h == 0.0) {
           y_bar[i] += y1_bar[i];
           hazard_adjoint_[static_cast<std::size_t>(i)] = 0.0;

@@ -12,9 +12,11 @@
 //                   the CSR row in a fixed order; lambda_i = R_t S[age] / Ibar[age] H_i,
 //                   p_i = (1 - V_t)(1 - exp(-lambda_i)), sampled as an Event (transition.hpp);
 //                   waning immunity sends recovered agents back to susceptible.
-// The residual is H (the adjoint needs it); without it the adjoint replays stages 1 and 2's sums.
 // The adjoint is hand-written: infection's adjoint per agent (H-bar), then shedding's as a
 // gather of H-bar over the same rows (the contacts are symmetric), only for shedding agents.
+// Straight-through, a susceptible agent's y-bar is zero until the day it is infected (its
+// later values do not depend on days it escaped), so infection's adjoint does real work, and
+// replays the agent's hazard sum, about once per infected agent: the step keeps no residual.
 // Parameter adjoints are summed per block of agents and then in block order: the same bits for
 // any thread count.
 #pragma once
@@ -36,7 +38,6 @@ class Epidemic : public System {
   Index state_size() const override { return 2 * population_.agents; }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
-  Index residual_size() const override { return population_.agents; }
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
   void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
@@ -64,9 +65,11 @@ class Epidemic : public System {
   const Population& population_;
   DiseaseModel& model_;
   std::vector<double> shedding_;       // c, per agent
-  std::vector<double> hazard_;         // H replayed when the rollout keeps no residual
+  std::vector<std::uint64_t> shedding_mask_;  // bit per agent: c != 0 (fits in cache: the gather
+                                               // reads c only for the few agents that shed)
   std::vector<double> hazard_adjoint_; // H-bar, per agent
   std::vector<double> layer_weight_;   // this day's weight per layer
+  std::vector<double> shedding_table_; // A[stage] g[k] per day since infection k (+ a trailing 0)
   std::vector<double> partials_;       // per block: parameter adjoint partial sums
   double total_shedding_ = 0.0;        // complete populations: sum of c
   double total_hazard_adjoint_ = 0.0;  // complete populations: sum of H-bar
