@@ -92,13 +92,10 @@ double scaled_slope(Scale scale, double x) {
   return 1.0;
 }
 
-CountLoss::CountLoss(Epidemic& system, std::vector<Series> series, Scale scale)
-    : system_(system), series_(std::move(series)), scale_(scale) {
-  for (const Series& s : series_)
-    for (const Observation& o : s.observations) last_day_ = std::max(last_day_, o.day);
-}
+SeriesLoss::SeriesLoss(std::vector<Series> series, Scale scale, Quantity& reporting)
+    : series_(std::move(series)), scale_(scale), reporting_(reporting) {}
 
-bool CountLoss::has_term(int t, int steps) const {
+bool SeriesLoss::has_term(int t, int steps) const {
   if (t > steps) return false;
   for (const Series& s : series_)
     for (const Observation& o : s.observations)
@@ -106,30 +103,41 @@ bool CountLoss::has_term(int t, int steps) const {
   return false;
 }
 
-double CountLoss::term(int t, std::span<const double> state) {
-  const double rho = system_.model().parameters.reporting.value[0];
+double SeriesLoss::term(int t, std::span<const double> state) {
+  const double rho = reporting_.value[0];
   double total = 0.0;
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      const double d = scaled(scale_, rho * model_count(system_, s.count, t, o.window, state)) - scaled(scale_, o.value);
+      const double d = scaled(scale_, rho * count(s.count, t, o.window, state)) - scaled(scale_, o.value);
       total += s.weight * d * d;
     }
   return total;
 }
 
-void CountLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
-  Quantity& reporting = system_.model().parameters.reporting;
-  const double rho = reporting.value[0];
+void SeriesLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
+  const double rho = reporting_.value[0];
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      const double count = model_count(system_, s.count, t, o.window, state);
-      const double d = scaled(scale_, rho * count) - scaled(scale_, o.value);
-      const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho * count);  // d term / d(rho count)
-      reporting.adjoint[0] += bar * count;
-      model_count_adjoint(system_, s.count, t, o.window, state, bar * rho, state_adjoint);
+      const double c = count(s.count, t, o.window, state);
+      const double d = scaled(scale_, rho * c) - scaled(scale_, o.value);
+      const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho * c);  // d term / d(rho count)
+      reporting_.adjoint[0] += bar * c;
+      count_adjoint(s.count, t, o.window, state, bar * rho, state_adjoint);
     }
+}
+
+CountLoss::CountLoss(Epidemic& system, std::vector<Series> series, Scale scale)
+    : SeriesLoss(std::move(series), scale, system.model().parameters.reporting), system_(system) {}
+
+double CountLoss::count(Count count, int t, int window, std::span<const double> state) {
+  return model_count(system_, count, t, window, state);
+}
+
+void CountLoss::count_adjoint(Count count, int t, int window, std::span<const double> state, double seed,
+                              std::span<double> state_adjoint) {
+  model_count_adjoint(system_, count, t, window, state, seed, state_adjoint);
 }
 
 }  // namespace simgrad::contagion

@@ -40,21 +40,41 @@ void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::
 double scaled(Scale scale, double x);
 double scaled_slope(Scale scale, double x);
 
-class CountLoss : public TrajectoryLoss {
+// The terms of observed series; a subclass says how a state counts.
+class SeriesLoss : public TrajectoryLoss {
  public:
-  CountLoss(Epidemic& system, std::vector<Series> series, Scale scale);
+  // `reporting` scales every count (a tuned share, or 1).
+  SeriesLoss(std::vector<Series> series, Scale scale, Quantity& reporting);
 
-  bool has_term(int t, int steps) const override;
-  double term(int t, std::span<const double> state) override;
-  void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
+  bool has_term(int t, int steps) const final;
+  double term(int t, std::span<const double> state) final;
+  void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) final;
 
   const std::vector<Series>& series() const { return series_; }
 
+ protected:
+  // The count in the window ending on day t, and seed x its derivative added to state_adjoint
+  // (and to parameters the count depends on).
+  virtual double count(Count count, int t, int window, std::span<const double> state) = 0;
+  virtual void count_adjoint(Count count, int t, int window, std::span<const double> state, double seed,
+                             std::span<double> state_adjoint) = 0;
+
  private:
-  Epidemic& system_;
   std::vector<Series> series_;
   Scale scale_;
-  int last_day_ = -1;
+  Quantity& reporting_;
+};
+
+// Series of the agent model.
+class CountLoss final : public SeriesLoss {
+ public:
+  CountLoss(Epidemic& system, std::vector<Series> series, Scale scale);
+
+ private:
+  double count(Count count, int t, int window, std::span<const double> state) override;
+  void count_adjoint(Count count, int t, int window, std::span<const double> state, double seed,
+                     std::span<double> state_adjoint) override;
+  Epidemic& system_;
 };
 
 }  // namespace simgrad::contagion

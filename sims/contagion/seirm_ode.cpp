@@ -94,44 +94,19 @@ void SeirmOde::count_adjoint(Count count, int window, double seed, std::span<dou
 }
 
 SeirmCountLoss::SeirmCountLoss(SeirmOde& system, std::vector<Series> series, Scale scale)
-    : system_(system), series_(std::move(series)), scale_(scale) {
-  for (const Series& s : series_)
+    : SeriesLoss(std::move(series), scale, system.model().parameters.reporting) {
+  for (const Series& s : this->series())
     for (const Observation& o : s.observations)
       if (o.window > SeirmOde::kHistory) throw std::invalid_argument("the SEIRM model counts windows of at most 7 days");
 }
 
-bool SeirmCountLoss::has_term(int t, int steps) const {
-  if (t > steps) return false;
-  for (const Series& s : series_)
-    for (const Observation& o : s.observations)
-      if (o.day == t) return true;
-  return false;
+double SeirmCountLoss::count(Count count, int, int window, std::span<const double> state) {
+  return SeirmOde::count(count, window, state);
 }
 
-double SeirmCountLoss::term(int t, std::span<const double> state) {
-  const double rho = system_.model().parameters.reporting.value[0];
-  double total = 0.0;
-  for (const Series& s : series_)
-    for (const Observation& o : s.observations)
-      if (o.day == t) {
-        const double d = scaled(scale_, rho * SeirmOde::count(s.count, o.window, state)) - scaled(scale_, o.value);
-        total += s.weight * d * d;
-      }
-  return total;
-}
-
-void SeirmCountLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
-  Quantity& reporting = system_.model().parameters.reporting;
-  const double rho = reporting.value[0];
-  for (const Series& s : series_)
-    for (const Observation& o : s.observations)
-      if (o.day == t) {
-        const double count = SeirmOde::count(s.count, o.window, state);
-        const double d = scaled(scale_, rho * count) - scaled(scale_, o.value);
-        const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho * count);
-        reporting.adjoint[0] += bar * count;
-        SeirmOde::count_adjoint(s.count, o.window, bar * rho, state_adjoint);
-      }
+void SeirmCountLoss::count_adjoint(Count count, int, int window, std::span<const double>, double seed,
+                                   std::span<double> state_adjoint) {
+  SeirmOde::count_adjoint(count, window, seed, state_adjoint);
 }
 
 }  // namespace simgrad::contagion

@@ -53,19 +53,15 @@ class SeirmOde : public System {
   SeirmModel& model_;
 };
 
-// CountLoss's terms for the SEIRM model.
-class SeirmCountLoss : public TrajectoryLoss {
+// Series of the SEIRM model.
+class SeirmCountLoss final : public SeriesLoss {
  public:
   SeirmCountLoss(SeirmOde& system, std::vector<Series> series, Scale scale);
 
-  bool has_term(int t, int steps) const override;
-  double term(int t, std::span<const double> state) override;
-  void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
-
  private:
-  SeirmOde& system_;
-  std::vector<Series> series_;
-  Scale scale_;
+  double count(Count count, int t, int window, std::span<const double> state) override;
+  void count_adjoint(Count count, int t, int window, std::span<const double> state, double seed,
+                     std::span<double> state_adjoint) override;
 };
 
 }  // namespace simgrad::contagion

@@ -9,26 +9,15 @@
 #include "contagion_fixtures.hpp"
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
+#include "tests/sims/state_hash.hpp"
 #include "sims/contagion/epidemic.hpp"
 #include "sims/contagion/losses.hpp"
 
 namespace simgrad::contagion {
 namespace {
 
-// FNV-1a over the bytes of doubles.
-std::uint64_t hash_doubles(std::span<const double> values, std::uint64_t h = 1469598103934665603ull) {
-  for (double v : values) {
-    unsigned char bytes[sizeof v];
-    std::memcpy(bytes, &v, sizeof v);
-    for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  }
-  return h;
-}
-
-struct Hashes {
-  std::uint64_t state, gradient;
-  bool operator==(const Hashes&) const = default;
-};
+using simgrad::testing::Hashes;
+using simgrad::testing::hash_doubles;
 
 Hashes run(const Population& pop, bool straight_through, int threads, const char* policy) {
   set_thread_count(threads);
@@ -43,7 +32,7 @@ Hashes run(const Population& pop, bool straight_through, int threads, const char
   options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, days, options);
   rollout.loss_and_gradient();
-  std::uint64_t g = 1469598103934665603ull;
+  std::uint64_t g = simgrad::testing::kHashStart;
   for (Quantity* q : model.parameters.all()) g = hash_doubles(q->adjoint, g);
   set_thread_count(0);
   return {hash_doubles(rollout.final_state()), g};

@@ -8,26 +8,15 @@
 
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
+#include "tests/sims/state_hash.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
 
 namespace simgrad::softbody {
 namespace {
 
-// FNV-1a over the bytes of doubles.
-std::uint64_t hash_doubles(std::span<const double> values, std::uint64_t h = 1469598103934665603ull) {
-  for (double v : values) {
-    unsigned char bytes[sizeof v];
-    std::memcpy(bytes, &v, sizeof v);
-    for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  }
-  return h;
-}
-
-struct Hashes {
-  std::uint64_t state, gradient;
-  bool operator==(const Hashes&) const = default;
-};
+using simgrad::testing::Hashes;
+using simgrad::testing::hash_doubles;
 
 Hashes run(int threads, const char* policy) {
   set_thread_count(threads);
