@@ -170,7 +170,7 @@ void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
     int days;
     bool peer;
   };
-  // The peer keeps every day's graph for autograd (about 0.2 GB per day at a million agents),
+  // The peer keeps every day's graph for autograd (about 0.35 GB per day at a million agents),
   // so it runs the million-agent model over 30 days; simgrad alone also runs the 200 days.
   const std::vector<Config> configs = {{100000, 100, true}, {1000000, 30, true}, {1000000, 200, false}};
   const std::string python = peer_python();
