@@ -50,8 +50,13 @@ struct DiseaseSettings {
   int reduction_start = 0;    // first day contact reductions apply
   int vaccination_start = 0;  // first day of vaccination
 
+  int count_window = 7;  // the longest window that losses count over (days)
+
   // Days from infection to removal.
   int removal_day() const { return exposed_days + infectious_days; }
+  // Days of infection history each agent keeps: long enough to shed, and to count an event
+  // (death, the latest) over the longest window.
+  int history_days() const { return removal_day() + count_window; }
 };
 
 // A tuned quantity: values and the adjoints a backward pass accumulates.

@@ -43,11 +43,13 @@ void flush(const std::vector<double>& partials, std::size_t stride, Index blocks
 
 }  // namespace
 
-Epidemic::Epidemic(const Population& population, DiseaseModel& model) : population_(population), model_(model) {
+Epidemic::Epidemic(const Population& population, DiseaseModel& model)
+    : population_(population), model_(model), history_(model.settings.history_days()) {
   const std::size_t n = static_cast<std::size_t>(population.agents);
   if (population.complete && population.agents < 2) throw std::invalid_argument("a complete population needs two agents");
   shedding_.assign(n, 0.0);
   shedding_mask_.assign((n + 63) / 64, 0);
+  adjoint_mask_.assign((n + 63) / 64, 0);
   hazard_adjoint_.assign(n, 0.0);
   layer_weight_.assign(static_cast<std::size_t>(population.layers), 1.0);
   shedding_table_.assign(static_cast<std::size_t>(model.settings.removal_day()) + 1, 0.0);
@@ -81,11 +83,14 @@ void Epidemic::initial_state(std::span<double> state) {
   const Index n = population_.agents;
   const double p = model_.parameters.initial_infected.value[0];
   const DiseaseSettings& s = model_.settings;
+  std::fill(state.begin(), state.end(), 0.0);
   parallel_for_blocks(n, [&](Index first, Index last) {
     for (Index i = first; i < last; ++i) {
       const Event ev = sample_event(p, seeding_draw(i), s.sampler, s.temperature);
-      state[static_cast<std::size_t>(i)] = ev.value(s.straight_through);
+      const double z = ev.value(s.straight_through);
+      state[static_cast<std::size_t>(i)] = 1.0 - z;
       state[static_cast<std::size_t>(n + i)] = ev.hard > 0.0 ? 0.0 : -1.0;
+      state[slot(i, 0)] = z;
     }
   });
 }
@@ -97,8 +102,10 @@ void Epidemic::initial_state_adjoint(std::span<const double> state_adjoint) {
   const PartialLayout layout = layout_of(model_);
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double sum = 0.0;
-    for (Index i = first; i < last; ++i)
-      sum += state_adjoint[static_cast<std::size_t>(i)] * sample_event(p, seeding_draw(i), s.sampler, s.temperature).slope;
+    for (Index i = first; i < last; ++i) {
+      const double z_bar = state_adjoint[slot(i, 0)] - state_adjoint[static_cast<std::size_t>(i)];
+      sum += z_bar * sample_event(p, seeding_draw(i), s.sampler, s.temperature).slope;
+    }
     partials_[static_cast<std::size_t>(b) * layout.size + layout.seeding] = sum;
   });
   flush(partials_, layout.size, block_count(n), layout.seeding, 1, model_.parameters.initial_infected.adjoint.data());
@@ -108,8 +115,9 @@ void Epidemic::set_layer_weights(int t) {
   for (int l = 0; l < population_.layers; ++l) layer_weight_[static_cast<std::size_t>(l)] = model_.contact_weight(l, t);
 }
 
-void Epidemic::shed(int t, const double* y, const double* tau) {
+void Epidemic::shed(int t, std::span<const double> state) {
   const Index n = population_.agents;
+  const double* tau = state.data() + n;
   const PartialLayout layout = layout_of(model_);
   // Blocks hold a whole number of mask words (kBlockSize is a multiple of 64), so no two threads
   // write one word.
@@ -117,13 +125,21 @@ void Epidemic::shed(int t, const double* y, const double* tau) {
   const int removal = model_.settings.removal_day();
   for (int k = 0; k <= removal; ++k) shedding_table_[static_cast<std::size_t>(k)] = model_.shedding(k);
   const double* table = shedding_table_.data();
+  const bool hard = model_.settings.straight_through;
+  const int recent = std::min(removal, t + 1);
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double sum = 0.0;
     for (Index w = first / 64; w < (last + 63) / 64; ++w) shedding_mask_[static_cast<std::size_t>(w)] = 0;
     for (Index i = first; i < last; ++i) {
-      // Days since infection, or past removal (table entry 0) for the susceptible and removed.
-      const unsigned k = tau[i] >= 0.0 ? static_cast<unsigned>(t - static_cast<int>(tau[i])) : static_cast<unsigned>(removal);
-      const double c = y[i] * table[std::min(k, static_cast<unsigned>(removal))];
+      double c = 0.0;
+      if (hard) {
+        // Straight-through, only the day of the agent's realised infection holds a non-zero
+        // occupancy: one term gives the same value (and bits) as the whole sum.
+        const int k = tau[i] >= 0.0 ? t - static_cast<int>(tau[i]) : removal;
+        if (k < removal) c = state[slot(i, t - k)] * table[k];
+      } else {
+        for (int k = 0; k < recent; ++k) c += state[slot(i, t - k)] * table[k];
+      }
       shedding_[static_cast<std::size_t>(i)] = c;
       if (c != 0.0) shedding_mask_[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
       sum += c;
@@ -160,27 +176,34 @@ double Epidemic::hazard_sum(Index i) const {
 
 void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double>) {
   const Index n = population_.agents;
-  const double* y = state.data();
-  const double* tau = y + n;
-  double* y1 = next.data();
-  double* tau1 = y1 + n;
+  const double* x = state.data();
+  const double* tau = x + n;
+  double* x1 = next.data();
+  double* tau1 = x1 + n;
   set_layer_weights(t);
-  shed(t, y, tau);
+  shed(t, state);
   const DiseaseSettings& s = model_.settings;
   const DiseaseParameters& p = model_.parameters;
   const double r = model_.reproduction_on(t);
   const double protect = model_.protected_share(t);
+  const std::size_t h = static_cast<std::size_t>(history_);
   parallel_for_blocks(n, [&](Index first, Index last) {
+    // The history moves on as it is: each agent's slot of day t + 1 is then overwritten.
+    const std::size_t begin = slot(first, 0), end = slot(last - 1, 0) + h;
+    std::copy(state.begin() + static_cast<std::ptrdiff_t>(begin), state.begin() + static_cast<std::ptrdiff_t>(end),
+              next.begin() + static_cast<std::ptrdiff_t>(begin));
     for (Index i = first; i < last; ++i) {
-      double h = 0.0;
+      double infected = 0.0;
+      x1[i] = x[i];
+      tau1[i] = tau[i];
       if (tau[i] < 0.0) {
-        h = hazard_sum(i);
+        const double hz = hazard_sum(i);
         // No shedding contact: no infection, and no gradient either (nothing can change that).
-        double z = 0.0, hard = 0.0;
-        if (h != 0.0) {
+        if (hz != 0.0) {
           const int a = population_.age[static_cast<std::size_t>(i)];
           const double k = r * p.susceptibility.value[static_cast<std::size_t>(a)] / s.mean_interactions[static_cast<std::size_t>(a)];
-          const double prob = (1.0 - protect) * -std::expm1(-k * h);
+          const double prob = (1.0 - protect) * -std::expm1(-k * hz);
+          double z, hard;
           if (s.straight_through) {
             hard = z = hard_event(prob, infection_draw(t, i));
           } else {
@@ -188,16 +211,15 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
             hard = ev.hard;
             z = ev.soft;
           }
+          infected = x[i] * z;
+          x1[i] = x[i] - infected;
+          if (hard > 0.0) tau1[i] = t + 1.0;
         }
-        y1[i] = y[i] + (1.0 - y[i]) * z;
-        tau1[i] = hard > 0.0 ? t + 1.0 : -1.0;
       } else if (wanes(t, tau[i], i)) {
-        y1[i] = 0.0;
+        x1[i] = 1.0;
         tau1[i] = -1.0;
-      } else {
-        y1[i] = y[i];
-        tau1[i] = tau[i];
       }
+      next[slot(i, t + 1)] = infected;
     }
   });
 }
@@ -205,12 +227,12 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
 void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<const double>,
                             std::span<const double> next_adjoint, std::span<double> state_adjoint) {
   const Index n = population_.agents;
-  const double* y = state.data();
-  const double* tau = y + n;
-  const double* y1_bar = next_adjoint.data();
-  double* y_bar = state_adjoint.data();
+  const double* x = state.data();
+  const double* tau = x + n;
+  const double* x1_bar = next_adjoint.data();
+  double* x_bar = state_adjoint.data();
   set_layer_weights(t);
-  shed(t, y, tau);  // c is needed by both adjoint passes; recomputing it is one cheap pass
+  shed(t, state);  // the hazard sums are replayed from it
   const DiseaseSettings& s = model_.settings;
   DiseaseParameters& p = model_.parameters;
   const double r = model_.reproduction_on(t);
@@ -219,45 +241,50 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const PartialLayout layout = layout_of(model_);
   const Index blocks = block_count(n);
 
-  // Infection's adjoint: H-bar per agent, and the partials of R, S and the vaccination rate.
+  // Infection's adjoint: the history's, x's, H-bar per agent, and the partials of R, S and the
+  // vaccination rate.
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
     std::fill(part, part + layout.size, 0.0);
+    for (Index w = first / 64; w < (last + 63) / 64; ++w) adjoint_mask_[static_cast<std::size_t>(w)] = 0;
     double h_bar_sum = 0.0;
     for (Index i = first; i < last; ++i) {
+      const std::size_t new_slot = slot(i, t + 1);
+      for (int d = 0; d < history_; ++d) {
+        const std::size_t k = slot(i, d);
+        if (k != new_slot) state_adjoint[k] += next_adjoint[k];  // the overwritten slot passes nothing
+      }
       double h_bar = 0.0;
+      const double m1_bar = next_adjoint[new_slot];
       if (tau[i] < 0.0) {
-        // y-bar' = 0 (straight-through, every day before the agent's infection): nothing to add.
-        if (y1_bar[i] == 0.0) {
-          hazard_adjoint_[static_cast<std::size_t>(i)] = 0.0;
-          continue;
+        const double hz = (m1_bar != 0.0 || x1_bar[i] != 0.0) ? hazard_sum(i) : 0.0;
+        if (hz == 0.0) {
+          x_bar[i] += x1_bar[i];
+        } else {
+          const int a = population_.age[static_cast<std::size_t>(i)];
+          const double sa = p.susceptibility.value[static_cast<std::size_t>(a)];
+          const double ibar = s.mean_interactions[static_cast<std::size_t>(a)];
+          const double k = r * sa / ibar;
+          const double survive = std::exp(-k * hz);
+          const double q = -std::expm1(-k * hz);
+          const double prob = (1.0 - protect) * q;
+          const Event ev = sample_event(prob, infection_draw(t, i), s.sampler, s.temperature);
+          const double z = ev.value(s.straight_through);
+          // x1 = x - x z, m1 = x z.
+          x_bar[i] += x1_bar[i] * (1.0 - z) + m1_bar * z;
+          const double p_bar = x[i] * (m1_bar - x1_bar[i]) * ev.slope;
+          part[layout.vaccination] -= p_bar * q * d_protect_d_rate;
+          const double lambda_bar = p_bar * (1.0 - protect) * survive;
+          const double k_bar = lambda_bar * hz;
+          h_bar = lambda_bar * k;
+          part[layout.reproduction] += k_bar * sa / ibar;
+          part[layout.susceptibility + static_cast<std::size_t>(a)] += k_bar * r / ibar;
         }
-        const double h = hazard_sum(i);
-        if (h == 0.0) {
-          y_bar[i] += y1_bar[i];
-          hazard_adjoint_[static_cast<std::size_t>(i)] = 0.0;
-          continue;
-        }
-        const int a = population_.age[static_cast<std::size_t>(i)];
-        const double sa = p.susceptibility.value[static_cast<std::size_t>(a)];
-        const double ibar = s.mean_interactions[static_cast<std::size_t>(a)];
-        const double k = r * sa / ibar;
-        const double survive = std::exp(-k * h);
-        const double q = -std::expm1(-k * h);
-        const double prob = (1.0 - protect) * q;
-        const Event ev = sample_event(prob, infection_draw(t, i), s.sampler, s.temperature);
-        y_bar[i] += y1_bar[i] * (1.0 - ev.value(s.straight_through));
-        const double p_bar = y1_bar[i] * (1.0 - y[i]) * ev.slope;
-        part[layout.vaccination] -= p_bar * q * d_protect_d_rate;
-        const double lambda_bar = p_bar * (1.0 - protect) * survive;
-        const double k_bar = lambda_bar * h;
-        h_bar = lambda_bar * k;
-        part[layout.reproduction] += k_bar * sa / ibar;
-        part[layout.susceptibility + static_cast<std::size_t>(a)] += k_bar * r / ibar;
       } else if (!wanes(t, tau[i], i)) {
-        y_bar[i] += y1_bar[i];
+        x_bar[i] += x1_bar[i];
       }
       hazard_adjoint_[static_cast<std::size_t>(i)] = h_bar;
+      if (h_bar != 0.0) adjoint_mask_[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
       h_bar_sum += h_bar;
     }
     part[layout.seeding] = h_bar_sum;  // reused: complete populations need the total of H-bar
@@ -271,19 +298,18 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   flush(partials_, layout.size, blocks, layout.susceptibility, p.susceptibility.value.size(), p.susceptibility.adjoint.data());
   flush(partials_, layout.size, blocks, layout.vaccination, 1, p.vaccination_rate.adjoint.data());
 
-  // Shedding's adjoint: c-bar_j gathers H-bar over j's contacts (symmetric rows), only for
-  // agents that shed today; then y, A and g.
+  // Shedding's adjoint: c-bar_j gathers H-bar over j's contacts (symmetric rows); then the
+  // history of the last `removal` days, A and g.
   const int removal = s.removal_day();
+  const int recent = std::min(removal, t + 1);
   const std::int32_t* nb = population_.neighbors.data();
   const std::uint8_t* layer = population_.layer.data();
   const std::size_t layers = layer_weight_.size();
+  const std::uint64_t* mask = adjoint_mask_.data();
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
     std::fill(part, part + layout.size, 0.0);
     for (Index j = first; j < last; ++j) {
-      if (tau[j] < 0.0) continue;
-      const int k = t - static_cast<int>(tau[j]);
-      if (k < 0 || k >= removal) continue;
       const double c = shedding_[static_cast<std::size_t>(j)];
       double c_bar = 0.0;
       if (population_.complete) {
@@ -295,18 +321,24 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
         const std::int64_t e0 = population_.offsets[static_cast<std::size_t>(j)];
         const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];
         for (std::int64_t e = e0; e < e1; ++e) {
-          const double hb = hazard_adjoint_[static_cast<std::size_t>(nb[e])];
+          const std::int32_t i = nb[e];
+          if (!((mask[i >> 6] >> (i & 63)) & 1u)) continue;
+          const double hb = hazard_adjoint_[static_cast<std::size_t>(i)];
           const std::size_t l = layers == 1 ? 0 : layer[e];
           c_bar += layer_weight_[l] * hb;
           part[layout.reduction + l] += c * hb;
         }
       }
-      const std::size_t stage = k < s.exposed_days ? 0 : 1;
-      const double a = p.infectiousness.value[stage];
-      const double g = p.profile.value[static_cast<std::size_t>(k)];
-      y_bar[j] += c_bar * a * g;
-      part[layout.infectiousness + stage] += c_bar * y[j] * g;
-      part[layout.profile + static_cast<std::size_t>(k)] += c_bar * y[j] * a;
+      if (c_bar == 0.0) continue;
+      for (int k = 0; k < recent; ++k) {
+        const std::size_t m = slot(j, t - k);
+        const std::size_t stage = k < s.exposed_days ? 0 : 1;
+        const double a = p.infectiousness.value[stage];
+        const double g = p.profile.value[static_cast<std::size_t>(k)];
+        state_adjoint[m] += c_bar * a * g;
+        part[layout.infectiousness + stage] += c_bar * state[m] * g;
+        part[layout.profile + static_cast<std::size_t>(k)] += c_bar * state[m] * a;
+      }
     }
   });
   flush(partials_, layout.size, blocks, layout.infectiousness, 2, p.infectiousness.adjoint.data());

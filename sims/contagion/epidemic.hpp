@@ -1,22 +1,22 @@
 // The agent-based epidemic as a differentiable system (GradABM's model, gradients through time).
 //
-// State: [y (agents), tau (agents)]. tau is the day an agent was infected (-1: susceptible),
-// hard and not differentiated; y is the agent's straight-through infection value: 0 or 1 in
-// value, with the derivative of every relaxed event that led to it, so the gradient crosses
-// days (an agent infected on day 40 carries d/dR of the neighbours who infected it, and so on
-// back to day 0). Its susceptibility is 1 - y.
+// State, per agent: [x (agents), tau (agents), m (agents x H)]. x is the agent's susceptible
+// occupancy; m[d mod H] its occupancy infected on day d, for the last H = history_days() days;
+// tau the day of its (hard) infection, -1 while susceptible, not differentiated. Straight-
+// through, x and m are 0 or 1 in value and carry the derivative of every relaxed event: an
+// infection event on day t moves x z from x into m[t + 1], and when the agent escapes (z = 0)
+// that slot is 0 in value but still carries dz, so a near-miss counts, sheds and infects in the
+// gradient on the days it would have (the occupancy crosses days; d(deaths on day 60)/d(R in
+// week 1) is not zero, and does not only follow realised infections).
 //
 // A step (day t) is an explicit list of stages:
-//   1. shedding     per agent: c_j = y_j A[stage] g[t - tau_j] (0 unless exposed or infectious)
+//   1. shedding     per agent: c_j = sum over k < removal of m_j[t - k] A[stage k] g[k]
 //   2. infection    per agent: H_i = sum over contacts of weight(layer, t) c_j, a gather over
 //                   the CSR row in a fixed order; lambda_i = R_t S[age] / Ibar[age] H_i,
 //                   p_i = (1 - V_t)(1 - exp(-lambda_i)), sampled as an Event (transition.hpp);
-//                   waning immunity sends recovered agents back to susceptible.
-// The adjoint is hand-written: infection's adjoint per agent (H-bar), then shedding's as a
-// gather of H-bar over the same rows (the contacts are symmetric), only for shedding agents.
-// Straight-through, a susceptible agent's y-bar is zero until the day it is infected (its
-// later values do not depend on days it escaped), so infection's adjoint does real work, and
-// replays the agent's hazard sum, about once per infected agent: the step keeps no residual.
+//                   x -= x z, m[t + 1] = x z; waning immunity sends recovered agents back.
+// The adjoint is hand-written: infection's adjoint per agent (H-bar, replaying the hazard sum),
+// then shedding's as a gather of H-bar over the same rows (the contacts are symmetric).
 // Parameter adjoints are summed per block of agents and then in block order: the same bits for
 // any thread count.
 #pragma once
@@ -35,7 +35,7 @@ class Epidemic : public System {
   // Both must outlive the system; the model's parameters may change between rollouts.
   Epidemic(const Population& population, DiseaseModel& model);
 
-  Index state_size() const override { return 2 * population_.agents; }
+  Index state_size() const override { return (2 + history_) * population_.agents; }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
@@ -52,10 +52,15 @@ class Epidemic : public System {
   double death_draw(int infection_day, Index i) const;
   // Whether an agent infected on day tau dies (its hard death event).
   bool dies(double tau, Index i) const;
+  // Days of history in a state (H), and where agent i's occupancy infected on day d lies in it.
+  int history() const { return history_; }
+  std::size_t slot(Index i, int day) const {
+    return static_cast<std::size_t>(2 * population_.agents + i * history_ + day % history_);
+  }
 
  private:
   // Stage 1: shedding c of every agent on day t.
-  void shed(int t, const double* y, const double* tau);
+  void shed(int t, std::span<const double> state);
   // The weighted sum of c over agent i's contacts on day t.
   double hazard_sum(Index i) const;
   // Whether an agent infected on day tau is susceptible again at the end of day t.
@@ -67,6 +72,8 @@ class Epidemic : public System {
   std::vector<double> shedding_;       // c, per agent
   std::vector<std::uint64_t> shedding_mask_;  // bit per agent: c != 0 (fits in cache: the gather
                                                // reads c only for the few agents that shed)
+  std::vector<std::uint64_t> adjoint_mask_;   // bit per agent: H-bar != 0, likewise
+  int history_;
   std::vector<double> hazard_adjoint_; // H-bar, per agent
   std::vector<double> layer_weight_;   // this day's weight per layer
   std::vector<double> shedding_table_; // A[stage] g[k] per day since infection k (+ a trailing 0)

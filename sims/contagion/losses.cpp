@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "core/parallel.hpp"
 #include "sims/contagion/transition.hpp"
@@ -10,32 +12,37 @@ namespace simgrad::contagion {
 
 namespace {
 
-// Agent i's weight in the count (0 when outside it) and d(weight)/d(mortality), given y and tau.
-struct Share {
-  double value;
-  double mortality_slope;
+// The infection days whose occupancy a count on day t over `window` days reads: [first, last].
+struct DayRange {
+  int first, last;
 };
 
-Share share_of(const Epidemic& system, Count count, int t, int window, double y, double tau, Index i) {
-  if (tau < 0.0) return {0.0, 0.0};
-  const DiseaseModel& m = system.model();
-  const DiseaseSettings& s = m.settings;
-  const int infected = static_cast<int>(tau);
-  auto in_window = [&](int day) { return day > t - window && day <= t; };
+DayRange days_counted(const DiseaseSettings& s, Count count, int t, int window) {
   switch (count) {
-    case Count::kInfections: return {in_window(infected) ? y : 0.0, 0.0};
-    case Count::kCases: return {in_window(infected + s.exposed_days) ? y : 0.0, 0.0};
-    case Count::kInfectious:
-      return {t >= infected + s.exposed_days && t < infected + s.removal_day() ? y : 0.0, 0.0};
-    case Count::kDeaths: {
-      if (!in_window(infected + s.removal_day())) return {0.0, 0.0};
-      const double mortality = m.parameters.mortality.value[0];
-      if (!s.sampled_deaths) return {y * mortality, y};
-      const Event ev = sample_event(mortality, system.death_draw(infected, i), s.sampler, s.temperature);
-      return {y * ev.value(s.straight_through), y * ev.slope};
-    }
+    case Count::kInfections: return {t - window + 1, t};
+    case Count::kCases: return {t - window + 1 - s.exposed_days, t - s.exposed_days};
+    case Count::kInfectious: return {t - s.removal_day() + 1, t - s.exposed_days};
+    case Count::kDeaths: return {t - window + 1 - s.removal_day(), t - s.removal_day()};
   }
-  return {0.0, 0.0};
+  return {0, -1};
+}
+
+// The days counted, clipped to day 0; an error when the states' history does not reach back.
+DayRange checked_days(const Epidemic& system, Count count, int t, int window) {
+  DayRange r = days_counted(system.model().settings, count, t, window);
+  if (r.first <= t - system.history())
+    throw std::invalid_argument("a count over " + std::to_string(window) +
+                                " days reaches back further than the agents' history; raise count_window");
+  r.first = std::max(r.first, 0);
+  return r;
+}
+
+// An agent's share of a death on infection day d, and its derivative by the mortality.
+Event death_share(const Epidemic& system, int d, Index i) {
+  const DiseaseSettings& s = system.model().settings;
+  const double mortality = system.model().parameters.mortality.value[0];
+  if (!s.sampled_deaths) return {mortality, mortality, 1.0};
+  return sample_event(mortality, system.death_draw(d, i), s.sampler, s.temperature);
 }
 
 // Sum over agents of f(i), per block and then in block order.
@@ -55,21 +62,36 @@ double ordered_sum(Index n, const F& f) {
 }  // namespace
 
 double model_count(const Epidemic& system, Count count, int t, int window, std::span<const double> state) {
-  const Index n = system.population().agents;
-  return ordered_sum(n, [&](Index i) {
-    return share_of(system, count, t, window, state[static_cast<std::size_t>(i)], state[static_cast<std::size_t>(n + i)], i).value;
+  const DayRange r = checked_days(system, count, t, window);
+  const bool hard = system.model().settings.straight_through;
+  return ordered_sum(system.population().agents, [&](Index i) {
+    double total = 0.0;
+    for (int d = r.first; d <= r.last; ++d) {
+      const double m = state[system.slot(i, d)];
+      if (m == 0.0) continue;  // also skips death draws of agents not infected that day
+      total += count == Count::kDeaths ? m * death_share(system, d, i).value(hard) : m;
+    }
+    return total;
   });
 }
 
 void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::span<const double> state, double seed,
                          std::span<double> state_adjoint) {
-  const Index n = system.population().agents;
-  const double mortality_bar = ordered_sum(n, [&](Index i) {
-    const double y = state[static_cast<std::size_t>(i)];
-    // d share / d y is the share at y = 1 (every share is linear in y).
-    const Share unit = share_of(system, count, t, window, 1.0, state[static_cast<std::size_t>(n + i)], i);
-    state_adjoint[static_cast<std::size_t>(i)] += seed * unit.value;
-    return seed * y * unit.mortality_slope;
+  const DayRange r = checked_days(system, count, t, window);
+  const bool hard = system.model().settings.straight_through;
+  const double mortality_bar = ordered_sum(system.population().agents, [&](Index i) {
+    double mortality_part = 0.0;
+    for (int d = r.first; d <= r.last; ++d) {
+      const std::size_t k = system.slot(i, d);
+      if (count != Count::kDeaths) {
+        state_adjoint[k] += seed;
+        continue;
+      }
+      const Event e = death_share(system, d, i);
+      state_adjoint[k] += seed * e.value(hard);
+      mortality_part += seed * state[k] * e.slope;
+    }
+    return mortality_part;
   });
   system.model().parameters.mortality.adjoint[0] += mortality_bar;
 }
