@@ -261,6 +261,7 @@ class ContagionScenario final : public Scenario {
     fit_.weight = data.positive("weight", 1.0);
     const int window = static_cast<int>(data.integer("window", 1, 365, 1));
     const int first_day = static_cast<int>(data.integer("first_day", 0, 100000, 0));
+    model_.settings.count_window = window;  // the agents' history reaches back over one window
     const std::vector<double> values = read_column(file, column, start, data.string("date_column", "date"), data);
     const std::int64_t available = static_cast<std::int64_t>(values.size()) / window;
     const int fit_windows = static_cast<int>(data.integer("fit_windows", 1, std::max<std::int64_t>(1, available), available));

@@ -92,41 +92,47 @@ class Model:
         return hard + (soft - soft.detach()), hard
 
     def run(self, params):
+        """The loss and the daily infections; every agent carries its occupancy: x (susceptible)
+        and, for the last H days, the occupancy infected on each day (simgrad's state)."""
         s = self.s
         R, mortality, seed_share = params["reproduction"], params["mortality"], params["initial_infected"]
         S, A, g = params["susceptibility"], params["infectiousness"], params["profile"]
         weight = torch.tensor(s["layer_weight"], dtype=torch.float64)
         ibar = torch.tensor(s["mean_interactions"], dtype=torch.float64)
+        H = s["history_days"]
         z0, hard0 = self.event(seed_share.expand(self.n), self.uniforms(0, 1))
-        y = z0
+        x = 1.0 - z0
+        history = torch.zeros((self.n, H), dtype=torch.float64)
+        history = torch.cat([z0.unsqueeze(1), history[:, 1:]], dim=1)
         tau = torch.where(hard0 > 0, torch.zeros(self.n, dtype=torch.int64), torch.full((self.n,), -1, dtype=torch.int64))
-        stage_of = torch.tensor([0 if k < s["exposed_days"] else 1 for k in range(self.removal)])
+        table = torch.stack([A[0 if k < s["exposed_days"] else 1] * g[k] for k in range(self.removal)])
         w_edge = weight[self.layer]
+        zero = torch.zeros((), dtype=torch.float64)
         loss = torch.zeros((), dtype=torch.float64)
         infections = []
         obs = {o[0]: o for o in s["observations"]}
         for t in range(s["days"] + 1):
             if t in obs:
                 _, window, value = obs[t]
-                died = tau + self.removal
-                inside = (tau >= 0) & (died > t - window) & (died <= t)
-                count = mortality * (y * inside).sum()
+                days = [d for d in range(t - window + 1 - self.removal, t - self.removal + 1) if d >= 0]
+                count = sum((mortality * history[:, d % H]).sum() for d in days) if days else zero
                 d = torch.sqrt(count.clamp(min=0) + 1.0) - np.sqrt(value + 1.0)
                 loss = loss + d * d
             if t == s["days"]:
                 break
-            k = t - tau
-            shedding_now = (tau >= 0) & (k < self.removal)
-            kc = k.clamp(0, self.removal - 1)
-            c = torch.where(shedding_now, y * A[stage_of[kc]] * g[kc], torch.zeros((), dtype=torch.float64))
-            H = torch.zeros(self.n, dtype=torch.float64).index_add_(0, self.receiver, w_edge * c[self.source])
+            recent = min(self.removal, t + 1)
+            c = sum(history[:, (t - k) % H] * table[k] for k in range(recent))
+            Hz = torch.zeros(self.n, dtype=torch.float64).index_add_(0, self.receiver, w_edge * c[self.source])
             r = R[min(t // 7, R.numel() - 1)]
-            prob = -torch.expm1(-(r * S[self.age] / ibar[self.age]) * H)
+            prob = 1.0 * -torch.expm1(-(r * S[self.age] / ibar[self.age]) * Hz)
             z, hard = self.event(prob, self.uniforms(t, 0))
-            susceptible = (tau < 0) & (H != 0)
-            z = torch.where(susceptible, z, torch.zeros((), dtype=torch.float64))
-            hard = torch.where(susceptible, hard, torch.zeros((), dtype=torch.float64))
-            y = y + (1.0 - y) * z
+            susceptible = (tau < 0) & (Hz != 0)
+            z = torch.where(susceptible, z, zero)
+            hard = torch.where(susceptible, hard, zero)
+            infected = x * z
+            x = x - infected
+            slot = (t + 1) % H
+            history = torch.cat([history[:, :slot], infected.unsqueeze(1), history[:, slot + 1:]], dim=1)
             tau = torch.where(hard > 0, torch.full_like(tau, t + 1), tau)
             infections.append(int(hard.sum().item()))
         return loss, infections

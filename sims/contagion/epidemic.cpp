@@ -174,7 +174,7 @@ double Epidemic::hazard_sum(Index i) const {
   return h;
 }
 
-void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double>) {
+void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   const Index n = population_.agents;
   const double* x = state.data();
   const double* tau = x + n;
@@ -193,11 +193,11 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
     std::copy(state.begin() + static_cast<std::ptrdiff_t>(begin), state.begin() + static_cast<std::ptrdiff_t>(end),
               next.begin() + static_cast<std::ptrdiff_t>(begin));
     for (Index i = first; i < last; ++i) {
-      double infected = 0.0;
+      double infected = 0.0, hz = 0.0;
       x1[i] = x[i];
       tau1[i] = tau[i];
       if (tau[i] < 0.0) {
-        const double hz = hazard_sum(i);
+        hz = hazard_sum(i);
         // No shedding contact: no infection, and no gradient either (nothing can change that).
         if (hz != 0.0) {
           const int a = population_.age[static_cast<std::size_t>(i)];
@@ -220,11 +220,12 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
         tau1[i] = -1.0;
       }
       next[slot(i, t + 1)] = infected;
+      if (!residual.empty()) residual[static_cast<std::size_t>(i)] = hz;
     }
   });
 }
 
-void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<const double>,
+void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                             std::span<const double> next_adjoint, std::span<double> state_adjoint) {
   const Index n = population_.agents;
   const double* x = state.data();
@@ -232,7 +233,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const double* x1_bar = next_adjoint.data();
   double* x_bar = state_adjoint.data();
   set_layer_weights(t);
-  shed(t, state);  // the hazard sums are replayed from it
+  shed(t, state);  // c-bar's partials need c; hazard sums are replayed from it without a residual
   const DiseaseSettings& s = model_.settings;
   DiseaseParameters& p = model_.parameters;
   const double r = model_.reproduction_on(t);
@@ -249,15 +250,15 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     for (Index w = first / 64; w < (last + 63) / 64; ++w) adjoint_mask_[static_cast<std::size_t>(w)] = 0;
     double h_bar_sum = 0.0;
     for (Index i = first; i < last; ++i) {
-      const std::size_t new_slot = slot(i, t + 1);
-      for (int d = 0; d < history_; ++d) {
-        const std::size_t k = slot(i, d);
-        if (k != new_slot) state_adjoint[k] += next_adjoint[k];  // the overwritten slot passes nothing
-      }
+      // The history passes its adjoint through, except the overwritten slot (two branch-free runs).
+      const std::size_t base = slot(i, 0), new_slot = slot(i, t + 1), end = base + static_cast<std::size_t>(history_);
+      for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
+      for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
       double h_bar = 0.0;
       const double m1_bar = next_adjoint[new_slot];
       if (tau[i] < 0.0) {
-        const double hz = (m1_bar != 0.0 || x1_bar[i] != 0.0) ? hazard_sum(i) : 0.0;
+        const bool needed = m1_bar != 0.0 || x1_bar[i] != 0.0;
+        const double hz = !needed ? 0.0 : residual.empty() ? hazard_sum(i) : residual[static_cast<std::size_t>(i)];
         if (hz == 0.0) {
           x_bar[i] += x1_bar[i];
         } else {

@@ -15,8 +15,9 @@
 //                   the CSR row in a fixed order; lambda_i = R_t S[age] / Ibar[age] H_i,
 //                   p_i = (1 - V_t)(1 - exp(-lambda_i)), sampled as an Event (transition.hpp);
 //                   x -= x z, m[t + 1] = x z; waning immunity sends recovered agents back.
-// The adjoint is hand-written: infection's adjoint per agent (H-bar, replaying the hazard sum),
-// then shedding's as a gather of H-bar over the same rows (the contacts are symmetric).
+// The step's residual is H (the adjoint replays the hazard sums where the rollout keeps none).
+// The adjoint is hand-written: infection's adjoint per agent (H-bar), then shedding's as a
+// gather of H-bar over the same rows (the contacts are symmetric).
 // Parameter adjoints are summed per block of agents and then in block order: the same bits for
 // any thread count.
 #pragma once
@@ -36,6 +37,7 @@ class Epidemic : public System {
   Epidemic(const Population& population, DiseaseModel& model);
 
   Index state_size() const override { return (2 + history_) * population_.agents; }
+  Index residual_size() const override { return population_.agents; }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
