@@ -28,10 +28,11 @@ std::vector<Series> made_up_series(int days) {
 }
 
 // Gradient check of every parameter of the model through a rollout of the relaxed twin.
-void check_every_parameter(Sampler sampler, double temperature) {
+void check_every_parameter(Sampler sampler, double temperature, int immune_days = 0) {
   const int days = 24;
   const Population pop = small_population(600);
   DiseaseModel model = small_model(pop, days);
+  model.settings.immune_days = immune_days;
   model.settings.straight_through = false;
   model.settings.sampler = sampler;
   model.settings.temperature = temperature;
@@ -64,6 +65,10 @@ TEST(Epidemic, GumbelSoftmaxGradientOfEveryParameterMatchesFiniteDifferences) {
 
 TEST(Epidemic, StraightThroughGradientOfEveryParameterMatchesFiniteDifferences) {
   check_every_parameter(Sampler::kStraightThrough, 1.0);
+}
+
+TEST(Epidemic, SeirsGradientOfEveryParameterMatchesFiniteDifferences) {
+  check_every_parameter(Sampler::kGumbelSoftmax, 0.7, 2);  // recovered agents susceptible again after 2 days
 }
 
 // Deaths on day 60 only, as a function of R per week.
