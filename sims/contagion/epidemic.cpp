@@ -307,6 +307,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const std::uint8_t* layer = population_.layer.data();
   const std::size_t layers = layer_weight_.size();
   const std::uint64_t* mask = adjoint_mask_.data();
+  const double* table = shedding_table_.data();  // A[stage] g[k], as shed() left it
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
     std::fill(part, part + layout.size, 0.0);
@@ -331,14 +332,17 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
         }
       }
       if (c_bar == 0.0) continue;
+      const std::size_t base = slot(j, 0);
+      std::size_t m = slot(j, t);
       for (int k = 0; k < recent; ++k) {
-        const std::size_t m = slot(j, t - k);
-        const std::size_t stage = k < s.exposed_days ? 0 : 1;
-        const double a = p.infectiousness.value[stage];
-        const double g = p.profile.value[static_cast<std::size_t>(k)];
-        state_adjoint[m] += c_bar * a * g;
-        part[layout.infectiousness + stage] += c_bar * state[m] * g;
-        part[layout.profile + static_cast<std::size_t>(k)] += c_bar * state[m] * a;
+        state_adjoint[m] += c_bar * table[k];
+        // Parameters see occupancies by value: most in the history are zero (escaped events).
+        if (const double v = state[m]; v != 0.0) {
+          const std::size_t stage = k < s.exposed_days ? 0 : 1;
+          part[layout.infectiousness + stage] += c_bar * v * p.profile.value[static_cast<std::size_t>(k)];
+          part[layout.profile + static_cast<std::size_t>(k)] += c_bar * v * p.infectiousness.value[stage];
+        }
+        m = m == base ? base + static_cast<std::size_t>(history_) - 1 : m - 1;  // the day before
       }
     }
   });

@@ -29,7 +29,8 @@ inline Event sample_event(double p, double u, Sampler sampler, double temperatur
   // sigmoid((logit p - logit u) / T) and its slope. p is kept off 0 and 1 so that the slope
   // takes its limit there (finite for T = 1, zero for T < 1) instead of 0/0.
   const double pc = std::clamp(p, 1e-300, 1.0 - 1e-16);
-  const double x = (std::log(pc) - std::log1p(-pc) - std::log(u) + std::log1p(-u)) / temperature;
+  // logit p - logit u as one logarithm (the adjoint evaluates this for most agents every day).
+  const double x = std::log((pc * (1.0 - u)) / ((1.0 - pc) * u)) / temperature;
   const double e = std::exp(-std::abs(x));
   const double soft = x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
   const double soft_slope = e / ((1.0 + e) * (1.0 + e));  // sigmoid(x) (1 - sigmoid(x))
