@@ -173,7 +173,7 @@ void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
     int days;
     bool peer;
   };
-  // The peer keeps every day's graph for autograd (about 0.35 GB per day at a million agents),
+  // The peer keeps every day's graph for autograd (about 0.7 GB per day at a million agents),
   // so it runs the million-agent model over 20 days; simgrad alone also runs the 200 days.
   const std::vector<Config> configs = {{100000, 100, true}, {1000000, 20, true}, {1000000, 200, false}};
   const std::string python = peer_python();
