@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_support.hpp"
 #include "app/commands.hpp"
 #include "app/json_output.hpp"
 #include "app/mass_spring_reference.hpp"
@@ -36,10 +37,7 @@
 
 namespace simgrad::app {
 
-namespace {
-
 using nlohmann::json;
-namespace sb = simgrad::softbody;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -58,65 +56,6 @@ double time_of(const std::function<void()>& f) {
 int repeats_for(double seconds_per_run, int repeats) {
   const int for_a_second = seconds_per_run > 0 ? static_cast<int>(1.0 / seconds_per_run) : 50;
   return std::min(50, std::max(repeats, for_a_second));
-}
-
-// Medians of forward and gradient times of a rollout, interleaved.
-json time_rollout(Rollout& rollout, int repeats) {
-  std::vector<double> forward, gradient;
-  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
-  }
-  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
-}
-
-// Medians of the forward times of a rollout and of a hand-written reference that returns the
-// same final state, interleaved, and the largest difference between their final states.
-json time_against_reference(Rollout& rollout, const std::function<std::vector<double>()>& reference_run, int repeats) {
-  std::vector<double> ours, reference;
-  double max_difference = 0.0;
-  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    ours.push_back(time_of([&] { rollout.loss(); }));
-    std::vector<double> state;
-    reference.push_back(time_of([&] { state = reference_run(); }));
-    for (std::size_t i = 0; i < state.size(); ++i)
-      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
-  }
-  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
-}
-
-// A jelly block of side n on a penalty ground, falling and bouncing.
-sb::MassSpringModel<3> bench_block(int n, int steps) {
-  sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
-  m.settings.dt = 5e-4;
-  m.settings.drag = 0.5;
-  m.settings.penalty = {2e4, 2e3, 0.05};
-  for (double& k : m.stiffness.values()) k = 1e3;
-  for (double& c : m.damping.values()) c = 0.2;
-  for (double& w : m.inverse_mass.values()) w = 100.0;  // 10 g per node
-  m.gravity.values()[2] = -9.8;
-  sb::ContactPlane<3> ground;
-  ground.normal = {{0.0, 0.0, 1.0}};
-  ground.friction = 0.5;
-  m.planes.push_back(ground);
-  m.enable_adjoints(true, true, true, false, false, true, true);
-  return m;
-}
-
-// Springs in a jelly block of side n: edges, face diagonals and body diagonals.
-double springs_of(int n) {
-  const double m = n - 1.0;
-  return 3.0 * n * n * m + 6.0 * n * m * m + 4.0 * m * m * m;
-}
-
-// The side of the jelly block whose spring count is nearest (in ratio) to `springs`.
-int side_for(double springs) {
-  int best = 2;
-  for (int n = 2; n < 200; ++n)
-    if (std::abs(std::log(springs_of(n) / springs)) < std::abs(std::log(springs_of(best) / springs))) best = n;
-  return best;
 }
 
 // Runs `body` in a child process; returns its JSON result with the child's peak RSS added.
@@ -154,6 +93,70 @@ json in_child(const std::function<json()>& body) {
   json result = text.empty() ? json{{"error", "benchmark process died"}} : json::parse(text);
   result["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
   return result;
+}
+
+namespace {
+
+namespace sb = simgrad::softbody;
+
+// Medians of forward and gradient times of a rollout, interleaved.
+json time_rollout(Rollout& rollout, int repeats) {
+  std::vector<double> forward, gradient;
+  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    forward.push_back(time_of([&] { rollout.loss(); }));
+    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+  }
+  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
+}
+
+// Medians of the forward times of a rollout and of a hand-written reference that returns the
+// same final state, interleaved, and the largest difference between their final states.
+json time_against_reference(Rollout& rollout, const std::function<std::vector<double>()>& reference_run, int repeats) {
+  std::vector<double> ours, reference;
+  double max_difference = 0.0;
+  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    ours.push_back(time_of([&] { rollout.loss(); }));
+    std::vector<double> state;
+    reference.push_back(time_of([&] { state = reference_run(); }));
+    for (std::size_t i = 0; i < state.size(); ++i)
+      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
+  }
+  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+}
+
+
+// A jelly block of side n on a penalty ground, falling and bouncing.
+sb::MassSpringModel<3> bench_block(int n, int steps) {
+  sb::MassSpringModel<3> m = sb::make_jelly_block(n, n, n, 0.02, {{0.0, 0.0, 0.01}}, steps);
+  m.settings.dt = 5e-4;
+  m.settings.drag = 0.5;
+  m.settings.penalty = {2e4, 2e3, 0.05};
+  for (double& k : m.stiffness.values()) k = 1e3;
+  for (double& c : m.damping.values()) c = 0.2;
+  for (double& w : m.inverse_mass.values()) w = 100.0;  // 10 g per node
+  m.gravity.values()[2] = -9.8;
+  sb::ContactPlane<3> ground;
+  ground.normal = {{0.0, 0.0, 1.0}};
+  ground.friction = 0.5;
+  m.planes.push_back(ground);
+  m.enable_adjoints(true, true, true, false, false, true, true);
+  return m;
+}
+
+// Springs in a jelly block of side n: edges, face diagonals and body diagonals.
+double springs_of(int n) {
+  const double m = n - 1.0;
+  return 3.0 * n * n * m + 6.0 * n * m * m + 4.0 * m * m * m;
+}
+
+// The side of the jelly block whose spring count is nearest (in ratio) to `springs`.
+int side_for(double springs) {
+  int best = 2;
+  for (int n = 2; n < 200; ++n)
+    if (std::abs(std::log(springs_of(n) / springs)) < std::abs(std::log(springs_of(best) / springs))) best = n;
+  return best;
 }
 
 // Forward and gradient of one block under a policy, medians over repeats.
@@ -364,6 +367,7 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
     if (run.contains("error")) b["error"] = run["error"];
     report(b);
   }
+  contagion_benchmarks(filter, repeats, threads, report);
   if (common.json) print_json(json{{"benchmarks", benchmarks}});
   return 0;
 }

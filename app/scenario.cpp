@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "app/contagion_scenario.hpp"
 #include "app/default_scenario.hpp"
 #include "app/softbody_scenario.hpp"
 #include "app/structure_scenario.hpp"
@@ -43,18 +44,21 @@ std::unique_ptr<Scenario> load_scenario_text(std::string_view text, const std::s
 std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, const std::string& name,
                                              const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
-  const std::string simulator = root.choice("simulator", {"softbody", "structure", "vehicle"});
+  const std::string simulator = root.choice("simulator", {"softbody", "structure", "vehicle", "contagion"});
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
   if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);
   if (simulator == "structure") scenario = load_structure_scenario(root);
   if (simulator == "vehicle") scenario = load_vehicle_scenario(root, overrides);
+  if (simulator == "contagion") scenario = load_contagion_scenario(root, overrides);
   root.finish();
   scenario->name = name;
   scenario->description = description;
   return scenario;
 }
 
-std::vector<SimulatorInfo> simulators() { return {softbody_info(), structure_info(), vehicle_info()}; }
+std::vector<SimulatorInfo> simulators() {
+  return {softbody_info(), structure_info(), vehicle_info(), contagion_info()};
+}
 
 }  // namespace simgrad::app

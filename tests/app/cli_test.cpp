@@ -45,14 +45,18 @@ Result simgrad(const std::string& args) {
 std::string example(const std::string& name) { return (source_dir() / "examples" / name).string(); }
 
 // Writes a scenario file from the example with one textual replacement.
-std::string edited_example(const std::string& from, const std::string& to) {
-  std::ifstream in(example("mass_spring_simple.json"));
+std::string edited_example(const std::string& from, const std::string& to,
+                           const std::string& name = "mass_spring_simple.json") {
+  std::ifstream in(example(name));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   text.replace(at, from.size(), to);
   const fs::path file = scratch("edited.json");
   std::ofstream(file) << text;
+  // The data files that examples name relative to their folder.
+  std::error_code ignored;
+  fs::create_directory_symlink(source_dir() / "examples" / "data", scratch("data"), ignored);
   return file.string();
 }
 
@@ -250,6 +254,40 @@ TEST(Cli, ListNamesTheStructureParameters) {
   for (const auto& sim : j["simulators"])
     if (sim["name"] == "structure") found = sim["parameters"].size() == 3u;
   EXPECT_TRUE(found);
+}
+
+// Contagion scenarios through the same commands.
+TEST(Cli, ContagionRunReportsR0AndTheHardModelOverSeeds) {
+  const Result r = simgrad("run " + example("contagion_boarding_school.json") + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["simulator"], "contagion");
+  EXPECT_GT(j["summary"]["r0"].get<double>(), 0.0);
+  EXPECT_EQ(j["summary"]["hard_model"]["mean"].size(), 14u);
+  EXPECT_EQ(j["summary"]["data"][5], 298.0);
+}
+
+TEST(Cli, ContagionGradcheckOfTheRelaxedModelPasses) {
+  const std::string file = edited_example("\"temperature\": 0.5", "\"temperature\": 0.5, \"straight_through\": false",
+                                          "contagion_boarding_school.json");
+  const Result r = simgrad("gradcheck " + file + " --json --threads 2");
+  fs::remove(file);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(json::parse(r.out)["ok"].get<bool>()) << r.out;
+}
+
+TEST(Cli, ContagionBadInputNamesFileLineAndField) {
+  const std::string file = edited_example("\"temperature\": 0.5", "\"temperature\": 2", "contagion_boarding_school.json");
+  const Result r = simgrad("run " + file);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("edited.json:5: disease.temperature"), std::string::npos) << r.err;
+  const std::string column = edited_example("\"column\": \"confined_to_bed\"", "\"column\": \"in_bed\"",
+                                            "contagion_boarding_school.json");
+  const Result c = simgrad("run " + column);
+  EXPECT_EQ(c.status, 2);
+  EXPECT_NE(c.err.find("boarding_school_flu_1978.csv:1: no column \"in_bed\""), std::string::npos) << c.err;
+  fs::remove(file);
+  fs::remove(column);
 }
 
 }  // namespace

@@ -5,10 +5,12 @@
 #include <cstring>
 #include <span>
 
-namespace simgrad {
+namespace simgrad::testing {
+
+inline constexpr std::uint64_t kHashStart = 1469598103934665603ull;
 
 // FNV-1a over the bytes of doubles.
-inline std::uint64_t hash_doubles(std::span<const double> values, std::uint64_t h = 1469598103934665603ull) {
+inline std::uint64_t hash_doubles(std::span<const double> values, std::uint64_t h = kHashStart) {
   for (double v : values) {
     unsigned char bytes[sizeof v];
     std::memcpy(bytes, &v, sizeof v);
@@ -17,10 +19,10 @@ inline std::uint64_t hash_doubles(std::span<const double> values, std::uint64_t 
   return h;
 }
 
-// The hashes of a run's final state and of its gradient.
+// The hash of a final state and of a gradient.
 struct Hashes {
   std::uint64_t state, gradient;
   bool operator==(const Hashes&) const = default;
 };
 
-}  // namespace simgrad
+}  // namespace simgrad::testing

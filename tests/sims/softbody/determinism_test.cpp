@@ -7,12 +7,15 @@
 
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
+#include "tests/sims/state_hash.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
-#include "tests/sims/state_hash.hpp"
 
 namespace simgrad::softbody {
 namespace {
+
+using simgrad::testing::Hashes;
+using simgrad::testing::hash_doubles;
 
 Hashes run(int threads, const char* policy) {
   set_thread_count(threads);

@@ -118,6 +118,9 @@ TEST(VehicleBatch, SharedTireConstantsSumBothAxles) {
   expect_fit_gradient(c, {"tire_B", "tire_C", "tire_D", "tire_E"});
 }
 
+using simgrad::testing::Hashes;
+using simgrad::testing::hash_doubles;
+
 // 1,100 windows (three blocks of cars) of a noisy recording, fitted for 16 steps.
 Hashes run(int threads, const char* policy) {
   set_thread_count(threads);

@@ -1,0 +1,28 @@
+// What `simgrad bench` measures with: child processes, timing and medians (app/bench.cpp), and
+// the benchmarks of each simulator.
+#pragma once
+
+#include <functional>
+#include <regex>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace simgrad::app {
+
+// The median of the values (0 for none).
+double median(std::vector<double> v);
+// Wall time of f().
+double time_of(const std::function<void()>& f);
+// How many times to repeat a measurement of `seconds_per_run`: at least `repeats`, and for short
+// runs enough for about a second in all.
+int repeats_for(double seconds_per_run, int repeats);
+// Runs `body` in a child process; returns its JSON result with the child's peak RSS added.
+nlohmann::json in_child(const std::function<nlohmann::json()>& body);
+
+// The contagion benchmarks whose names match `filter`, each handed to `report`
+// (app/contagion_bench.cpp).
+void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
+                          const std::function<void(const nlohmann::json&)>& report);
+
+}  // namespace simgrad::app

@@ -1,0 +1,366 @@
+#include "app/contagion_scenario.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "sims/contagion/calibration.hpp"
+#include "sims/contagion/epidemic.hpp"
+#include "sims/contagion/forecast_metrics.hpp"
+#include "sims/contagion/infectiousness.hpp"
+#include "sims/contagion/losses.hpp"
+#include "sims/contagion/parameters.hpp"
+
+namespace simgrad::app {
+
+namespace cg = simgrad::contagion;
+
+namespace {
+
+using nlohmann::json;
+
+// One column of a CSV file with a header, from the row whose `date_column` equals `start_date`
+// (or the first row) on; blank fields are errors naming the file, line and column.
+std::vector<double> read_column(const std::filesystem::path& file, const std::string& column, const std::string& start_date,
+                                const std::string& date_column, const ScenarioNode& node) {
+  std::ifstream in(file);
+  std::string line;
+  if (!std::getline(in, line)) node.fail("file", file.string() + ": empty file");
+  auto split = [](const std::string& text) {
+    std::vector<std::string> fields;
+    std::stringstream s(text);
+    std::string f;
+    while (std::getline(s, f, ',')) fields.push_back(f);
+    if (!text.empty() && text.back() == ',') fields.emplace_back();
+    return fields;
+  };
+  const std::vector<std::string> header = split(line);
+  int value_col = -1, date_col = -1;
+  for (std::size_t k = 0; k < header.size(); ++k) {
+    if (header[k] == column) value_col = static_cast<int>(k);
+    if (header[k] == date_column) date_col = static_cast<int>(k);
+  }
+  if (value_col < 0) node.fail("column", file.string() + ":1: no column \"" + column + "\"");
+  if (!start_date.empty() && date_col < 0) node.fail("date_column", file.string() + ":1: no column \"" + date_column + "\"");
+  std::vector<double> values;
+  bool started = start_date.empty();
+  for (int number = 2; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::vector<std::string> fields = split(line);
+    if (!started && date_col < static_cast<int>(fields.size()) && fields[static_cast<std::size_t>(date_col)] == start_date) started = true;
+    if (!started) continue;
+    const std::string where = file.string() + ":" + std::to_string(number) + ": column " + std::to_string(value_col + 1) + " (" + column + ")";
+    if (value_col >= static_cast<int>(fields.size()) || fields[static_cast<std::size_t>(value_col)].empty())
+      throw std::invalid_argument(where + ": missing value");
+    char* end = nullptr;
+    const std::string& f = fields[static_cast<std::size_t>(value_col)];
+    const double v = std::strtod(f.c_str(), &end);
+    if (end == f.c_str() || *end != '\0' || !std::isfinite(v)) throw std::invalid_argument(where + ": expected a number, got \"" + f + "\"");
+    values.push_back(v);
+  }
+  if (!started) node.fail("start_date", file.string() + ": no row dated " + start_date);
+  return values;
+}
+
+cg::Count count_of(const std::string& name) {
+  if (name == "deaths") return cg::Count::kDeaths;
+  if (name == "cases") return cg::Count::kCases;
+  if (name == "infections") return cg::Count::kInfections;
+  return cg::Count::kInfectious;
+}
+
+// A number for every entry of a quantity: one for all, or one each.
+void read_values(const ScenarioNode& node, std::string_view key, cg::Quantity& q) {
+  if (!node.has(key)) return;
+  const ScenarioNode v = node.member(key);
+  if (v.json().is_number()) {
+    std::fill(q.value.begin(), q.value.end(), v.as_number());
+    return;
+  }
+  const std::vector<double> values = node.numbers(key);
+  if (values.empty() || values.size() > q.value.size())
+    node.fail(key, "expected one number or 1 to " + std::to_string(q.value.size()) + " numbers");
+  // Fewer numbers than entries: later entries repeat the last (R of later weeks).
+  for (std::size_t i = 0; i < q.value.size(); ++i) q.value[i] = values[std::min(i, values.size() - 1)];
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+class ContagionScenario final : public Scenario {
+ public:
+  ContagionScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+    read_population(root.child("population"));
+    const ScenarioNode disease = root.child("disease");
+    cg::DiseaseSettings& s = model_.settings;
+    s.exposed_days = static_cast<int>(disease.integer("exposed_days", 0, 60, 3));
+    s.infectious_days = static_cast<int>(disease.integer("infectious_days", 1, 60, 5));
+    s.immune_days = static_cast<int>(disease.integer("immune_days", 0, 100000, 0));
+    if (disease.has("mean_interactions")) s.mean_interactions = disease.numbers("mean_interactions", static_cast<std::size_t>(population_.age_groups));
+    else if (population_.age_groups != 8) s.mean_interactions.assign(static_cast<std::size_t>(population_.age_groups), 1.0);
+    for (double m : s.mean_interactions)
+      if (!(m > 0)) disease.fail("mean_interactions", "expected numbers > 0");
+    if (disease.has("layer_weight")) s.layer_weight = disease.numbers("layer_weight", static_cast<std::size_t>(population_.layers));
+    s.sampler = disease.choice("sampler", {"gumbel_softmax", "straight_through"}, "gumbel_softmax") == "gumbel_softmax"
+                    ? cg::Sampler::kGumbelSoftmax
+                    : cg::Sampler::kStraightThrough;
+    s.temperature = disease.in_range("temperature", 1e-3, 1.0, 0.5);
+    s.straight_through = disease.boolean("straight_through", true);
+    s.sampled_deaths = disease.choice("deaths", {"sampled", "expected"}, "sampled") == "sampled";
+    s.reduction_start = static_cast<int>(disease.integer("reduction_start", 0, 100000, 0));
+    s.vaccination_start = static_cast<int>(disease.integer("vaccination_start", 0, 100000, 0));
+    s.seed = static_cast<std::uint64_t>(root.integer("seed", 0, 1LL << 32, 1));
+
+    read_data(root);
+    steps = static_cast<int>(root.integer("days", 1, 100000, data_days_));
+    if (steps < data_days_) root.fail("days", "expected at least the " + std::to_string(data_days_) + " days the data covers");
+    s.days = steps;
+    model_.reset(population_.age_groups, population_.layers);
+    if (auto p = root.optional_child("parameters")) read_parameters(*p);
+
+    system_ = std::make_unique<cg::Epidemic>(population_, model_);
+    const std::optional<ScenarioNode> loss_node = root.optional_child("loss");
+    const std::string scale = loss_node ? loss_node->choice("scale", {"sqrt", "log", "linear"}, "sqrt") : "sqrt";
+    scale_ = scale == "sqrt" ? cg::Scale::kSqrt : scale == "log" ? cg::Scale::kLog : cg::Scale::kLinear;
+    loss_ = std::make_unique<cg::CountLoss>(*system_, std::vector<cg::Series>{fit_}, scale_);
+    if (auto report = root.optional_child("report")) {
+      report_seeds_ = static_cast<int>(report->integer("seeds", 1, 10000, report_seeds_));
+      baselines_ = report->boolean("baselines", baselines_);
+    }
+
+    const ScenarioNode tune_node = root.child("tune");
+    tune = read_tune_settings(tune_node);
+    std::vector<tune::BoundParameter> bound;
+    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_tuned(p.as_object()));
+    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    RolloutOptions options;
+    options.checkpoint = read_checkpoint(root, overrides);
+    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
+    options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
+    // The loss needs no state after the last fitted day.
+    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, std::max(1, last_fit_day_), options, std::move(bound));
+  }
+
+  std::string simulator() const override { return "contagion"; }
+  tune::RolloutProblem& problem() override { return *problem_; }
+
+  // Straight-through rollouts are already hard in value; the relaxed twin is not.
+  double hard_loss(std::span<const double> x) override {
+    const bool straight = model_.settings.straight_through;
+    model_.settings.straight_through = true;
+    const double loss = problem_->value(x);
+    model_.settings.straight_through = straight;
+    return loss;
+  }
+
+  json summary() override {
+    json j = {{"agents", population_.agents},
+              {"directed_contacts", population_.directed_contacts()},
+              {"complete", population_.complete},
+              {"population_load_s", load_seconds_},
+              {"days", steps},
+              {"fit_windows", fit_.observations.size()},
+              {"forecast_windows", held_out_.size()}};
+    const cg::DiseaseParameters& p = model_.parameters;
+    j["reproduction"] = p.reproduction.value;
+    j["mortality"] = p.mortality.value[0];
+    j["initial_infected"] = p.initial_infected.value[0];
+    j["reporting"] = p.reporting.value[0];
+    if (population_.complete) {
+      // Expected infections caused by one infective in a susceptible population (week 1's R).
+      double shed = 0.0;
+      for (int k = 0; k < model_.settings.removal_day(); ++k) shed += model_.shedding(k);
+      j["r0"] = p.reproduction.value[0] * p.susceptibility.value[0] / model_.settings.mean_interactions[0] * shed;
+    }
+    std::vector<cg::Observation> all = fit_.observations;
+    all.insert(all.end(), held_out_.begin(), held_out_.end());
+    std::vector<double> days, truth;
+    for (const cg::Observation& o : all) {
+      days.push_back(o.day);
+      truth.push_back(o.value);
+    }
+    j["window_end_days"] = days;
+    j["data"] = truth;
+    const cg::Spread tuned = cg::hard_counts_over_seeds(population_, model_, fit_.count, all, steps, report_seeds_);
+    j["hard_model"] = {{"seeds", report_seeds_}, {"mean", tuned.mean}, {"sd", tuned.sd}};
+    std::vector<double> fit_truth(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
+    std::vector<double> fit_mean(tuned.mean.begin(), tuned.mean.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
+    if (!fit_truth.empty()) j["hard_model"]["fit"] = metrics_json(cg::forecast_metrics(fit_mean, fit_truth));
+    if (held_out_.empty() || !baselines_) return j;
+
+    const std::size_t first = fit_.observations.size();
+    std::vector<double> held(truth.begin() + static_cast<std::ptrdiff_t>(first), truth.end());
+    auto forecast_of = [&](const std::vector<double>& curve) {
+      return std::vector<double>(curve.begin() + static_cast<std::ptrdiff_t>(first), curve.end());
+    };
+    json forecast = {{"truth", held}};
+    const std::vector<double> ours = forecast_of(tuned.mean);
+    forecast["simgrad"] = metrics_json(cg::forecast_metrics(ours, held));
+    forecast["simgrad"]["forecast"] = ours;
+    // GradABM's fixed expert parameters: R 2.5, mortality 0.02, seed 0.5%.
+    cg::DiseaseModel expert = model_;
+    std::fill(expert.parameters.reproduction.value.begin(), expert.parameters.reproduction.value.end(), 2.5);
+    expert.parameters.mortality.value[0] = 0.02;
+    expert.parameters.initial_infected.value[0] = 0.005;
+    const std::vector<double> fixed =
+        forecast_of(cg::hard_counts_over_seeds(population_, expert, fit_.count, all, steps, report_seeds_).mean);
+    forecast["expert"] = metrics_json(cg::forecast_metrics(fixed, held));
+    forecast["expert"]["forecast"] = fixed;
+    cg::SeirmBaseline seirm{static_cast<double>(population_.agents), static_cast<double>(model_.settings.exposed_days),
+                            static_cast<double>(model_.settings.infectious_days), 200, false, identified_weeks()};
+    const std::vector<double> ode = forecast_of(cg::seirm_fit_and_forecast(seirm, fit_, scale_, all, steps));
+    forecast["seirm"] = metrics_json(cg::forecast_metrics(ode, held));
+    forecast["seirm"]["forecast"] = ode;
+    j["forecast"] = forecast;
+    return j;
+  }
+
+ private:
+  // Weeks of R that the fitted data constrains: infections before its last day less the lag.
+  int identified_weeks() const {
+    const int lag = fit_.count == cg::Count::kDeaths ? model_.settings.removal_day()
+                    : fit_.count == cg::Count::kInfections ? 0 : model_.settings.exposed_days;
+    return std::max(0, last_fit_day_ - lag) / 7 + 1;
+  }
+
+  static json metrics_json(const cg::ForecastMetrics& m) { return {{"nd", m.nd}, {"rmse", m.rmse}, {"mae", m.mae}}; }
+
+  void read_population(const ScenarioNode& node) {
+    const auto start = std::chrono::steady_clock::now();
+    if (node.has("complete")) {
+      population_ = cg::make_complete_population(node.integer("complete", 2, 1LL << 31));
+    } else if (auto synthetic = node.optional_child("synthetic")) {
+      cg::SyntheticSettings s;
+      s.agents = synthetic->integer("agents", 2, (1LL << 31) - 1);
+      s.seed = static_cast<std::uint64_t>(synthetic->integer("seed", 0, 1LL << 32, 1));
+      s.random_contacts = synthetic->non_negative("random_contacts", s.random_contacts);
+      population_ = cg::make_synthetic_population(s);
+    } else {
+      const std::filesystem::path agents = node.existing_file("agents_csv");
+      const std::filesystem::path contacts = node.existing_file("contacts_csv");
+      const bool terminal = isatty(fileno(stderr));
+      population_ = cg::load_population_csv(agents, contacts, [&](double f) {
+        if (terminal) std::fprintf(stderr, "\rloading population %3.0f%%%s", 100.0 * f, f >= 1.0 ? "\n" : "");
+      });
+    }
+    load_seconds_ = seconds_since(start);
+  }
+
+  // The observed series: fitted windows first, then held-out ones.
+  void read_data(const ScenarioNode& root) {
+    const ScenarioNode data = root.child("data");
+    const std::filesystem::path file = data.existing_file("file");
+    const std::string column = data.string("column");
+    const std::string start = data.string("start_date", "");
+    fit_.count = count_of(data.choice("count", {"deaths", "cases", "infections", "infectious"}));
+    fit_.weight = data.positive("weight", 1.0);
+    const int window = static_cast<int>(data.integer("window", 1, 365, 1));
+    const int first_day = static_cast<int>(data.integer("first_day", 0, 100000, 0));
+    model_.settings.count_window = window;  // the agents' history reaches back over one window
+    const std::vector<double> values = read_column(file, column, start, data.string("date_column", "date"), data);
+    const std::int64_t available = static_cast<std::int64_t>(values.size()) / window;
+    const int fit_windows = static_cast<int>(data.integer("fit_windows", 1, std::max<std::int64_t>(1, available), available));
+    const int held = static_cast<int>(data.integer("forecast_windows", 0, available - fit_windows, 0));
+    for (int k = 0; k < fit_windows + held; ++k) {
+      cg::Observation o{first_day + (k + 1) * window - 1, window, 0.0};
+      for (int d = 0; d < window; ++d) o.value += values[static_cast<std::size_t>(k * window + d)];
+      (k < fit_windows ? fit_.observations : held_out_).push_back(o);
+    }
+    last_fit_day_ = fit_.observations.back().day;
+    data_days_ = first_day + (fit_windows + held) * window;
+  }
+
+  void read_parameters(const ScenarioNode& node) {
+    for (const auto& info : cg::epidemic_parameters()) {
+      if (info.name == "profile" && node.has("profile") && node.member("profile").json().is_object()) {
+        const ScenarioNode profile = node.child("profile");
+        if (auto gamma = profile.optional_child("gamma")) {
+          model_.parameters.profile.value = cg::gamma_profile(gamma->positive("mean"), gamma->positive("sd"), model_.settings.removal_day());
+        } else {
+          // A discrete distribution from a CSV column (a published serial interval).
+          std::vector<double> v = read_column(profile.existing_file("file"), profile.string("column"), "", "", profile);
+          const std::size_t skip = static_cast<std::size_t>(profile.integer("skip", 0, 1000, 0));
+          if (v.size() < skip + static_cast<std::size_t>(model_.settings.removal_day()))
+            profile.fail("file", "expected at least exposed_days + infectious_days values after the skipped ones");
+          model_.parameters.profile.value.assign(v.begin() + static_cast<std::ptrdiff_t>(skip),
+                                                 v.begin() + static_cast<std::ptrdiff_t>(skip) + model_.settings.removal_day());
+        }
+        continue;
+      }
+      read_values(node, info.name, cg::quantity(model_.parameters, info.name));
+    }
+  }
+
+  tune::BoundParameter read_tuned(const ScenarioNode& p) {
+    cg::ParameterRequest r;
+    r.name = p.string("name");
+    bool known = false;
+    std::string names;
+    for (const auto& info : cg::epidemic_parameters()) {
+      known = known || info.name == r.name;
+      names += (names.empty() ? "\"" : ", \"") + info.name + "\"";
+    }
+    if (!known) p.fail("name", "expected one of " + names + ", got \"" + r.name + "\"");
+    r.uniform = p.choice("sharing", {"each", "uniform"}, "each") == "uniform";
+    // R is tuned for the weeks whose infections the fitted data can see (deaths lag infections
+    // by exposed_days + infectious_days); later weeks follow the last of them.
+    const int fitted_weeks = identified_weeks();
+    r.entries = static_cast<int>(p.integer("entries", 1, 100000, r.name == "reproduction" ? fitted_weeks : 0));
+    r.lower = p.number("lower", r.lower);
+    r.upper = p.number("upper", r.upper);
+    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
+    r.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
+    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
+      p.fail("transform", "a logit transform needs finite lower and upper bounds");
+    cg::Quantity& q = cg::quantity(model_.parameters, r.name);
+    if (p.has("initial")) {
+      const double v = p.number("initial");
+      if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
+      std::fill(q.value.begin(), q.value.end(), v);
+    }
+    tune::BoundParameter b = cg::bind_parameter(model_.parameters, r);
+    for (double v : b.parameter.initial)
+      if (v < r.lower || v > r.upper || (r.transform == tune::Transform::logit && (v == r.lower || v == r.upper)))
+        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside (lower, upper)");
+    return b;
+  }
+
+  cg::Population population_;
+  cg::DiseaseModel model_;
+  std::unique_ptr<cg::Epidemic> system_;
+  cg::Series fit_;
+  std::vector<cg::Observation> held_out_;
+  cg::Scale scale_ = cg::Scale::kSqrt;
+  int last_fit_day_ = 0;
+  int data_days_ = 0;
+  int report_seeds_ = 20;
+  bool baselines_ = true;
+  double load_seconds_ = 0.0;
+  std::unique_ptr<cg::CountLoss> loss_;
+  std::unique_ptr<tune::RolloutProblem> problem_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> load_contagion_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  return std::make_unique<ContagionScenario>(root, overrides);
+}
+
+SimulatorInfo contagion_info() {
+  SimulatorInfo info;
+  info.name = "contagion";
+  info.description = "agent-based epidemic on a contact network (GradABM's model): SEIR/SIR/SEIRS stages, "
+                     "straight-through Gumbel-softmax events, calibrated to case and death curves";
+  info.parameters = nlohmann::json::array();
+  for (const auto& p : cg::epidemic_parameters())
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
+  return info;
+}
+
+}  // namespace simgrad::app

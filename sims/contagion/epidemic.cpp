@@ -1,0 +1,362 @@
+#include "sims/contagion/epidemic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/parallel.hpp"
+#include "core/rng.hpp"
+#include "sims/contagion/transition.hpp"
+
+namespace simgrad::contagion {
+
+namespace {
+
+// Draw indices of the three kinds of event, so that no two share a Philox block.
+enum Draw : std::uint32_t { kInfectionDraw = 0, kSeedingDraw = 1, kDeathDraw = 2 };
+
+// Layout of one block's parameter adjoint partials.
+struct PartialLayout {
+  std::size_t reproduction, susceptibility, vaccination, infectiousness, profile, reduction, seeding, size;
+  PartialLayout(std::size_t ages, std::size_t days, std::size_t layers)
+      : reproduction(0),
+        susceptibility(1),
+        vaccination(1 + ages),
+        infectiousness(2 + ages),
+        profile(4 + ages),
+        reduction(4 + ages + days),
+        seeding(4 + ages + days + layers),
+        size(5 + ages + days + layers) {}
+};
+
+PartialLayout layout_of(const DiseaseModel& m) {
+  return {m.parameters.susceptibility.value.size(), m.parameters.profile.value.size(),
+          m.parameters.contact_reduction.value.size()};
+}
+
+// Adds the blocks' partials at [offset, offset + count) to target, block by block in order.
+void flush(const std::vector<double>& partials, std::size_t stride, Index blocks, std::size_t offset,
+           std::size_t count, double* target, double scale = 1.0) {
+  for (Index b = 0; b < blocks; ++b)
+    for (std::size_t k = 0; k < count; ++k) target[k] += scale * partials[static_cast<std::size_t>(b) * stride + offset + k];
+}
+
+}  // namespace
+
+Epidemic::Epidemic(const Population& population, DiseaseModel& model)
+    : population_(population), model_(model), history_(model.settings.history_days()) {
+  const std::size_t n = static_cast<std::size_t>(population.agents);
+  if (population.complete && population.agents < 2) throw std::invalid_argument("a complete population needs two agents");
+  shedding_.assign(n, 0.0);
+  shedding_mask_.assign((n + 63) / 64, 0);
+  adjoint_mask_.assign((n + 63) / 64, 0);
+  hazard_adjoint_.assign(n, 0.0);
+  layer_weight_.assign(static_cast<std::size_t>(population.layers), 1.0);
+  shedding_table_.assign(static_cast<std::size_t>(model.settings.removal_day()) + 1, 0.0);
+  if (model.parameters.susceptibility.value.size() < static_cast<std::size_t>(population.age_groups))
+    throw std::invalid_argument("the model has fewer susceptibility entries than the population has age groups");
+  if (model.parameters.contact_reduction.value.size() < static_cast<std::size_t>(population.layers))
+    throw std::invalid_argument("the model has fewer contact layers than the population");
+  partials_.assign(static_cast<std::size_t>(block_count(population.agents)) * layout_of(model).size, 0.0);
+}
+
+double Epidemic::infection_draw(int t, Index i) const {
+  return uniform01(model_.settings.seed, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(i), kInfectionDraw);
+}
+double Epidemic::seeding_draw(Index i) const {
+  return uniform01(model_.settings.seed, 0, static_cast<std::uint64_t>(i), kSeedingDraw);
+}
+double Epidemic::death_draw(int infection_day, Index i) const {
+  return uniform01(model_.settings.seed, static_cast<std::uint64_t>(infection_day), static_cast<std::uint64_t>(i), kDeathDraw);
+}
+bool Epidemic::dies(double tau, Index i) const {
+  return death_draw(static_cast<int>(tau), i) < model_.parameters.mortality.value[0];
+}
+
+bool Epidemic::wanes(int t, double tau, Index i) const {
+  const DiseaseSettings& s = model_.settings;
+  return s.immune_days > 0 && tau >= 0.0 && t + 1 - static_cast<int>(tau) == s.removal_day() + s.immune_days &&
+         !dies(tau, i);
+}
+
+void Epidemic::initial_state(std::span<double> state) {
+  const Index n = population_.agents;
+  const double p = model_.parameters.initial_infected.value[0];
+  const DiseaseSettings& s = model_.settings;
+  std::fill(state.begin(), state.end(), 0.0);
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    for (Index i = first; i < last; ++i) {
+      const Event ev = sample_event(p, seeding_draw(i), s.sampler, s.temperature);
+      const double z = ev.value(s.straight_through);
+      state[static_cast<std::size_t>(i)] = 1.0 - z;
+      state[static_cast<std::size_t>(n + i)] = ev.hard > 0.0 ? 0.0 : -1.0;
+      state[slot(i, 0)] = z;
+    }
+  });
+}
+
+void Epidemic::initial_state_adjoint(std::span<const double> state_adjoint) {
+  const Index n = population_.agents;
+  const double p = model_.parameters.initial_infected.value[0];
+  const DiseaseSettings& s = model_.settings;
+  const PartialLayout layout = layout_of(model_);
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    double sum = 0.0;
+    for (Index i = first; i < last; ++i) {
+      const double z_bar = state_adjoint[slot(i, 0)] - state_adjoint[static_cast<std::size_t>(i)];
+      sum += z_bar * sample_event(p, seeding_draw(i), s.sampler, s.temperature).slope;
+    }
+    partials_[static_cast<std::size_t>(b) * layout.size + layout.seeding] = sum;
+  });
+  flush(partials_, layout.size, block_count(n), layout.seeding, 1, model_.parameters.initial_infected.adjoint.data());
+}
+
+void Epidemic::set_layer_weights(int t) {
+  for (int l = 0; l < population_.layers; ++l) layer_weight_[static_cast<std::size_t>(l)] = model_.contact_weight(l, t);
+}
+
+void Epidemic::shed(int t, std::span<const double> state) {
+  const Index n = population_.agents;
+  const double* tau = state.data() + n;
+  const PartialLayout layout = layout_of(model_);
+  // Blocks hold a whole number of mask words (kBlockSize is a multiple of 64), so no two threads
+  // write one word.
+  static_assert(kBlockSize % 64 == 0);
+  const int removal = model_.settings.removal_day();
+  for (int k = 0; k <= removal; ++k) shedding_table_[static_cast<std::size_t>(k)] = model_.shedding(k);
+  const double* table = shedding_table_.data();
+  const bool hard = model_.settings.straight_through;
+  const int recent = std::min(removal, t + 1);
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    double sum = 0.0;
+    for (Index w = first / 64; w < (last + 63) / 64; ++w) shedding_mask_[static_cast<std::size_t>(w)] = 0;
+    for (Index i = first; i < last; ++i) {
+      double c = 0.0;
+      if (hard) {
+        // Straight-through, only the day of the agent's realised infection holds a non-zero
+        // occupancy: one term gives the same value (and bits) as the whole sum.
+        const int k = tau[i] >= 0.0 ? t - static_cast<int>(tau[i]) : removal;
+        if (k < removal) c = state[slot(i, t - k)] * table[k];
+      } else {
+        for (int k = 0; k < recent; ++k) c += state[slot(i, t - k)] * table[k];
+      }
+      shedding_[static_cast<std::size_t>(i)] = c;
+      if (c != 0.0) shedding_mask_[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
+      sum += c;
+    }
+    partials_[static_cast<std::size_t>(b) * layout.size] = sum;
+  });
+  if (population_.complete) {
+    total_shedding_ = 0.0;
+    flush(partials_, layout.size, block_count(n), 0, 1, &total_shedding_);
+  }
+}
+
+double Epidemic::hazard_sum(Index i) const {
+  if (population_.complete)
+    return layer_weight_[0] * (total_shedding_ - shedding_[static_cast<std::size_t>(i)]) /
+           static_cast<double>(population_.agents - 1);
+  const std::int64_t first = population_.offsets[static_cast<std::size_t>(i)];
+  const std::int64_t last = population_.offsets[static_cast<std::size_t>(i) + 1];
+  const std::int32_t* nb = population_.neighbors.data();
+  const std::uint64_t* mask = shedding_mask_.data();
+  auto sheds = [mask](std::int32_t j) { return (mask[j >> 6] >> (j & 63)) & 1u; };
+  // Terms of agents that do not shed are +0.0 and would not change the sum: skipped.
+  double h = 0.0;
+  if (population_.layers == 1) {
+    for (std::int64_t e = first; e < last; ++e)
+      if (sheds(nb[e])) h += shedding_[static_cast<std::size_t>(nb[e])];
+    return layer_weight_[0] * h;
+  }
+  const std::uint8_t* layer = population_.layer.data();
+  for (std::int64_t e = first; e < last; ++e)
+    if (sheds(nb[e])) h += layer_weight_[layer[e]] * shedding_[static_cast<std::size_t>(nb[e])];
+  return h;
+}
+
+void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  const Index n = population_.agents;
+  const double* x = state.data();
+  const double* tau = x + n;
+  double* x1 = next.data();
+  double* tau1 = x1 + n;
+  set_layer_weights(t);
+  shed(t, state);
+  const DiseaseSettings& s = model_.settings;
+  const DiseaseParameters& p = model_.parameters;
+  const double r = model_.reproduction_on(t);
+  const double protect = model_.protected_share(t);
+  const std::size_t h = static_cast<std::size_t>(history_);
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    // The history moves on as it is: each agent's slot of day t + 1 is then overwritten.
+    const std::size_t begin = slot(first, 0), end = slot(last - 1, 0) + h;
+    std::copy(state.begin() + static_cast<std::ptrdiff_t>(begin), state.begin() + static_cast<std::ptrdiff_t>(end),
+              next.begin() + static_cast<std::ptrdiff_t>(begin));
+    for (Index i = first; i < last; ++i) {
+      double infected = 0.0, hz = 0.0;
+      x1[i] = x[i];
+      tau1[i] = tau[i];
+      if (tau[i] < 0.0) {
+        hz = hazard_sum(i);
+        // No shedding contact: no infection, and no gradient either (nothing can change that).
+        if (hz != 0.0) {
+          const int a = population_.age[static_cast<std::size_t>(i)];
+          const double k = r * p.susceptibility.value[static_cast<std::size_t>(a)] / s.mean_interactions[static_cast<std::size_t>(a)];
+          const double prob = (1.0 - protect) * -std::expm1(-k * hz);
+          double z, hard;
+          if (s.straight_through) {
+            hard = z = hard_event(prob, infection_draw(t, i));
+          } else {
+            const Event ev = sample_event(prob, infection_draw(t, i), s.sampler, s.temperature);
+            hard = ev.hard;
+            z = ev.soft;
+          }
+          infected = x[i] * z;
+          x1[i] = x[i] - infected;
+          if (hard > 0.0) tau1[i] = t + 1.0;
+        }
+      } else if (wanes(t, tau[i], i)) {
+        x1[i] = 1.0;
+        tau1[i] = -1.0;
+      }
+      next[slot(i, t + 1)] = infected;
+      if (!residual.empty()) residual[static_cast<std::size_t>(i)] = hz;
+    }
+  });
+}
+
+void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                            std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  const Index n = population_.agents;
+  const double* x = state.data();
+  const double* tau = x + n;
+  const double* x1_bar = next_adjoint.data();
+  double* x_bar = state_adjoint.data();
+  set_layer_weights(t);
+  shed(t, state);  // c-bar's partials need c; hazard sums are replayed from it without a residual
+  const DiseaseSettings& s = model_.settings;
+  DiseaseParameters& p = model_.parameters;
+  const double r = model_.reproduction_on(t);
+  double d_protect_d_rate = 0.0;
+  const double protect = model_.protected_share(t, &d_protect_d_rate);
+  const PartialLayout layout = layout_of(model_);
+  const Index blocks = block_count(n);
+
+  // Infection's adjoint: the history's, x's, H-bar per agent, and the partials of R, S and the
+  // vaccination rate.
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
+    std::fill(part, part + layout.size, 0.0);
+    for (Index w = first / 64; w < (last + 63) / 64; ++w) adjoint_mask_[static_cast<std::size_t>(w)] = 0;
+    double h_bar_sum = 0.0;
+    for (Index i = first; i < last; ++i) {
+      // The history passes its adjoint through, except the overwritten slot (two branch-free runs).
+      const std::size_t base = slot(i, 0), new_slot = slot(i, t + 1), end = base + static_cast<std::size_t>(history_);
+      for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
+      for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
+      double h_bar = 0.0;
+      const double m1_bar = next_adjoint[new_slot];
+      if (tau[i] < 0.0) {
+        const bool needed = m1_bar != 0.0 || x1_bar[i] != 0.0;
+        const double hz = !needed ? 0.0 : residual.empty() ? hazard_sum(i) : residual[static_cast<std::size_t>(i)];
+        if (hz == 0.0) {
+          x_bar[i] += x1_bar[i];
+        } else {
+          const int a = population_.age[static_cast<std::size_t>(i)];
+          const double sa = p.susceptibility.value[static_cast<std::size_t>(a)];
+          const double ibar = s.mean_interactions[static_cast<std::size_t>(a)];
+          const double k = r * sa / ibar;
+          const double survive = std::exp(-k * hz);
+          const double q = -std::expm1(-k * hz);
+          const double prob = (1.0 - protect) * q;
+          const Event ev = sample_event(prob, infection_draw(t, i), s.sampler, s.temperature);
+          const double z = ev.value(s.straight_through);
+          // x1 = x - x z, m1 = x z.
+          x_bar[i] += x1_bar[i] * (1.0 - z) + m1_bar * z;
+          const double p_bar = x[i] * (m1_bar - x1_bar[i]) * ev.slope;
+          part[layout.vaccination] -= p_bar * q * d_protect_d_rate;
+          const double lambda_bar = p_bar * (1.0 - protect) * survive;
+          const double k_bar = lambda_bar * hz;
+          h_bar = lambda_bar * k;
+          part[layout.reproduction] += k_bar * sa / ibar;
+          part[layout.susceptibility + static_cast<std::size_t>(a)] += k_bar * r / ibar;
+        }
+      } else if (!wanes(t, tau[i], i)) {
+        x_bar[i] += x1_bar[i];
+      }
+      hazard_adjoint_[static_cast<std::size_t>(i)] = h_bar;
+      if (h_bar != 0.0) adjoint_mask_[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
+      h_bar_sum += h_bar;
+    }
+    part[layout.seeding] = h_bar_sum;  // reused: complete populations need the total of H-bar
+  });
+  if (population_.complete) {
+    total_hazard_adjoint_ = 0.0;
+    flush(partials_, layout.size, blocks, layout.seeding, 1, &total_hazard_adjoint_);
+  }
+  const std::size_t week = std::min(static_cast<std::size_t>(t / 7), p.reproduction.value.size() - 1);
+  flush(partials_, layout.size, blocks, layout.reproduction, 1, &p.reproduction.adjoint[week]);
+  flush(partials_, layout.size, blocks, layout.susceptibility, p.susceptibility.value.size(), p.susceptibility.adjoint.data());
+  flush(partials_, layout.size, blocks, layout.vaccination, 1, p.vaccination_rate.adjoint.data());
+
+  // Shedding's adjoint: c-bar_j gathers H-bar over j's contacts (symmetric rows); then the
+  // history of the last `removal` days, A and g.
+  const int removal = s.removal_day();
+  const int recent = std::min(removal, t + 1);
+  const std::int32_t* nb = population_.neighbors.data();
+  const std::uint8_t* layer = population_.layer.data();
+  const std::size_t layers = layer_weight_.size();
+  const std::uint64_t* mask = adjoint_mask_.data();
+  const double* table = shedding_table_.data();  // A[stage] g[k], as shed() left it
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
+    std::fill(part, part + layout.size, 0.0);
+    for (Index j = first; j < last; ++j) {
+      const double c = shedding_[static_cast<std::size_t>(j)];
+      double c_bar = 0.0;
+      if (population_.complete) {
+        const double spread = (total_hazard_adjoint_ - hazard_adjoint_[static_cast<std::size_t>(j)]) /
+                              static_cast<double>(n - 1);
+        c_bar = layer_weight_[0] * spread;
+        part[layout.reduction] += c * spread;
+      } else {
+        const std::int64_t e0 = population_.offsets[static_cast<std::size_t>(j)];
+        const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];
+        for (std::int64_t e = e0; e < e1; ++e) {
+          const std::int32_t i = nb[e];
+          if (!((mask[i >> 6] >> (i & 63)) & 1u)) continue;
+          const double hb = hazard_adjoint_[static_cast<std::size_t>(i)];
+          const std::size_t l = layers == 1 ? 0 : layer[e];
+          c_bar += layer_weight_[l] * hb;
+          part[layout.reduction + l] += c * hb;
+        }
+      }
+      if (c_bar == 0.0) continue;
+      const std::size_t base = slot(j, 0);
+      std::size_t m = slot(j, t);
+      for (int k = 0; k < recent; ++k) {
+        state_adjoint[m] += c_bar * table[k];
+        // Parameters see occupancies by value: most in the history are zero (escaped events).
+        if (const double v = state[m]; v != 0.0) {
+          const std::size_t stage = k < s.exposed_days ? 0 : 1;
+          part[layout.infectiousness + stage] += c_bar * v * p.profile.value[static_cast<std::size_t>(k)];
+          part[layout.profile + static_cast<std::size_t>(k)] += c_bar * v * p.infectiousness.value[stage];
+        }
+        m = m == base ? base + static_cast<std::size_t>(history_) - 1 : m - 1;  // the day before
+      }
+    }
+  });
+  flush(partials_, layout.size, blocks, layout.infectiousness, 2, p.infectiousness.adjoint.data());
+  flush(partials_, layout.size, blocks, layout.profile, p.profile.value.size(), p.profile.adjoint.data());
+  // d weight / d reduction = -layer weight, from the start day on.
+  if (t >= s.reduction_start)
+    for (std::size_t l = 0; l < layers; ++l)
+      flush(partials_, layout.size, blocks, layout.reduction + l, 1, &p.contact_reduction.adjoint[l],
+            -s.layer_weight[l]);
+}
+
+void Epidemic::clear_adjoints() {
+  for (Quantity* q : model_.parameters.all()) std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
+}
+
+}  // namespace simgrad::contagion

@@ -1,0 +1,87 @@
+// The agent-based epidemic as a differentiable system (GradABM's model, gradients through time).
+//
+// State, per agent: [x (agents), tau (agents), m (agents x H)]. x is the agent's susceptible
+// occupancy; m[d mod H] its occupancy infected on day d, for the last H = history_days() days;
+// tau the day of its (hard) infection, -1 while susceptible, not differentiated. Straight-
+// through, x and m are 0 or 1 in value and carry the derivative of every relaxed event: an
+// infection event on day t moves x z from x into m[t + 1], and when the agent escapes (z = 0)
+// that slot is 0 in value but still carries dz, so a near-miss counts, sheds and infects in the
+// gradient on the days it would have (the occupancy crosses days; d(deaths on day 60)/d(R in
+// week 1) is not zero, and does not only follow realised infections).
+//
+// A step (day t) is an explicit list of stages:
+//   1. shedding     per agent: c_j = sum over k < removal of m_j[t - k] A[stage k] g[k]
+//   2. infection    per agent: H_i = sum over contacts of weight(layer, t) c_j, a gather over
+//                   the CSR row in a fixed order; lambda_i = R_t S[age] / Ibar[age] H_i,
+//                   p_i = (1 - V_t)(1 - exp(-lambda_i)), sampled as an Event (transition.hpp);
+//                   x -= x z, m[t + 1] = x z; waning immunity sends recovered agents back.
+// The step's residual is H (the adjoint replays the hazard sums where the rollout keeps none).
+// The adjoint is hand-written: infection's adjoint per agent (H-bar), then shedding's as a
+// gather of H-bar over the same rows (the contacts are symmetric).
+// Parameter adjoints are summed per block of agents and then in block order: the same bits for
+// any thread count.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/system.hpp"
+#include "sims/contagion/disease_model.hpp"
+#include "sims/contagion/population.hpp"
+
+namespace simgrad::contagion {
+
+class Epidemic : public System {
+ public:
+  // Both must outlive the system; the model's parameters may change between rollouts.
+  Epidemic(const Population& population, DiseaseModel& model);
+
+  Index state_size() const override { return (2 + history_) * population_.agents; }
+  Index residual_size() const override { return population_.agents; }
+  void initial_state(std::span<double> state) override;
+  void initial_state_adjoint(std::span<const double> state_adjoint) override;
+  void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
+  void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                    std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
+  void clear_adjoints() override;
+
+  const Population& population() const { return population_; }
+  DiseaseModel& model() { return model_; }
+  const DiseaseModel& model() const { return model_; }
+  // The uniform draw of agent i's infection on day t, of its seeding, and of its death.
+  double infection_draw(int t, Index i) const;
+  double seeding_draw(Index i) const;
+  double death_draw(int infection_day, Index i) const;
+  // Whether an agent infected on day tau dies (its hard death event).
+  bool dies(double tau, Index i) const;
+  // Days of history in a state (H), and where agent i's occupancy infected on day d lies in it.
+  int history() const { return history_; }
+  std::size_t slot(Index i, int day) const {
+    return static_cast<std::size_t>(2 * population_.agents + i * history_ + day % history_);
+  }
+
+ private:
+  // Stage 1: shedding c of every agent on day t.
+  void shed(int t, std::span<const double> state);
+  // The weighted sum of c over agent i's contacts on day t.
+  double hazard_sum(Index i) const;
+  // Whether an agent infected on day tau is susceptible again at the end of day t.
+  bool wanes(int t, double tau, Index i) const;
+  void set_layer_weights(int t);
+
+  const Population& population_;
+  DiseaseModel& model_;
+  std::vector<double> shedding_;       // c, per agent
+  std::vector<std::uint64_t> shedding_mask_;  // bit per agent: c != 0 (fits in cache: the gather
+                                               // reads c only for the few agents that shed)
+  std::vector<std::uint64_t> adjoint_mask_;   // bit per agent: H-bar != 0, likewise
+  int history_;
+  std::vector<double> hazard_adjoint_; // H-bar, per agent
+  std::vector<double> layer_weight_;   // this day's weight per layer
+  std::vector<double> shedding_table_; // A[stage] g[k] per day since infection k (+ a trailing 0)
+  std::vector<double> partials_;       // per block: parameter adjoint partial sums
+  double total_shedding_ = 0.0;        // complete populations: sum of c
+  double total_hazard_adjoint_ = 0.0;  // complete populations: sum of H-bar
+};
+
+}  // namespace simgrad::contagion

@@ -1,0 +1,165 @@
+#include "sims/contagion/losses.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/parallel.hpp"
+#include "sims/contagion/transition.hpp"
+
+namespace simgrad::contagion {
+
+namespace {
+
+// The infection days whose occupancy a count on day t over `window` days reads: [first, last].
+struct DayRange {
+  int first, last;
+};
+
+DayRange days_counted(const DiseaseSettings& s, Count count, int t, int window) {
+  switch (count) {
+    case Count::kInfections: return {t - window + 1, t};
+    case Count::kCases: return {t - window + 1 - s.exposed_days, t - s.exposed_days};
+    case Count::kInfectious: return {t - s.removal_day() + 1, t - s.exposed_days};
+    case Count::kDeaths: return {t - window + 1 - s.removal_day(), t - s.removal_day()};
+  }
+  return {0, -1};
+}
+
+// The days counted, clipped to day 0; an error when the states' history does not reach back.
+DayRange checked_days(const Epidemic& system, Count count, int t, int window) {
+  DayRange r = days_counted(system.model().settings, count, t, window);
+  if (r.first <= t - system.history())
+    throw std::invalid_argument("a count over " + std::to_string(window) +
+                                " days reaches back further than the agents' history; raise count_window");
+  r.first = std::max(r.first, 0);
+  return r;
+}
+
+// An agent's share of a death on infection day d, and its derivative by the mortality.
+Event death_share(const Epidemic& system, int d, Index i) {
+  const DiseaseSettings& s = system.model().settings;
+  const double mortality = system.model().parameters.mortality.value[0];
+  if (!s.sampled_deaths) return {mortality, mortality, 1.0};
+  return sample_event(mortality, system.death_draw(d, i), s.sampler, s.temperature);
+}
+
+// Sum over agents of f(i), per block and then in block order.
+template <class F>
+double ordered_sum(Index n, const F& f) {
+  std::vector<double> sums(static_cast<std::size_t>(block_count(n)), 0.0);
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    double s = 0.0;
+    for (Index i = first; i < last; ++i) s += f(i);
+    sums[static_cast<std::size_t>(b)] = s;
+  });
+  double total = 0.0;
+  for (double s : sums) total += s;
+  return total;
+}
+
+}  // namespace
+
+double model_count(const Epidemic& system, Count count, int t, int window, std::span<const double> state) {
+  const DayRange r = checked_days(system, count, t, window);
+  const bool hard = system.model().settings.straight_through;
+  return ordered_sum(system.population().agents, [&](Index i) {
+    double total = 0.0;
+    for (int d = r.first; d <= r.last; ++d) {
+      const double m = state[system.slot(i, d)];
+      if (m == 0.0) continue;  // also skips death draws of agents not infected that day
+      total += count == Count::kDeaths ? m * death_share(system, d, i).value(hard) : m;
+    }
+    return total;
+  });
+}
+
+void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::span<const double> state, double seed,
+                         std::span<double> state_adjoint) {
+  const DayRange r = checked_days(system, count, t, window);
+  const bool hard = system.model().settings.straight_through;
+  const double mortality_bar = ordered_sum(system.population().agents, [&](Index i) {
+    double mortality_part = 0.0;
+    for (int d = r.first; d <= r.last; ++d) {
+      const std::size_t k = system.slot(i, d);
+      if (count != Count::kDeaths) {
+        state_adjoint[k] += seed;
+        continue;
+      }
+      const Event e = death_share(system, d, i);
+      state_adjoint[k] += seed * e.value(hard);
+      mortality_part += seed * state[k] * e.slope;
+    }
+    return mortality_part;
+  });
+  system.model().parameters.mortality.adjoint[0] += mortality_bar;
+}
+
+double scaled(Scale scale, double x) {
+  switch (scale) {
+    case Scale::kLinear: return x;
+    case Scale::kSqrt: return std::sqrt(std::max(x, 0.0) + 1.0);
+    case Scale::kLog: return std::log(std::max(x, 0.0) + 1.0);
+  }
+  return x;
+}
+
+double scaled_slope(Scale scale, double x) {
+  switch (scale) {
+    case Scale::kLinear: return 1.0;
+    case Scale::kSqrt: return x < 0.0 ? 0.0 : 0.5 / std::sqrt(x + 1.0);
+    case Scale::kLog: return x < 0.0 ? 0.0 : 1.0 / (x + 1.0);
+  }
+  return 1.0;
+}
+
+SeriesLoss::SeriesLoss(std::vector<Series> series, Scale scale, Quantity& reporting)
+    : series_(std::move(series)), scale_(scale), reporting_(reporting) {}
+
+bool SeriesLoss::has_term(int t, int steps) const {
+  if (t > steps) return false;
+  for (const Series& s : series_)
+    for (const Observation& o : s.observations)
+      if (o.day == t) return true;
+  return false;
+}
+
+double SeriesLoss::term(int t, std::span<const double> state) {
+  const double rho = reporting_.value[0];
+  double total = 0.0;
+  for (const Series& s : series_)
+    for (const Observation& o : s.observations) {
+      if (o.day != t) continue;
+      const double d = scaled(scale_, rho * count(s.count, t, o.window, state)) - scaled(scale_, o.value);
+      total += s.weight * d * d;
+    }
+  return total;
+}
+
+void SeriesLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
+  const double rho = reporting_.value[0];
+  for (const Series& s : series_)
+    for (const Observation& o : s.observations) {
+      if (o.day != t) continue;
+      const double c = count(s.count, t, o.window, state);
+      const double d = scaled(scale_, rho * c) - scaled(scale_, o.value);
+      const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho * c);  // d term / d(rho count)
+      reporting_.adjoint[0] += bar * c;
+      count_adjoint(s.count, t, o.window, state, bar * rho, state_adjoint);
+    }
+}
+
+CountLoss::CountLoss(Epidemic& system, std::vector<Series> series, Scale scale)
+    : SeriesLoss(std::move(series), scale, system.model().parameters.reporting), system_(system) {}
+
+double CountLoss::count(Count count, int t, int window, std::span<const double> state) {
+  return model_count(system_, count, t, window, state);
+}
+
+void CountLoss::count_adjoint(Count count, int t, int window, std::span<const double> state, double seed,
+                              std::span<double> state_adjoint) {
+  model_count_adjoint(system_, count, t, window, state, seed, state_adjoint);
+}
+
+}  // namespace simgrad::contagion

@@ -1,0 +1,78 @@
+// An agent population and its contact network: immutable once built, shared by every run.
+//
+// Contacts are undirected and stored in both directions as CSR rows (a self-loop once), so the
+// hazard "sum over my contacts" and its adjoint "sum over the contacts I infect" are both
+// gathers over the same rows, in a fixed order, without atomics. A population may instead be
+// complete (everyone meets everyone, the well-mixed model) and then stores no edges at all.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/vec.hpp"
+
+namespace simgrad::contagion {
+
+struct Population {
+  Index agents = 0;
+  int age_groups = 1;
+  std::vector<std::uint8_t> age;         // per agent
+  int layers = 1;
+  std::vector<std::string> layer_names;  // per layer
+  bool complete = false;                 // well-mixed: every pair of agents in contact, layer 0
+  std::vector<std::int64_t> offsets;     // CSR: agents + 1 entries
+  std::vector<std::int32_t> neighbors;   // per directed contact
+  std::vector<std::uint8_t> layer;       // per directed contact
+
+  // Directed contacts stored (twice the undirected ones, less self-loops).
+  Index directed_contacts() const { return static_cast<Index>(neighbors.size()); }
+  // Bytes the population holds per agent (age, row offset) and per undirected contact.
+  static constexpr double bytes_per_agent() { return sizeof(std::uint8_t) + sizeof(std::int64_t); }
+  static constexpr double bytes_per_contact() { return 2.0 * (sizeof(std::int32_t) + sizeof(std::uint8_t)); }
+};
+
+// Undirected contacts as an edge list, before they become CSR rows.
+struct EdgeList {
+  std::vector<std::int32_t> from, to;
+  std::vector<std::uint8_t> layer;
+  void add(std::int32_t a, std::int32_t b, std::uint8_t l) {
+    from.push_back(a);
+    to.push_back(b);
+    layer.push_back(l);
+  }
+};
+
+// Builds the CSR rows: each row lists its contacts in edge-list order, so a population is the
+// same bits whatever built it.
+void build_contacts(Population& population, const EdgeList& edges);
+
+// A well-mixed population of n agents, all in age group 0.
+Population make_complete_population(Index agents);
+
+// Called with the fraction done (0 to 1) during long loads.
+using ProgressCallback = std::function<void(double fraction)>;
+
+// Reads GradABM's population files: agents.csv (header, then index,age_group[,stage...]) and
+// contacts.csv (i,j[,layer] per line, no header). Errors throw std::invalid_argument naming
+// the file, line and column.
+Population load_population_csv(const std::filesystem::path& agents, const std::filesystem::path& contacts,
+                               const ProgressCallback& progress = {});
+
+// A synthetic population with an age structure and household, school, work and random layers.
+struct SyntheticSettings {
+  Index agents = 10000;
+  std::uint64_t seed = 1;
+  std::vector<double> age_shares = {0.204, 0.115, 0.111, 0.133, 0.171, 0.155, 0.065, 0.046};  // Franklin
+  std::vector<double> household_size_shares = {0.340, 0.318, 0.144, 0.120, 0.047, 0.031};     // sizes 1..6
+  int school_size = 200;      // children (age group 0) per school
+  double school_contacts = 2.0;  // undirected contacts per child within its school
+  int workplace_size = 20;    // working-age adults (groups 1-5) per workplace
+  double work_contacts = 1.5;
+  double random_contacts = 1.0;  // undirected random contacts per agent (about 3.5 in all)
+};
+Population make_synthetic_population(const SyntheticSettings& settings);
+
+}  // namespace simgrad::contagion

@@ -1,0 +1,210 @@
+// Gradients of the epidemic against finite differences of its relaxed twin (noise fixed), for
+// every parameter kind and both samplers; the gradient crossing days; closed forms.
+#include "sims/contagion/epidemic.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "contagion_fixtures.hpp"
+#include "core/gradcheck.hpp"
+#include "core/rollout.hpp"
+#include "sims/contagion/losses.hpp"
+#include "sims/contagion/parameters.hpp"
+
+namespace simgrad::contagion {
+namespace {
+
+using testing::small_model;
+using testing::small_population;
+
+// Weekly deaths and daily cases of some made-up data over `days` days.
+std::vector<Series> made_up_series(int days) {
+  Series deaths{Count::kDeaths, {}, 1.0}, cases{Count::kCases, {}, 0.1};
+  for (int d = 7; d <= days; d += 7) deaths.observations.push_back({d, 7, 2.0 + d / 7});
+  for (int d = 1; d <= days; ++d) cases.observations.push_back({d, 1, 5.0});
+  return {deaths, cases};
+}
+
+// Gradient check of every parameter of the model through a rollout of the relaxed twin.
+void check_every_parameter(Sampler sampler, double temperature, int immune_days = 0) {
+  const int days = 24;
+  const Population pop = small_population(600);
+  DiseaseModel model = small_model(pop, days);
+  model.settings.immune_days = immune_days;
+  model.settings.straight_through = false;
+  model.settings.sampler = sampler;
+  model.settings.temperature = temperature;
+  Epidemic system(pop, model);
+  CountLoss loss(system, made_up_series(days), Scale::kSqrt);
+  std::vector<tune::BoundParameter> bound;
+  for (const ParameterInfo& info : epidemic_parameters()) bound.push_back(bind_parameter(model.parameters, {info.name}));
+  tune::RolloutProblem problem(system, loss, days, {}, std::move(bound));
+  const std::vector<double> x = problem.initial();
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  std::vector<std::string> labels;
+  for (std::size_t k = 0; k < x.size(); ++k) labels.push_back(problem.space().component_name(k));
+  GradCheckOptions options;
+  options.rtol = 1e-4;
+  options.atol = 1e-7;
+  const GradCheckReport report = check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g,
+                                                options, labels);
+  int non_zero = 0;
+  for (const auto& c : report.checks) {
+    EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
+    non_zero += std::abs(c.ad) > 1e-6;
+  }
+  EXPECT_GT(non_zero, static_cast<int>(x.size()) / 2);  // the check is not of zeros
+}
+
+TEST(Epidemic, GumbelSoftmaxGradientOfEveryParameterMatchesFiniteDifferences) {
+  check_every_parameter(Sampler::kGumbelSoftmax, 0.7);
+}
+
+TEST(Epidemic, StraightThroughGradientOfEveryParameterMatchesFiniteDifferences) {
+  check_every_parameter(Sampler::kStraightThrough, 1.0);
+}
+
+TEST(Epidemic, SeirsGradientOfEveryParameterMatchesFiniteDifferences) {
+  check_every_parameter(Sampler::kGumbelSoftmax, 0.7, 2);  // recovered agents susceptible again after 2 days
+}
+
+// Deaths on day 60 only, as a function of R per week.
+struct DeathsOnDay60 {
+  Population pop = small_population(4000);
+  DiseaseModel model;
+  std::unique_ptr<Epidemic> system;
+  std::unique_ptr<CountLoss> loss;
+  std::unique_ptr<tune::RolloutProblem> problem;
+  explicit DeathsOnDay60(bool straight_through) {
+    model = small_model(pop, 60, 0.01);
+    for (double& r : model.parameters.reproduction.value) r = 2.0;
+    model.settings.straight_through = straight_through;
+    model.settings.sampled_deaths = false;
+    system = std::make_unique<Epidemic>(pop, model);
+    loss = std::make_unique<CountLoss>(*system, std::vector<Series>{{Count::kDeaths, {{60, 1, -1.0}}, 1.0}}, Scale::kLinear);
+    std::vector<tune::BoundParameter> bound{bind_parameter(model.parameters, {"reproduction"})};
+    problem = std::make_unique<tune::RolloutProblem>(*system, *loss, 60, RolloutOptions{}, std::move(bound));
+  }
+};
+
+TEST(Epidemic, GradientCrossesDaysFromWeekOneToDeathsOnDay60) {
+  DeathsOnDay60 relaxed(false);
+  const std::vector<double> x = relaxed.problem->initial();
+  std::vector<double> g(x.size());
+  ASSERT_GT(relaxed.problem->value_and_gradient(x, g), 1.0);  // someone dies on day 60
+  ASSERT_GT(std::abs(g[0]), 1e-8);  // d(deaths on day 60) / d(R in week 1)
+  const double h = 1e-6;
+  std::vector<double> xp = x, xm = x;
+  xp[0] += h;
+  xm[0] -= h;
+  const double fd = (relaxed.problem->value(xp) - relaxed.problem->value(xm)) / (2 * h);
+  EXPECT_TRUE(derivatives_agree(g[0], fd, {})) << "ad " << g[0] << " fd " << fd;
+
+  // Straight-through (the model that is tuned): hard in value, still a non-zero gradient there.
+  DeathsOnDay60 hard(true);
+  std::vector<double> gh(x.size());
+  hard.problem->value_and_gradient(hard.problem->initial(), gh);
+  EXPECT_NE(gh[0], 0.0);
+}
+
+TEST(Epidemic, StraightThroughStatesAreHard) {
+  const Population pop = small_population(1000);
+  DiseaseModel model = small_model(pop, 20);
+  Epidemic system(pop, model);
+  CountLoss loss(system, made_up_series(20), Scale::kSqrt);
+  Rollout rollout(system, loss, 20);
+  rollout.loss();
+  int infected = 0;
+  for (double v : rollout.final_state()) EXPECT_TRUE(v == 0.0 || v == 1.0 || v == std::floor(v)) << v;
+  for (Index i = 0; i < pop.agents; ++i) infected += rollout.final_state()[static_cast<std::size_t>(i)] == 0.0;
+  EXPECT_GT(infected, 100);
+}
+
+// The SIR model on a complete population: every infective exerts a total hazard R on the others.
+struct CompleteSir {
+  Population pop;
+  DiseaseModel model;
+  CompleteSir(Index n, double r, int days) : pop(make_complete_population(n)) {
+    model.settings.days = days;
+    model.settings.exposed_days = 0;
+    model.settings.infectious_days = 5;
+    model.settings.mean_interactions = {1.0};
+    model.reset(1, 1);
+    model.parameters.susceptibility.value = {1.0};
+    model.parameters.infectiousness.value = {1.0, 1.0};
+    model.parameters.profile.value.assign(5, 0.2);
+    for (double& x : model.parameters.reproduction.value) x = r;
+    model.parameters.initial_infected.value[0] = 0.002;
+  }
+  // Share of agents ever infected after the run.
+  double final_size() {
+    Epidemic system(pop, model);
+    CountLoss loss(system, {}, Scale::kLinear);
+    Rollout rollout(system, loss, model.settings.days);
+    rollout.loss();
+    double ever = 0.0;
+    for (Index i = 0; i < pop.agents; ++i) ever += 1.0 - rollout.final_state()[static_cast<std::size_t>(i)];
+    return ever / static_cast<double>(pop.agents);
+  }
+};
+
+TEST(Epidemic, FinalSizeOnACompleteGraphApproachesTheSirFinalSizeEquation) {
+  const double r0 = 2.0;
+  // z = 1 - exp(-R0 z) by fixed-point iteration.
+  double z = 0.5;
+  for (int k = 0; k < 200; ++k) z = 1.0 - std::exp(-r0 * z);
+  CompleteSir sir(20000, r0, 150);
+  EXPECT_NEAR(sir.final_size(), z, 0.015) << "final-size equation gives " << z;
+}
+
+TEST(Epidemic, NothingSpreadsWithRZero) {
+  CompleteSir sir(3000, 0.0, 40);
+  const double seeded = sir.final_size();
+  EXPECT_GT(seeded, 0.0);
+  EXPECT_LT(seeded, 0.01);  // only the seeds (0.2%, drawn)
+  const Population pop = small_population(3000);
+  DiseaseModel model = small_model(pop, 30);
+  for (double& r : model.parameters.reproduction.value) r = 0.0;
+  Epidemic system(pop, model);
+  std::vector<double> s0(static_cast<std::size_t>(system.state_size())), s(s0.size()), s1(s0.size());
+  system.initial_state(s0);
+  s = s0;
+  for (int t = 0; t < 30; ++t) {
+    system.step(t, s, s1, {});
+    s.swap(s1);
+  }
+  for (std::size_t i = 0; i < 2 * static_cast<std::size_t>(pop.agents); ++i) EXPECT_EQ(s[i], s0[i]);  // x and tau
+}
+
+TEST(Epidemic, CompletePopulationEqualsAnExplicitCompleteGraph) {
+  const Index n = 300;
+  CompleteSir sir(n, 2.5, 30);
+  Population graph;
+  graph.agents = n;
+  graph.age.assign(static_cast<std::size_t>(n), 0);
+  graph.layer_names = {"all"};
+  EdgeList edges;
+  for (std::int32_t a = 0; a < n; ++a)
+    for (std::int32_t b = a + 1; b < n; ++b) edges.add(a, b, 0);
+  build_contacts(graph, edges);
+  sir.model.settings.layer_weight = {1.0};
+  sir.model.settings.straight_through = false;
+  auto loss_and_gradient = [&](const Population& pop, double weight) {
+    sir.model.settings.layer_weight = {weight};
+    Epidemic system(pop, sir.model);
+    CountLoss loss(system, made_up_series(28), Scale::kSqrt);
+    Rollout rollout(system, loss, 28);
+    const double l = rollout.loss_and_gradient();
+    return std::pair{l, sir.model.parameters.reproduction.adjoint[1]};
+  };
+  const auto [complete_loss, complete_gradient] = loss_and_gradient(sir.pop, 1.0);
+  const auto [graph_loss, graph_gradient] = loss_and_gradient(graph, 1.0 / static_cast<double>(n - 1));
+  EXPECT_NEAR(complete_loss, graph_loss, 1e-9 * std::abs(graph_loss));
+  EXPECT_NEAR(complete_gradient, graph_gradient, 1e-8 * std::abs(graph_gradient));
+}
+
+}  // namespace
+}  // namespace simgrad::contagion
