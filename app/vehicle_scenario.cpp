@@ -243,7 +243,12 @@ class VehicleScenario final : public Scenario {
     }
     steps = fit.steps;
     system_ = std::make_unique<vh::VehicleBatch>(model_);
-    auto loss = std::make_unique<vh::TelemetryLoss>(*system_, telemetry_, fit);
+    std::unique_ptr<vh::TelemetryLoss> loss;
+    try {
+      loss = std::make_unique<vh::TelemetryLoss>(*system_, telemetry_, fit);
+    } catch (const std::invalid_argument& e) {
+      tel.fail("columns", e.what());
+    }
     fit_ = loss.get();
     loss_ = std::move(loss);
   }

@@ -208,6 +208,25 @@ TEST(FourWheel, GradientOfEveryConstantThroughAFit) {
   expect_fit_gradient(c, all_constants());
 }
 
+TEST(FourWheel, RecordsAndFitsWheelSpeeds) {
+  // A four-wheel recording holds the wheel speeds (rim speed near ground speed when rolling);
+  // a fit to it weighs them too, and its gradient in the constants that shape wheel spin
+  // (inertia, longitudinal tire, drive, brakes) agrees with central differences.
+  VehicleModel truth = published_vehicle("bmw_320i");
+  truth.settings.chassis = ChassisModel::kFourWheel;
+  FitCase c(truth, short_drive(8.0, 14.0, 4.0), 40, ChassisModel::kFourWheel);
+  ASSERT_TRUE(c.telemetry.present[kChWheelRL]);
+  const int s = 100;
+  EXPECT_NEAR(c.telemetry.values[kChWheelFL][s] * truth.settings.wheel_radius / c.telemetry.values[kChVx][s], 1.0, 0.02);
+  expect_fit_gradient(c, {"wheel_inertia", "long_B", "long_C", "long_D", "combined_By", "drive_gain", "brake_force",
+                          "spring_rear", "diff_locking", "mass"});
+  // The single-track model has no wheels to fit.
+  VehicleModel single = published_vehicle("bmw_320i");
+  single.resize(c.model.cars, c.model.steps);
+  VehicleBatch system(single);
+  EXPECT_THROW(TelemetryLoss(system, c.telemetry, c.loss->fit()), std::invalid_argument);
+}
+
 TEST(FourWheel, SameHashesForEveryThreadCountAndCheckpointPolicy) {
   // 6 steps (a four-wheel car-step costs about twice a single-track one); every:5 still resumes
   // from a checkpoint mid-run.
