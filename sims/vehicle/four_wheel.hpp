@@ -196,14 +196,10 @@ ChassisState<S> rolling_chassis(const S& vx, double radius) {
   return q;
 }
 
-// The kernel body: one element is one car's step, planar and chassis states in separate fields
-// (the planar ones first in the rollout's state, where the single-track losses read them).
-struct FourWheelBody {
-  Field<kStateSize> state, next;
+// The kernel body: one element is one car's step; the single-track body's fields plus the
+// chassis states (the planar states first in the rollout's state, where the losses read them).
+struct FourWheelBody : SingleTrackBody {
   Field<kChassisSize> chassis, next_chassis;
-  Field<kControlSize> controls;
-  std::array<Field<4>, kParamBlocks> params;
-  const VehicleSettings* settings = nullptr;
 
   template <class E>
   void operator()(E& e) const {

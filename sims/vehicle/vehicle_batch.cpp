@@ -24,17 +24,12 @@ SingleTrackBody VehicleBatch::body(int t, std::span<const double> state, double*
 
 FourWheelBody VehicleBatch::four_wheel_body(int t, std::span<const double> state, double* state_adjoint, double* next,
                                             double* next_adjoint) {
-  const SingleTrackBody planar = body(t, state, state_adjoint, next, next_adjoint);
   const Index cars = model_.cars, offset = static_cast<Index>(kStateSize) * cars;
   auto at = [offset](double* p) { return p == nullptr ? nullptr : p + offset; };
   FourWheelBody b;
-  b.state = planar.state;
-  b.next = planar.next;
+  static_cast<SingleTrackBody&>(b) = body(t, state, state_adjoint, next, next_adjoint);
   b.chassis = {const_cast<double*>(state.data()) + offset, at(state_adjoint), cars};
   b.next_chassis = {at(next), at(next_adjoint), cars};
-  b.controls = planar.controls;
-  b.params = planar.params;
-  b.settings = planar.settings;
   return b;
 }
 
