@@ -50,8 +50,9 @@ ScenarioError load_error(const std::string& text) {
   return ScenarioError("", 0, 0, "", "");
 }
 
-TEST(VehicleScenario, ExampleGradientMatchesFiniteDifferences) {
-  auto scenario = load_scenario(example("orca_fit.json"));
+// Checks the gradient of example `name` at its initial constants against central differences.
+void expect_example_gradient(const std::string& name) {
+  auto scenario = load_scenario(example(name));
   EXPECT_EQ(scenario->simulator(), "vehicle");
   tune::RolloutProblem& problem = scenario->problem();
   const std::vector<double> x = problem.initial();
@@ -59,6 +60,8 @@ TEST(VehicleScenario, ExampleGradientMatchesFiniteDifferences) {
   problem.value_and_gradient(x, g);
   vehicle::expect_relative_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, 1e-5);
 }
+
+TEST(VehicleScenario, ExampleGradientMatchesFiniteDifferences) { expect_example_gradient("orca_fit.json"); }
 
 TEST(VehicleScenario, SummaryReportsFitQualityAndFlatDirections) {
   auto scenario = load_scenario(example("bmw_320i_fit.json"));
@@ -100,12 +103,7 @@ TEST(VehicleScenario, WrongUnitAndUnknownChannelNameTheScenarioField) {
 }
 
 TEST(VehicleScenario, FourWheelExampleGradientMatchesFiniteDifferences) {
-  auto scenario = load_scenario(example("bmw_320i_four_wheel_step_steer.json"));
-  tune::RolloutProblem& problem = scenario->problem();
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  vehicle::expect_relative_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, 1e-5);
+  expect_example_gradient("bmw_320i_four_wheel_step_steer.json");
 }
 
 TEST(VehicleScenario, FourWheelFieldsAndWheelChannelsNameTheField) {
