@@ -192,15 +192,17 @@ json measure_reference(int side, int steps, int repeats) {
   return time_against_reference(rollout, [&] { return reference_mass_spring_rollout(m, steps); }, repeats);
 }
 
-// A batch of BMW 320i single-track cars fitted to a recorded manoeuvre, window k starting at
-// sample k mod steps; `reference`: the same forward steps as a plain loop over cars and steps.
+// A batch of BMW 320i cars (single-track or four-wheel) fitted to a recorded manoeuvre, window k
+// starting at sample k mod steps; `reference`: the same forward steps as a plain loop over cars
+// and steps.
 struct VehicleBench {
   vehicle::VehicleModel model = vehicle::published_vehicle("bmw_320i");
   vehicle::Telemetry telemetry;
   std::unique_ptr<vehicle::VehicleBatch> system;
   std::unique_ptr<vehicle::TelemetryLoss> loss;
 
-  VehicleBench(int cars, int steps) {
+  VehicleBench(int cars, int steps, vehicle::ChassisModel chassis) {
+    model.settings.chassis = chassis;
     vehicle::ManoeuvreOptions o;
     o.duration = 2.0 * steps * model.settings.dt;
     telemetry = vehicle::drive_manoeuvre(model, o);
@@ -218,32 +220,44 @@ struct VehicleBench {
   std::vector<double> reference_rollout() const {
     vehicle::Params<double> p;
     for (int i = 0; i < vehicle::kParamCount; ++i) p[i] = model.params.values()[i];
-    std::vector<double> out(model.initial_state.values().begin(), model.initial_state.values().end());
+    std::vector<double> out(static_cast<std::size_t>(system->state_size()));
+    std::copy(model.initial_state.values().begin(), model.initial_state.values().end(), out.begin());
+    const bool four = system->four_wheel();
+    double* chassis_out = out.data() + model.initial_state.values().size();
     for (int k = 0; k < model.cars; ++k) {
       vehicle::CarState<double> x;
       for (int c = 0; c < vehicle::kStateSize; ++c) x[c] = out[k * vehicle::kStateSize + c];
+      vehicle::ChassisState<double> q = vehicle::rolling_chassis(x[vehicle::kVx], model.settings.wheel_radius);
       for (int t = 0; t < model.steps; ++t) {
         const double* u = model.controls.data() + (static_cast<std::size_t>(t) * model.cars + k) * vehicle::kControlSize;
-        x = vehicle::single_track_step(p, model.settings, x, u[vehicle::kSteer], u[vehicle::kThrottle], u[vehicle::kBrake]);
+        if (four) {
+          const vehicle::FourWheelState<double> n = vehicle::four_wheel_step(
+              p, model.settings, x, q, u[vehicle::kSteer], u[vehicle::kThrottle], u[vehicle::kBrake]);
+          x = n.car;
+          q = n.chassis;
+        } else {
+          x = vehicle::single_track_step(p, model.settings, x, u[vehicle::kSteer], u[vehicle::kThrottle], u[vehicle::kBrake]);
+        }
       }
       for (int c = 0; c < vehicle::kStateSize; ++c) out[k * vehicle::kStateSize + c] = x[c];
+      if (four) std::copy(q.c, q.c + vehicle::kChassisSize, chassis_out + k * vehicle::kChassisSize);
     }
     return out;
   }
 };
 
 // Forward and gradient of a batch of cars, medians over repeats.
-json measure_vehicle(int cars, int steps, int repeats, int threads) {
+json measure_vehicle(int cars, int steps, int repeats, int threads, vehicle::ChassisModel chassis) {
   set_thread_count(threads);
-  VehicleBench bench(cars, steps);
+  VehicleBench bench(cars, steps, chassis);
   Rollout rollout(*bench.system, *bench.loss, steps);
   return time_rollout(rollout, repeats);
 }
 
 // Forward time of the engine (its loss included) and of the plain loop, single-threaded, interleaved.
-json measure_vehicle_reference(int cars, int steps, int repeats) {
+json measure_vehicle_reference(int cars, int steps, int repeats, vehicle::ChassisModel chassis) {
   set_thread_count(1);
-  VehicleBench bench(cars, steps);
+  VehicleBench bench(cars, steps, chassis);
   Rollout rollout(*bench.system, *bench.loss, steps);
   return time_against_reference(rollout, [&] { return bench.reference_rollout(); }, repeats);
 }
@@ -315,13 +329,15 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
     report(b);
   }
 
-  // Single-track cars: one car over a long recording, and 10,000 cars (multiple-shooting
-  // windows, or a fleet) batched.
+  // Single-track and four-wheel cars: one car over a long recording, and 10,000 cars
+  // (multiple-shooting windows, or a fleet) batched.
+  for (const auto chassis : {vehicle::ChassisModel::kSingleTrack, vehicle::ChassisModel::kFourWheel})
   for (const auto& [cars, steps] : {std::pair{1, 10000}, std::pair{10000, 200}}) {
-    const std::string name = "vehicle_single_track/cars:" + std::to_string(cars) + "/steps:" + std::to_string(steps);
+    const std::string name = std::string(chassis == vehicle::ChassisModel::kFourWheel ? "vehicle_four_wheel" : "vehicle_single_track") +
+                             "/cars:" + std::to_string(cars) + "/steps:" + std::to_string(steps);
     if (!std::regex_search(name, filter)) continue;
-    json run = in_child([&] { return measure_vehicle(cars, steps, repeats, threads); });
-    json ref = in_child([&] { return measure_vehicle_reference(cars, steps, repeats); });
+    json run = in_child([&] { return measure_vehicle(cars, steps, repeats, threads, chassis); });
+    json ref = in_child([&] { return measure_vehicle_reference(cars, steps, repeats, chassis); });
     json b = entry_against_reference(
         name, run, ref, "plain loop over cars and steps calling the same step function, no loss, 1 thread", threads);
     b["car_steps_per_s"] = static_cast<double>(cars) * steps / run.value("forward_s", 1.0);

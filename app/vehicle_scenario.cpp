@@ -44,6 +44,17 @@ vh::VehicleModel read_vehicle(const ScenarioNode& node, std::vector<double>& pre
   const std::string tire = node.choice("tire", {"pacejka", "linear"}, "pacejka");
   m.settings.tire = tire == "pacejka" ? vh::TireModel::kPacejka : vh::TireModel::kLinear;
   m.settings.dt = node.positive("dt", m.settings.dt);
+  // The chassis: the single-track model (default) or the four-wheel one with its differential.
+  if (node.choice("model", {"single_track", "four_wheel"}, "single_track") == "four_wheel") {
+    if (m.settings.tire != vh::TireModel::kPacejka)
+      node.fail("tire", "the four-wheel model needs Magic Formula tires (\"pacejka\")");
+    m.settings.chassis = vh::ChassisModel::kFourWheel;
+    m.settings.differential = node.choice("differential", {"open", "limited_slip"}, "open") == "limited_slip"
+                                  ? vh::DifferentialModel::kLimitedSlip
+                                  : vh::DifferentialModel::kOpen;
+  } else if (node.has("differential")) {
+    node.fail("differential", "a differential needs \"model\": \"four_wheel\"");
+  }
   m.settings.combined_slip = node.boolean("combined_slip", m.settings.combined_slip);
   if (auto blend = node.optional_child("low_speed")) {
     m.settings.blend_low = blend->non_negative("blend_low", m.settings.blend_low);
@@ -232,7 +243,12 @@ class VehicleScenario final : public Scenario {
     }
     steps = fit.steps;
     system_ = std::make_unique<vh::VehicleBatch>(model_);
-    auto loss = std::make_unique<vh::TelemetryLoss>(*system_, telemetry_, fit);
+    std::unique_ptr<vh::TelemetryLoss> loss;
+    try {
+      loss = std::make_unique<vh::TelemetryLoss>(*system_, telemetry_, fit);
+    } catch (const std::invalid_argument& e) {
+      tel.fail("columns", e.what());
+    }
     fit_ = loss.get();
     loss_ = std::move(loss);
   }
@@ -433,7 +449,7 @@ std::unique_ptr<Scenario> load_vehicle_scenario(const ScenarioNode& root, const 
 SimulatorInfo vehicle_info() {
   SimulatorInfo info;
   info.name = "vehicle";
-  info.description = "single-track cars (Pacejka or linear tires, load transfer, engine table or DC motor, gears, "
+  info.description = "single-track or four-wheel cars (Pacejka or linear tires, load transfer, engine table or DC motor, gears, "
                      "brakes, drag) fitted to telemetry by multiple shooting, or tuned for a design target "
                      "(acceleration run, step-steer response)";
   info.parameters = json::array();

@@ -326,7 +326,7 @@ using ForwardElement = ForwardElementT<ScatterMode::kPrivate>;
 class ReverseElement : public detail::DepositTargets<true, false> {
  public:
   using Scalar = ad::Var;
-  static constexpr int kMaxRecords = 64;
+  static constexpr int kMaxRecords = 128;  // a four-wheel car reads 70 inputs
   using DepositTargets::DepositTargets;
 
   template <int D>

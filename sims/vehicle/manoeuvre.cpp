@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "sims/vehicle/telemetry_loss.hpp"
 #include "sims/vehicle/vehicle_batch.hpp"
 
 namespace simgrad::vehicle {
@@ -20,11 +21,12 @@ Telemetry drive_manoeuvre(VehicleModel model, const ManoeuvreOptions& o) {
   Telemetry out;
   out.dt = dt;
   out.samples = steps + 1;
+  // Wheel speeds only from a four-wheel car.
   for (int c = 0; c < kChannelCount; ++c) {
-    out.present[c] = true;
-    out.values[c].assign(static_cast<std::size_t>(out.samples), 0.0);
+    out.present[c] = car.four_wheel() || !is_wheel_channel(c);
+    if (out.present[c]) out.values[c].assign(static_cast<std::size_t>(out.samples), 0.0);
   }
-  std::vector<double> state(kStateSize), next(kStateSize);
+  std::vector<double> state(static_cast<std::size_t>(car.state_size())), next(state.size());
   car.initial_state(state);
   double phase = 0.0;
   for (int t = 0; t <= steps; ++t) {
@@ -44,6 +46,8 @@ Telemetry drive_manoeuvre(VehicleModel model, const ManoeuvreOptions& o) {
     const double steer = std::clamp(demand * model.settings.wheelbase / (v * v) * std::sin(phase), -o.max_steer, o.max_steer);
     for (int c = 0; c < kStateSize; ++c) out.values[c][t] = state[c];
     out.values[kChSpeed][t] = std::hypot(state[kVx], state[kVy]);
+    if (car.four_wheel())
+      for (int i = 0; i < 4; ++i) out.values[kChWheelFL + i][t] = state[kStateSize + static_cast<int>(kWheelSpeed) + i];
     out.values[kChSteering][t] = steer;
     out.values[kChThrottle][t] = throttle;
     out.values[kChBrake][t] = brake;

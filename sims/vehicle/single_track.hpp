@@ -49,6 +49,22 @@ S axle_lateral_force(const Params<S>& p, const VehicleSettings& s, bool front, c
   return s.combined_slip ? fy * friction_ellipse_scale(fx, mf.D * fz) : fy;
 }
 
+// Low speed: relaxes the dynamic accelerations d = (dvx, dvy, dr) towards the kinematic model's
+// yaw rate and lateral speed, and lets only the longitudinal acceleration `dvx_straight` drive vx
+// (slip angles, ill-defined at a crawl, must not push the car).
+template <class S>
+std::array<S, 3> blend_to_kinematic(const VehicleSettings& s, const std::array<S, 3>& d, const CarState<S>& x,
+                                    const S& steer, const S& lr, const S& dvx_straight) {
+  const S vx = x[kVx];
+  const S w = smoothstep(vx, s.blend_low, s.blend_high);
+  if (value_of(w) >= 1.0) return d;
+  const S r_kin = vx * tan_of(steer) / s.wheelbase;
+  const S vy_kin = r_kin * lr;
+  const double rate = 1.0 / s.kinematic_time_constant;
+  return {w * d[0] + (1.0 - w) * dvx_straight, w * d[1] + (1.0 - w) * ((vy_kin - x[kVy]) * rate),
+          w * d[2] + (1.0 - w) * ((r_kin - x[kYawRate]) * rate)};
+}
+
 // The time derivatives (dvx, dvy, dr) of the body-frame velocities, dynamic and kinematic blended.
 template <class S>
 std::array<S, 3> single_track_accelerations(const Params<S>& p, const VehicleSettings& s, const CarState<S>& x,
@@ -83,33 +99,19 @@ std::array<S, 3> single_track_accelerations(const Params<S>& p, const VehicleSet
 
   const S c = cos(steer), sn = sin(steer);
   const S front_lateral = fy_front * c + fx_front * sn;
-  S dvx = (fx_rear + fx_front * c - fy_front * sn - resist) / m + vy * r;
-  S dvy = (fy_rear + front_lateral) / m - vx * r;
-  S dr = (lf * front_lateral - lr * fy_rear) / p[kYawInertia];
+  const S dvx = (fx_rear + fx_front * c - fy_front * sn - resist) / m + vy * r;
+  const S dvy = (fy_rear + front_lateral) / m - vx * r;
+  const S dr = (lf * front_lateral - lr * fy_rear) / p[kYawInertia];
 
-  // Low speed: relax towards the kinematic model's yaw rate and lateral speed, and let only the
-  // longitudinal forces drive vx (slip angles, ill-defined at a crawl, must not push the car).
-  const S w = smoothstep(vx, s.blend_low, s.blend_high);
-  if (value_of(w) < 1.0) {
-    dvx = w * dvx + (1.0 - w) * ((fx_rear + fx_front - resist) / m);
-    const S r_kin = vx * tan_of(steer) / s.wheelbase;
-    const S vy_kin = r_kin * lr;
-    const double rate = 1.0 / s.kinematic_time_constant;
-    dvy = w * dvy + (1.0 - w) * ((vy_kin - vy) * rate);
-    dr = w * dr + (1.0 - w) * ((r_kin - r) * rate);
-  }
-  return {dvx, dvy, dr};
+  return blend_to_kinematic(s, {dvx, dvy, dr}, x, steer, lr, (fx_rear + fx_front - resist) / m);
 }
 
-// One semi-implicit Euler step of length s.dt; the new state's ax, ay are the body-frame
-// accelerations of this step.
+// Semi-implicit Euler for the planar states: velocities from accelerations d = (dvx, dvy, dr),
+// then pose from the new velocities; ax, ay are the body-frame accelerations of the step.
 template <class S>
-CarState<S> single_track_step(const Params<S>& p, const VehicleSettings& s, const CarState<S>& x, const S& steer,
-                              const S& throttle, const S& brake) {
+CarState<S> integrate_planar(double dt, const CarState<S>& x, const std::array<S, 3>& d) {
   using std::cos;
   using std::sin;
-  const std::array<S, 3> d = single_track_accelerations(p, s, x, steer, throttle, brake);
-  const double dt = s.dt;
   CarState<S> n;
   n[kVx] = x[kVx] + dt * d[0];
   n[kVy] = x[kVy] + dt * d[1];
@@ -123,6 +125,25 @@ CarState<S> single_track_step(const Params<S>& p, const VehicleSettings& s, cons
   return n;
 }
 
+// One semi-implicit Euler step of length s.dt; the new state's ax, ay are the body-frame
+// accelerations of this step.
+template <class S>
+CarState<S> single_track_step(const Params<S>& p, const VehicleSettings& s, const CarState<S>& x, const S& steer,
+                              const S& throttle, const S& brake) {
+  return integrate_planar(s.dt, x, single_track_accelerations(p, s, x, steer, throttle, brake));
+}
+
+// The packed constants, read by a kernel body from their shared fields.
+template <class E>
+Params<typename E::Scalar> read_params(E& e, const std::array<Field<4>, kParamBlocks>& params) {
+  Params<typename E::Scalar> p;
+  for (int b = 0; b < kParamBlocks; ++b) {
+    const auto v = e.shared(params[b]);
+    for (int c = 0; c < 4; ++c) p[4 * b + c] = v[c];
+  }
+  return p;
+}
+
 // The kernel body: one element is one car's step. The constants are shared by all cars; their
 // adjoints are summed per block and then in block order, so gradients do not depend on threads.
 struct SingleTrackBody {
@@ -134,11 +155,7 @@ struct SingleTrackBody {
   template <class E>
   void operator()(E& e) const {
     using S = typename E::Scalar;
-    Params<S> p;
-    for (int b = 0; b < kParamBlocks; ++b) {
-      const Vec<S, 4> v = e.shared(params[b]);
-      for (int c = 0; c < 4; ++c) p[4 * b + c] = v[c];
-    }
+    const Params<S> p = read_params(e, params);
     const Vec<S, kControlSize> u = e.own(controls);
     e.write(next, single_track_step<S>(p, *settings, e.own(state), u[kSteer], u[kThrottle], u[kBrake]));
   }

@@ -12,7 +12,8 @@ namespace simgrad::vehicle {
 
 const std::array<std::string_view, kChannelCount>& channel_names() {
   static const std::array<std::string_view, kChannelCount> names = {
-      "x", "y", "yaw", "vx", "vy", "yaw_rate", "ax", "ay", "speed", "steering", "throttle", "brake"};
+      "x", "y", "yaw", "vx", "vy", "yaw_rate", "ax", "ay", "speed", "wheel_speed_fl", "wheel_speed_fr",
+      "wheel_speed_rl", "wheel_speed_rr", "steering", "throttle", "brake"};
   return names;
 }
 
@@ -46,6 +47,10 @@ std::vector<Unit> units_of(Channel c) {
     case kChYawRate: return {{"rad/s", 1.0}, {"deg/s", deg}};
     case kChAx:
     case kChAy: return {{"m/s^2", 1.0}, {"g", 9.80665}};
+    case kChWheelFL:
+    case kChWheelFR:
+    case kChWheelRL:
+    case kChWheelRR: return {{"rad/s", 1.0}, {"rpm", std::numbers::pi / 30.0}};
     default: return {{"1", 1.0}, {"%", 0.01}};
   }
 }

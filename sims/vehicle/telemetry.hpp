@@ -12,10 +12,12 @@
 namespace simgrad::vehicle {
 
 // Channels a recording may hold. The first kFitChannels are what a simulated car's state shows
-// (pose, velocities, yaw rate, accelerations, speed); the rest are the driver's inputs.
-enum Channel : int { kChX, kChY, kChYaw, kChVx, kChVy, kChYawRate, kChAx, kChAy, kChSpeed, kChSteering,
-                     kChThrottle, kChBrake, kChannelCount };
-inline constexpr int kFitChannels = kChSpeed + 1;
+// (pose, velocities, yaw rate, accelerations, speed, and the four-wheel model's wheel speeds,
+// front left, front right, rear left, rear right); the rest are the driver's inputs.
+enum Channel : int { kChX, kChY, kChYaw, kChVx, kChVy, kChYawRate, kChAx, kChAy, kChSpeed,
+                     kChWheelFL, kChWheelFR, kChWheelRL, kChWheelRR, kChSteering, kChThrottle, kChBrake,
+                     kChannelCount };
+inline constexpr int kFitChannels = kChWheelRR + 1;
 
 // The channel names scenario files use ("x", "yaw_rate", "steering", ...).
 const std::array<std::string_view, kChannelCount>& channel_names();

@@ -69,6 +69,8 @@ tune::BoundParameter bind_window_starts(VehicleModel& model, const std::array<do
 // The per-step data term: sum over cars and channels of factor_c (channel - reference)^2.
 struct TelemetryLoss::MatchBody {
   Field<kStateSize> state;
+  Field<kChassisSize> chassis;  // read only when wheel speeds are fitted (four-wheel cars)
+  bool wheels = false;
   const double* reference;  // cars x kFitChannels at this step
   const std::array<double, kFitChannels>* factor;
 
@@ -76,11 +78,16 @@ struct TelemetryLoss::MatchBody {
   typename E::Scalar operator()(E& e) const {
     using S = typename E::Scalar;
     const CarState<S> x = e.own(state);
+    std::array<S, 4> w = {S(0.0), S(0.0), S(0.0), S(0.0)};
+    if (wheels) {
+      const ChassisState<S> q = e.own(chassis);
+      for (int i = 0; i < 4; ++i) w[i] = q[kWheelSpeed + i];
+    }
     const double* ref = reference + e.index() * kFitChannels;
     S sum = S(0.0);
     for (int c = 0; c < kFitChannels; ++c) {
       if ((*factor)[c] == 0.0) continue;
-      const S d = fit_channel(x, c) - ref[c];
+      const S d = fit_channel(x, w, c) - ref[c];
       sum = sum + (*factor)[c] * d * d;
     }
     return sum;
@@ -121,8 +128,12 @@ TelemetryLoss::TelemetryLoss(VehicleBatch& system, const Telemetry& telemetry, T
         if (telemetry.present[c])
           reference_[(static_cast<std::size_t>(t) * cars_ + k) * kFitChannels + c] = telemetry.values[c][fit_.starts[k] + t];
   const double terms = static_cast<double>(fit_.steps) * cars_;
-  for (int c = 0; c < kFitChannels; ++c)
+  for (int c = 0; c < kFitChannels; ++c) {
     factor_[c] = telemetry.present[c] ? fit_.weight[c] / (fit_.scale[c] * fit_.scale[c] * terms) : 0.0;
+    if (is_wheel_channel(c) && factor_[c] != 0.0) fits_wheels_ = true;
+  }
+  if (fits_wheels_ && !system_.four_wheel())
+    throw std::invalid_argument("wheel speed channels can only be fitted by the four-wheel model (\"model\": \"four_wheel\")");
   for (int c = 0; c < 6; ++c)
     continuity_factor_[c] = telemetry.present[c] && cars_ > 1
                                 ? fit_.continuity_weight / (fit_.scale[c] * fit_.scale[c] * (cars_ - 1))
@@ -130,7 +141,10 @@ TelemetryLoss::TelemetryLoss(VehicleBatch& system, const Telemetry& telemetry, T
 }
 
 TelemetryLoss::MatchBody TelemetryLoss::match_body(int t, std::span<const double> state, double* adjoint) const {
+  const Index offset = static_cast<Index>(kStateSize) * cars_;
   return {{const_cast<double*>(state.data()), adjoint, cars_},
+          {const_cast<double*>(state.data()) + offset, adjoint != nullptr ? adjoint + offset : nullptr, cars_},
+          fits_wheels_,
           reference_.data() + static_cast<std::size_t>(t) * cars_ * kFitChannels,
           &factor_};
 }
@@ -155,6 +169,12 @@ void TelemetryLoss::term_adjoint(int t, std::span<const double> state, double se
   if (t == fit_.steps && cars_ > 1) continuity_.sum_adjoint(continuity_body(state, state_adjoint.data()), seed);
 }
 
+std::array<double, 4> TelemetryLoss::wheel_speeds(std::span<const double> state, int k) const {
+  if (!system_.four_wheel()) return {0.0, 0.0, 0.0, 0.0};
+  const double* w = state.data() + static_cast<std::size_t>(kStateSize) * cars_ + k * kChassisSize + kWheelSpeed;
+  return {w[0], w[1], w[2], w[3]};
+}
+
 void TelemetryLoss::add_squared_errors(int t, std::span<const double> state, std::array<double, kFitChannels>& sums,
                                        std::array<long, kFitChannels>& counts) const {
   for (int k = 0; k < cars_; ++k) {
@@ -162,7 +182,7 @@ void TelemetryLoss::add_squared_errors(int t, std::span<const double> state, std
     for (int c = 0; c < kStateSize; ++c) x[c] = state[k * kStateSize + c];
     const double* ref = reference_.data() + (static_cast<std::size_t>(t) * cars_ + k) * kFitChannels;
     for (int c = 0; c < kFitChannels; ++c) {
-      const double d = fit_channel(x, c) - ref[c];
+      const double d = fit_channel(x, wheel_speeds(state, k), c) - ref[c];
       sums[c] += d * d;
       ++counts[c];
     }
@@ -175,7 +195,7 @@ void TelemetryLoss::residuals(int t, std::span<const double> state, std::vector<
     for (int c = 0; c < kStateSize; ++c) x[c] = state[k * kStateSize + c];
     const double* ref = reference_.data() + (static_cast<std::size_t>(t) * cars_ + k) * kFitChannels;
     for (int c = 0; c < kFitChannels; ++c)
-      if (factor_[c] != 0.0) out.push_back(std::sqrt(factor_[c]) * (fit_channel(x, c) - ref[c]));
+      if (factor_[c] != 0.0) out.push_back(std::sqrt(factor_[c]) * (fit_channel(x, wheel_speeds(state, k), c) - ref[c]));
   }
 }
 

@@ -21,13 +21,17 @@
 
 namespace simgrad::vehicle {
 
-// A fitted channel's value in a car's state.
+// A fitted channel's value in a car's planar state x and (four-wheel) its wheel speeds.
 template <class S>
-S fit_channel(const CarState<S>& x, int channel) {
+S fit_channel(const CarState<S>& x, const std::array<S, 4>& wheels, int channel) {
   using std::sqrt;
   if (channel == kChSpeed) return sqrt(x[kVx] * x[kVx] + x[kVy] * x[kVy] + 1e-12);
+  if (channel >= kChWheelFL) return wheels[channel - kChWheelFL];
   return x[channel];  // the first eight channels are the state's own, in the same order
 }
+
+// Whether a channel is a wheel speed (recorded, or fitted, only by the four-wheel model).
+inline bool is_wheel_channel(int channel) { return channel >= kChWheelFL && channel <= kChWheelRR; }
 
 struct TelemetryFit {
   std::vector<int> starts;                  // per window: the sample it starts at
@@ -74,6 +78,9 @@ class TelemetryLoss : public TrajectoryLoss {
   struct MatchBody;
   struct ContinuityBody;
   MatchBody match_body(int t, std::span<const double> state, double* adjoint) const;
+  // Car k's wheel speeds in a rollout state (zeros for the single-track model).
+  std::array<double, 4> wheel_speeds(std::span<const double> state, int k) const;
+  bool fits_wheels_ = false;  // a wheel-speed channel has a weight
   ContinuityBody continuity_body(std::span<const double> state, double* adjoint) const;
 
   VehicleBatch& system_;

@@ -19,7 +19,12 @@ const std::vector<std::string>& param_names() {
       "rear_D",        "rear_E",           "load_sensitivity",   "front_stiffness",  "rear_stiffness",
       "drive_gain",    "drive_speed_loss", "rolling_resistance", "drag_coefficient", "downforce_coefficient",
       "brake_force",   "brake_front_bias", "final_drive",        "gear_1",           "gear_2",
-      "gear_3",        "gear_4",           "gear_5",             "gear_6"};
+      "gear_3",        "gear_4",           "gear_5",             "gear_6",           "track_front",
+      "track_rear",    "roll_inertia",     "pitch_inertia",      "spring_front",     "spring_rear",
+      "damper_front",  "damper_rear",      "anti_roll_front",    "anti_roll_rear",   "bump_stop_gap",
+      "bump_stop_stiffness", "wheel_inertia", "long_B",         "long_C",           "long_D",
+      "long_E",        "combined_Bx",      "combined_Cx",        "combined_By",      "combined_Cy",
+      "diff_locking"};
   return names;
 }
 
@@ -70,6 +75,13 @@ VehicleModel bmw_320i() {
   set_nominal_loads(m);
   m.param(kFrontStiffness) = values[kFrontB] * values[kFrontC] * values[kFrontD] * s.nominal_load_front;
   m.param(kRearStiffness) = values[kRearB] * values[kRearC] * values[kRearD] * s.nominal_load_rear;
+  // Four-wheel constants: E90 tracks; chassis, spring and damper rates typical of a compact
+  // saloon (about 1.4 Hz ride, 60% of the roll stiffness in front); the longitudinal Magic
+  // Formula and combined-slip weights of Pacejka's example passenger-car tire (Tire and Vehicle
+  // Dynamics, 3rd ed., Appendix 3), not from CommonRoad.
+  const double four_wheel[] = {1.513, 1.529, 400.0, 1600.0, 28000.0, 30000.0, 2800.0, 3000.0, 18000.0, 6000.0,
+                               0.06, 5.0e6, 1.2, 11.0, 1.65, 1.1, 0.0, 12.0, 1.0, 10.0, 1.0, 40.0};
+  for (int k = 0; k <= kDiffLocking - kTrackFront; ++k) m.param(static_cast<Param>(kTrackFront + k)) = four_wheel[k];
   m.resize(1, 0);
   return m;
 }
@@ -107,6 +119,13 @@ VehicleModel orca() {
   m.param(kRearD) = 0.1737 / s.nominal_load_rear;
   m.param(kFrontStiffness) = 2.579 * 1.2 * 0.192;
   m.param(kRearStiffness) = 3.3852 * 1.2691 * 0.1737;
+  // Four-wheel constants (not from Liniger, whose model is single-track): tracks and wheel radius
+  // of the 1:43 chassis, a 2 mm static spring compression, dampers near half critical.
+  s.wheel_radius = 0.0125;
+  s.slip_speed = 0.3;
+  const double four_wheel[] = {0.046, 0.046, 1.0e-5, 2.0e-5, 50.0, 50.0, 0.4, 0.4, 20.0, 10.0,
+                               0.004, 2.0e4, 2.0e-7, 8.0, 1.5, 0.5, 0.0, 12.0, 1.0, 10.0, 1.0, 0.0};
+  for (int k = 0; k <= kDiffLocking - kTrackFront; ++k) m.param(static_cast<Param>(kTrackFront + k)) = four_wheel[k];
   m.resize(1, 0);
   return m;
 }

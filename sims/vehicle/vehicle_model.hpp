@@ -34,8 +34,21 @@ enum Param : int {
   kBrakeFrontBias,        // fraction of brake force on the front axle
   kFinalDrive,            // final drive ratio (table engine)
   kGear1, kGear2, kGear3, kGear4, kGear5, kGear6,  // gear ratios (table engine; settings.gears used)
+  // Four-wheel model only (four_wheel.hpp); the single-track model ignores them.
+  kTrackFront, kTrackRear,        // m, distance between the left and right contact patches
+  kRollInertia, kPitchInertia,    // kg m^2, sprung body about the roll and pitch axes
+  kSpringFront, kSpringRear,      // N/m per corner, at the wheel
+  kDamperFront, kDamperRear,      // N s/m per corner, at the wheel
+  kAntiRollFront, kAntiRollRear,  // N/m, anti-roll bar per unit of left-right compression difference
+  kBumpStopGap,                   // m of compression before the bump stop engages
+  kBumpStopStiffness,             // N/m^2, bump stop force per squared compression beyond the gap
+  kWheelInertia,                  // kg m^2, each wheel with its share of the driveline
+  kLongitudinalB, kLongitudinalC, kLongitudinalD, kLongitudinalE,  // longitudinal Magic Formula
+  kCombinedBx, kCombinedCx,       // how slip angle reduces longitudinal force (G_xa)
+  kCombinedBy, kCombinedCy,       // how slip ratio reduces lateral force (G_yk)
+  kDiffLocking,                   // N m s/rad, limited-slip coupling per unit wheel-speed difference
   kTunableCount,
-  kParamCount = 32
+  kParamCount = 52
 };
 static_assert(kParamCount % 4 == 0 && kTunableCount <= kParamCount, "parameters are packed four to an entry");
 inline constexpr int kMaxGears = 6;
@@ -49,11 +62,18 @@ enum ControlIndex : int { kSteer, kThrottle, kBrake, kControlSize };
 
 enum class TireModel { kPacejka, kLinear };
 enum class EngineModel { kDcMotor, kTable };
+enum class ChassisModel { kSingleTrack, kFourWheel };
+enum class DifferentialModel { kOpen, kLimitedSlip };
 
 // What stays fixed while constants are tuned.
 struct VehicleSettings {
   double dt = 0.01;
   double gravity = 9.81;
+  ChassisModel chassis = ChassisModel::kSingleTrack;
+  DifferentialModel differential = DifferentialModel::kOpen;  // four-wheel model, driven axles
+  // m/s, four-wheel: rounds the speed dividing slip ratio and slip angle; below it the tires act
+  // as dampers whose rate, 4 B C D Fz / (m slip_speed), must stay under 2 / dt for the step.
+  double slip_speed = 3.0;
   double wheelbase = 2.578;
   TireModel tire = TireModel::kPacejka;
   // Magic Formula axles share their friction between directions: longitudinal force is capped

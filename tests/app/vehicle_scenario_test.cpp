@@ -24,11 +24,12 @@ fs::path scratch(const std::string& name) {
   return dir / name;
 }
 
-// A scenario over `csv` (written next to it), with the given extra text in the telemetry section.
-std::string scenario_text(const std::string& csv_name, const std::string& columns) {
+// A scenario over `csv` (written next to it), with the given column mapping and vehicle section.
+std::string scenario_text(const std::string& csv_name, const std::string& columns,
+                          const std::string& vehicle = R"({"preset": "bmw_320i"})") {
   return R"({
   "simulator": "vehicle",
-  "vehicle": {"preset": "bmw_320i"},
+  "vehicle": )" + vehicle + R"(,
   "telemetry": {"file": ")" + csv_name + R"(", "time": "t",
                 "columns": )" + columns + R"(},
   "fit": {"window": 0.05},
@@ -49,8 +50,9 @@ ScenarioError load_error(const std::string& text) {
   return ScenarioError("", 0, 0, "", "");
 }
 
-TEST(VehicleScenario, ExampleGradientMatchesFiniteDifferences) {
-  auto scenario = load_scenario(example("orca_fit.json"));
+// Checks the gradient of example `name` at its initial constants against central differences.
+void expect_example_gradient(const std::string& name) {
+  auto scenario = load_scenario(example(name));
   EXPECT_EQ(scenario->simulator(), "vehicle");
   tune::Problem& problem = scenario->problem();
   const std::vector<double> x = problem.initial();
@@ -58,6 +60,8 @@ TEST(VehicleScenario, ExampleGradientMatchesFiniteDifferences) {
   problem.value_and_gradient(x, g);
   vehicle::expect_relative_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, 1e-5);
 }
+
+TEST(VehicleScenario, ExampleGradientMatchesFiniteDifferences) { expect_example_gradient("orca_fit.json"); }
 
 TEST(VehicleScenario, SummaryReportsFitQualityAndFlatDirections) {
   auto scenario = load_scenario(example("bmw_320i_fit.json"));
@@ -96,6 +100,28 @@ TEST(VehicleScenario, WrongUnitAndUnknownChannelNameTheScenarioField) {
   EXPECT_NE(channel.message().find("unknown channel \"yawrate\""), std::string::npos) << channel.what();
   const ScenarioError no_vx = load_error(scenario_text("good.csv", R"({"yaw_rate": "r"})"));
   EXPECT_NE(no_vx.message().find("no vx channel"), std::string::npos) << no_vx.what();
+}
+
+TEST(VehicleScenario, FourWheelExampleGradientMatchesFiniteDifferences) {
+  expect_example_gradient("bmw_320i_four_wheel_step_steer.json");
+}
+
+TEST(VehicleScenario, FourWheelFieldsAndWheelChannelsNameTheField) {
+  std::ofstream(scratch("wheels.csv")) << "t,vx,w\n0,10,32\n0.01,10,32\n0.02,10,32\n0.03,10,32\n0.04,10,32\n0.05,10,32\n0.06,10,32\n";
+  const std::string columns = R"({"vx": "vx", "wheel_speed_fl": "w"})";
+  const ScenarioError single = load_error(scenario_text("wheels.csv", columns));
+  EXPECT_NE(single.message().find("four-wheel"), std::string::npos) << single.what();
+  const ScenarioError diff =
+      load_error(scenario_text("wheels.csv", columns, R"({"preset": "bmw_320i", "differential": "open"})"));
+  EXPECT_EQ(diff.line(), 3);
+  EXPECT_NE(diff.message().find("four_wheel"), std::string::npos) << diff.what();
+  const ScenarioError linear = load_error(
+      scenario_text("wheels.csv", columns, R"({"preset": "bmw_320i", "tire": "linear", "model": "four_wheel"})"));
+  EXPECT_NE(linear.message().find("Magic Formula"), std::string::npos) << linear.what();
+  // The four-wheel model fits the wheel speed.
+  const fs::path file = scratch("four_wheel.json");
+  std::ofstream(file) << scenario_text("wheels.csv", columns, R"({"preset": "bmw_320i", "model": "four_wheel"})");
+  EXPECT_GT(load_scenario(file)->problem().value(load_scenario(file)->problem().initial()), 0.0);
 }
 
 }  // namespace

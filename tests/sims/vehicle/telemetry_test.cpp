@@ -30,6 +30,17 @@ TelemetryError error_of(const F& f) {
   return TelemetryError("", 0, "", "");
 }
 
+TEST(Telemetry, WheelSpeedChannelsTakeRadiansPerSecondOrRpm) {
+  EXPECT_EQ(channel_of("wheel_speed_rr"), kChWheelRR);
+  const Telemetry t = parse_telemetry("t,fl_rpm,rr\n0,600,10\n0.01,630,11\n", "lap.csv",
+                                      {{kChWheelFL, "fl_rpm", unit_factor(kChWheelFL, "rpm")}, {kChWheelRR, "rr", 1.0}},
+                                      at_step(0.01));
+  EXPECT_NEAR(t.values[kChWheelFL][0], 20.0 * std::numbers::pi, 1e-12);
+  EXPECT_DOUBLE_EQ(t.values[kChWheelRR][1], 11.0);
+  EXPECT_FALSE(t.present[kChWheelFR]);
+  EXPECT_THROW(unit_factor(kChWheelFL, "m/s"), std::invalid_argument);
+}
+
 TEST(Telemetry, ResamplesLinearlyAndConvertsUnits) {
   const std::string csv =
       "# a comment\n"
