@@ -31,6 +31,7 @@ struct TuneOptions {
 };
 
 struct CompareCommandOptions {
+  std::filesystem::path out = "simgrad-out";  // where report.html goes
   std::optional<double> target;
   long budget = 0;  // 0: the scenario's baseline budget
 };
@@ -48,6 +49,8 @@ struct BenchOptions {
 };
 
 int run_list(const CommonOptions& common);
+// Prints one simulator's parameters; an unknown name is bad usage (2), with the nearest name.
+int run_describe(const std::string& simulator, const CommonOptions& common);
 int run_run(const std::filesystem::path& scenario, const CommonOptions& common);
 int run_grad(const std::filesystem::path& scenario, const CommonOptions& common);
 int run_gradcheck(const std::filesystem::path& scenario, const GradcheckOptions& options, const CommonOptions& common);

@@ -64,6 +64,15 @@ class Scenario {
     throw std::invalid_argument("explain: the " + simulator() + " simulator gives no hints");
   }
 
+  // Drawable frames of a run at physical parameters x, for the report's animation (report.hpp):
+  // {"legend", "scale" (optional colour range), "frames": [{"label", "lines": [[x1, y1, x2, y2,
+  // colour value]], "points": [[x, y]], "arrows": [[x, y, dx, dy]]}], "charts" (optional):
+  // [{"title", "x_label", "y_label", "series": [{"name", "x", "y"}]}]}. Null: no animation.
+  virtual nlohmann::json frames(std::span<const double> x) {
+    (void)x;
+    return nullptr;
+  }
+
   std::string name;  // the file name
   std::string description;
   int steps = 0;

@@ -191,6 +191,71 @@ class VehicleScenario final : public Scenario {
     return j;
   }
 
+  // The cars' paths (one per window) against the recorded path, and the yaw rate and speed
+  // channels simulated against recorded.
+  nlohmann::json frames(std::span<const double> x) override {
+    problem_->assign(x);
+    const int cars = model_.cars, stride = std::max(1, steps / 80);
+    const double dt = model_.settings.dt;
+    const bool recorded = fit_ != nullptr && telemetry_.present[vh::kChX] && telemetry_.present[vh::kChY];
+    json track = json::array();
+    if (recorded) {
+      const int every = std::max(1, telemetry_.samples / 300);
+      const auto& px = telemetry_.values[vh::kChX];
+      const auto& py = telemetry_.values[vh::kChY];
+      for (int i = every; i < telemetry_.samples; i += every)
+        track.push_back({px[i - every], py[i - every], px[i], py[i], 0.0});
+    }
+    std::vector<std::vector<double>> path(static_cast<std::size_t>(cars));
+    json yaw = {{"name", "simulated yaw rate"}, {"x", json::array()}, {"y", json::array()}};
+    json speed = {{"name", "simulated speed"}, {"x", json::array()}, {"y", json::array()}};
+    json frames = json::array();
+    RolloutOptions o;
+    o.observer = [&](int t, std::span<const double> state) {
+      json lines = track, points = json::array();
+      for (int k = 0; k < cars; ++k) {
+        const std::span<const double> car = state.subspan(static_cast<std::size_t>(k * vh::kStateSize), vh::kStateSize);
+        const double time = ((fit_ != nullptr ? fit_->fit().starts[k] : 0) + t) * dt;
+        yaw["x"].push_back(time);
+        yaw["y"].push_back(car[vh::kYawRate]);
+        speed["x"].push_back(time);
+        speed["y"].push_back(std::hypot(car[vh::kVx], car[vh::kVy]));
+        if (t % stride != 0 && t != steps) continue;
+        auto& p = path[static_cast<std::size_t>(k)];
+        p.insert(p.end(), {car[vh::kX], car[vh::kY]});
+        for (std::size_t i = 2; i < p.size(); i += 2) lines.push_back({p[i - 2], p[i - 1], p[i], p[i + 1], 1.0});
+        points.push_back({car[vh::kX], car[vh::kY]});
+      }
+      if (t == steps) {  // a gap between windows in the channel plots
+        for (json* s : {&yaw, &speed}) {
+          (*s)["x"].push_back(nullptr);
+          (*s)["y"].push_back(nullptr);
+        }
+      }
+      if (t % stride == 0 || t == steps)
+        frames.push_back({{"label", "t = " + std::to_string(t * dt) + " s"}, {"lines", lines}, {"points", points}});
+    };
+    Rollout(*system_, *loss_, steps, o).loss();
+    json yaw_chart = {{"title", "yaw rate"}, {"x_label", "time [s]"}, {"y_label", "yaw rate [rad/s]"}, {"series", {yaw}}};
+    json speed_chart = {{"title", "speed"}, {"x_label", "time [s]"}, {"y_label", "speed [m/s]"}, {"series", {speed}}};
+    if (fit_ != nullptr) {
+      auto recording = [&](int channel, const char* name) {
+        json r = {{"name", name}, {"x", json::array()}, {"y", json::array()}};
+        for (int i = 0; i < telemetry_.samples; ++i) {
+          r["x"].push_back(i * dt);
+          r["y"].push_back(telemetry_.values[channel][static_cast<std::size_t>(i)]);
+        }
+        return r;
+      };
+      if (telemetry_.present[vh::kChYawRate]) yaw_chart["series"].push_back(recording(vh::kChYawRate, "recorded yaw rate"));
+      if (telemetry_.present[vh::kChSpeed]) speed_chart["series"].push_back(recording(vh::kChSpeed, "recorded speed"));
+    }
+    return {{"legend", recorded ? "the cars' paths (red, one per window) against the recorded path (grey)" : "the car's path"},
+            {"scale", 1.0},
+            {"frames", frames},
+            {"charts", {yaw_chart, speed_chart}}};
+  }
+
  private:
   // A recording to fit: telemetry, windows and weights.
   void read_fit(const ScenarioNode& tel, const ScenarioNode& fit_node, RolloutOptions& options) {
