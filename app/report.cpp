@@ -82,7 +82,7 @@ constexpr const char* kScript = R"JS(
     var longest = 1;
     runs.forEach(function (run) {
       var cmax = 1e-12;
-      run.frames.forEach(function (f) {
+      run.frames.concat(run.background ? [run.background] : []).forEach(function (f) {
         (f.lines || []).forEach(function (l) { grow(l[0], l[1]); grow(l[2], l[3]); cmax = Math.max(cmax, Math.abs(l[4] || 0)); });
         (f.points || []).forEach(function (p) { grow(p[0], p[1]); });
         (f.arrows || []).forEach(function (a) { grow(a[0], a[1]); grow(a[0] + a[2], a[1] + a[3]); });
@@ -104,15 +104,28 @@ constexpr const char* kScript = R"JS(
       ctx.fillStyle = '#fff';
       ctx.fillRect(0, 0, canvas.width, canvas.height);
       runs.forEach(function (run, r) {
-        var f = run.frames[Math.min(frame % longest, run.frames.length - 1)];
+        var index = Math.min(frame % longest, run.frames.length - 1), f = run.frames[index];
         if (!f) return;
         function X(x) { return r * half + pad + (x - box[0]) * scale; }
         function Y(y) { return canvas.height - pad - (y - box[1]) * scale; }
+        function lines(list) {
+          (list || []).forEach(function (l) {
+            ctx.strokeStyle = colour(l[4], run.cmax);
+            ctx.beginPath(); ctx.moveTo(X(l[0]), Y(l[1])); ctx.lineTo(X(l[2]), Y(l[3])); ctx.stroke();
+          });
+        }
+        ctx.lineWidth = 1;
+        if (run.background) lines(run.background.lines);
         ctx.lineWidth = 2;
-        (f.lines || []).forEach(function (l) {
-          ctx.strokeStyle = colour(l[4], run.cmax);
-          ctx.beginPath(); ctx.moveTo(X(l[0]), Y(l[1])); ctx.lineTo(X(l[2]), Y(l[3])); ctx.stroke();
-        });
+        if (run.trail) {
+          ctx.strokeStyle = colour(1, 1);
+          (f.points || []).forEach(function (p, k) {
+            ctx.beginPath(); ctx.moveTo(X(run.frames[0].points[k][0]), Y(run.frames[0].points[k][1]));
+            for (var i = 1; i <= index; ++i) ctx.lineTo(X(run.frames[i].points[k][0]), Y(run.frames[i].points[k][1]));
+            ctx.stroke();
+          });
+        }
+        lines(f.lines);
         ctx.fillStyle = '#222';
         (f.points || []).forEach(function (p) { ctx.beginPath(); ctx.arc(X(p[0]), Y(p[1]), 3, 0, 2 * Math.PI); ctx.fill(); });
         ctx.strokeStyle = '#0a0'; ctx.fillStyle = '#0a0';

@@ -66,8 +66,10 @@ class Scenario {
 
   // Drawable frames of a run at physical parameters x, for the report's animation (report.hpp):
   // {"legend", "scale" (optional colour range), "frames": [{"label", "lines": [[x1, y1, x2, y2,
-  // colour value]], "points": [[x, y]], "arrows": [[x, y, dx, dy]]}], "charts" (optional):
-  // [{"title", "x_label", "y_label", "series": [{"name", "x", "y"}]}]}. Null: no animation.
+  // colour value]], "points": [[x, y]], "arrows": [[x, y, dx, dy]]}], optional: "background" (a
+  // frame drawn under every frame), "trail": true (each point's path so far is drawn; every frame
+  // then has the same points), "charts": [{"title", "x_label", "y_label", "series": [{"name",
+  // "x", "y"}]}]}. Null: no animation.
   virtual nlohmann::json frames(std::span<const double> x) {
     (void)x;
     return nullptr;

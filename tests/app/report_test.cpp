@@ -11,6 +11,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
 
 namespace simgrad::app {
 namespace {
@@ -81,42 +82,49 @@ int shell(const std::string& command) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// The real thing: `simgrad tune` writes the report and headless Chromium renders it. Chromium
-// is installed by scripts/setup.sh; without it the test says so and skips.
+// The real thing: `simgrad tune` writes the report of one example per mechanic and headless
+// Chromium renders it. Chromium is installed by scripts/setup.sh; without it the test says so
+// and skips.
 TEST(Report, RendersInHeadlessChromiumWithoutErrorsAndAnimates) {
   if (shell("command -v chromium > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it): the report was not opened in a browser";
-  const fs::path out = scratch("tune");
-  const std::string scenario = std::string(SIMGRAD_SOURCE_DIR) + "/examples/mass_spring_simple.json";
-  ASSERT_EQ(shell(std::string(SIMGRAD_BINARY) + " tune " + scenario + " --iterations 5 --quiet --out " + out.string() +
-                  " > /dev/null"),
-            0);
-  const fs::path report = out / "report.html";
-  ASSERT_TRUE(fs::exists(report));
-  const std::string browser =
-      "chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --user-data-dir=" +
-      scratch("profile").string() + " ";
-  const fs::path dom = scratch("dom.html"), log = scratch("chromium.log");
-  ASSERT_EQ(shell(browser + "--virtual-time-budget=3000 --dump-dom file://" + report.string() + " > " + dom.string() +
-                  " 2> " + log.string()),
-            0)
-      << read(log);
-  const std::string page = read(dom);
-  EXPECT_NE(page.find("data-script=\"ok\""), std::string::npos) << "the page's script did not finish";
-  EXPECT_EQ(page.find("data-error=\""), std::string::npos) << page.substr(page.find("<body"), 300);
-  EXPECT_EQ(read(log).find("Uncaught"), std::string::npos) << read(log);
-  EXPECT_NE(page.find("id=\"loss-plot\"><svg"), std::string::npos);
-  EXPECT_NE(page.find("id=\"adjoint-plot\"><svg"), std::string::npos);
-  std::smatch frame;
-  const std::regex frame_attribute("<canvas id=\"animation\"[^>]*data-frame=\"([0-9]+)\"");
-  ASSERT_TRUE(std::regex_search(page, frame, frame_attribute)) << "no animation canvas";
-  EXPECT_GT(std::stoi(frame[1].str()), 10) << "the animation did not advance";
-  // A screenshot beside the test binary, for people to look at.
-  const fs::path screenshot = fs::current_path() / "report_screenshot.png";
-  EXPECT_EQ(shell(browser + "--virtual-time-budget=1000 --window-size=1100,2400 --screenshot=" + screenshot.string() +
-                  " file://" + report.string() + " 2>> " + log.string()),
-            0);
-  EXPECT_TRUE(fs::exists(screenshot));
+  const std::pair<std::string, std::string> examples[] = {{"mass_spring_simple", "--iterations 5"},
+                                                          {"ten_bar_truss", "--iterations 2"},
+                                                          {"vehicle/bmw_320i_fit", "--iterations 1 --threads 2"}};
+  for (const auto& [example, flags] : examples) {
+    SCOPED_TRACE(example);
+    const std::string name = fs::path(example).filename().string();
+    const fs::path out = scratch(name);
+    const std::string scenario = std::string(SIMGRAD_SOURCE_DIR) + "/examples/" + example + ".json";
+    ASSERT_EQ(shell(std::string(SIMGRAD_BINARY) + " tune " + scenario + " " + flags + " --quiet --out " + out.string() +
+                    " > /dev/null"),
+              0);
+    const fs::path report = out / "report.html";
+    ASSERT_TRUE(fs::exists(report));
+    const std::string browser =
+        "chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --user-data-dir=" +
+        scratch("profile").string() + " ";
+    const fs::path dom = scratch("dom.html"), log = scratch("chromium.log");
+    ASSERT_EQ(shell(browser + "--virtual-time-budget=3000 --dump-dom file://" + report.string() + " > " + dom.string() +
+                    " 2> " + log.string()),
+              0)
+        << read(log);
+    const std::string page = read(dom);
+    EXPECT_NE(page.find("data-script=\"ok\""), std::string::npos) << "the page's script did not finish";
+    EXPECT_EQ(page.find("data-error=\""), std::string::npos) << page.substr(page.find("<body"), 300);
+    EXPECT_EQ(read(log).find("Uncaught"), std::string::npos) << read(log);
+    EXPECT_NE(page.find("id=\"loss-plot\"><svg"), std::string::npos);
+    std::smatch frame;
+    const std::regex frame_attribute("<canvas id=\"animation\"[^>]*data-frame=\"([0-9]+)\"");
+    ASSERT_TRUE(std::regex_search(page, frame, frame_attribute)) << "no animation canvas";
+    EXPECT_GT(std::stoi(frame[1].str()), 10) << "the animation did not advance";
+    // A screenshot beside the test binary, for people to look at.
+    const fs::path screenshot = fs::current_path() / ("report_" + name + ".png");
+    EXPECT_EQ(shell(browser + "--virtual-time-budget=1000 --window-size=1100,2400 --screenshot=" + screenshot.string() +
+                    " file://" + report.string() + " 2>> " + log.string()),
+              0);
+    EXPECT_TRUE(fs::exists(screenshot));
+  }
   fs::remove_all(scratch("").parent_path());
 }
 
