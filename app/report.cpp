@@ -1,6 +1,8 @@
 #include "app/report.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "app/scenario.hpp"
@@ -27,8 +29,20 @@ std::string escape_html(const std::string& text) {
   return out;
 }
 
+// Four significant digits are plenty for drawing and keep large bodies' frames small.
+void round_for_drawing(json& value) {
+  if (value.is_number_float()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", value.get<double>());
+    value = std::strtod(text, nullptr);
+  } else if (value.is_structured()) {
+    for (json& item : value) round_for_drawing(item);
+  }
+}
+
 // JSON that may sit inside a <script> element: "</" would end the element early.
-std::string script_json(const json& value) {
+std::string script_json(json value) {
+  round_for_drawing(value);
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -85,6 +99,7 @@ constexpr const char* kScript = R"JS(
       run.frames.concat(run.background ? [run.background] : []).forEach(function (f) {
         (f.lines || []).forEach(function (l) { grow(l[0], l[1]); grow(l[2], l[3]); cmax = Math.max(cmax, Math.abs(l[4] || 0)); });
         (f.points || []).forEach(function (p) { grow(p[0], p[1]); });
+        (f.values || []).forEach(function (v) { cmax = Math.max(cmax, Math.abs(v)); });
         (f.arrows || []).forEach(function (a) { grow(a[0], a[1]); grow(a[0] + a[2], a[1] + a[3]); });
       });
       run.cmax = run.scale || cmax;
@@ -126,6 +141,11 @@ constexpr const char* kScript = R"JS(
           });
         }
         lines(f.lines);
+        (run.edges || []).forEach(function (ab, k) {
+          var a = f.points[ab[0]], b = f.points[ab[1]];
+          ctx.strokeStyle = colour(f.values[k], run.cmax);
+          ctx.beginPath(); ctx.moveTo(X(a[0]), Y(a[1])); ctx.lineTo(X(b[0]), Y(b[1])); ctx.stroke();
+        });
         ctx.fillStyle = '#222';
         (f.points || []).forEach(function (p) { ctx.beginPath(); ctx.arc(X(p[0]), Y(p[1]), 3, 0, 2 * Math.PI); ctx.fill(); });
         ctx.strokeStyle = '#0a0'; ctx.fillStyle = '#0a0';
