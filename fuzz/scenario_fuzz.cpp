@@ -10,13 +10,22 @@
 
 namespace {
 
-// Scenarios whose construction simulates for long (a reference run of millions of steps) are
-// valid input but would make the fuzzer crawl: they are skipped.
+// Scenarios whose construction simulates for long (a reference run of many steps, or of a large
+// lattice) are valid input but would make the fuzzer crawl: they are skipped.
 bool too_long(const simgrad::app::ScenarioFile& file) {
   const nlohmann::json& root = file.json();
   if (!root.is_object()) return false;
   const auto steps = root.find("steps");
-  return steps != root.end() && steps->is_number() && steps->get<double>() > 5000;
+  if (steps != root.end() && steps->is_number() && steps->get<double>() > 1100) return true;
+  const nlohmann::json* node = &root;
+  for (const char* key : {"body", "lattice", "size"}) {
+    if (!node->is_object() || !node->contains(key)) return false;
+    node = &(*node)[key];
+  }
+  double nodes = 1.0;
+  if (node->is_array())
+    for (const nlohmann::json& n : *node) nodes *= n.is_number() ? n.get<double>() : 1.0;
+  return nodes > 125;
 }
 
 }  // namespace
