@@ -28,5 +28,5 @@ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
 cmake --build build-fuzz --target scenario_fuzz -j "$jobs"
 mkdir -p build-fuzz/corpus
 # build-fuzz/corpus grows between runs; the shipped examples seed it.
-build-fuzz/scenario_fuzz -max_total_time=30 -max_len=16384 -timeout=30 -print_final_stats=1 \
+build-fuzz/scenario_fuzz -max_total_time=30 -max_len=16384 -timeout=30 -artifact_prefix=build-fuzz/ \
   build-fuzz/corpus examples examples/vehicle
