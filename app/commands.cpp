@@ -98,6 +98,12 @@ PlotSeries rollout_series(const std::string& name, const std::vector<tune::Itera
   return series;
 }
 
+// report.html, and report.json for `simgrad render`.
+void write_report(const std::filesystem::path& out, const ReportInput& report) {
+  write_file_atomically(out / "report.json", to_json_text(report_to_json(report)));
+  write_file_atomically(out / "report.html", render_report(report));
+}
+
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void on_interrupt(int) { g_interrupted = true; }
@@ -270,7 +276,7 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
     ReportInput report = gather_report(*scenario, x0, x);
     report.initial_loss = initial_loss;
     report.losses.push_back(rollout_series(settings.optimizer, result.history));
-    write_file_atomically(options.out / "report.html", render_report(report));
+    write_report(options.out, report);
     json printed = out;
     printed.erase("history");
     emit(common, printed);
@@ -328,8 +334,24 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
     for (const tune::MethodReport& m : result.methods)
       if (m.ran) report.losses.push_back(rollout_series(m.method, m.result.history));
     report.extra = out;
-    write_file_atomically(options.out / "report.html", render_report(report));
+    write_report(options.out, report);
     emit(common, out);
+    return 0;
+  });
+}
+
+int run_render(const std::filesystem::path& dir, const CommonOptions& common) {
+  return guarded(common, [&] {
+    std::ifstream in(dir / "report.json");
+    if (!in) throw std::invalid_argument("render: no report.json in " + dir.string() + " (written by tune and compare)");
+    json saved;
+    try {
+      saved = json::parse(in);
+    } catch (const json::parse_error& e) {
+      throw std::invalid_argument((dir / "report.json").string() + ": " + e.what());
+    }
+    write_file_atomically(dir / "report.html", render_report(report_from_json(saved)));
+    emit(common, json{{"report", (dir / "report.html").string()}});
     return 0;
   });
 }

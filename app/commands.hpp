@@ -57,6 +57,8 @@ int run_gradcheck(const std::filesystem::path& scenario, const GradcheckOptions&
 int run_tune(const std::filesystem::path& scenario, const TuneOptions& options, const CommonOptions& common);
 int run_compare(const std::filesystem::path& scenario, const CompareCommandOptions& options,
                 const CommonOptions& common);
+// Rebuilds DIR/report.html from DIR/report.json, without re-simulating.
+int run_render(const std::filesystem::path& dir, const CommonOptions& common);
 int run_explain(const std::filesystem::path& scenario, const ExplainCommandOptions& options, const CommonOptions& common);
 int run_bench(const BenchOptions& options, const CommonOptions& common);
 

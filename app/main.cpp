@@ -68,6 +68,11 @@ int main(int argc, char** argv) {
   compare->add_option("--out", compare_options.out, "output folder for report.html (default: simgrad-out)");
   add_common(compare, common);
 
+  std::string render_dir;
+  CLI::App* render = app.add_subcommand("render", "rebuild DIR/report.html from the saved DIR/report.json, without re-simulating");
+  render->add_option("dir", render_dir, "a tune or compare output folder")->required();
+  add_common(render, common);
+
   ExplainCommandOptions explain_options;
   CLI::App* explain = app.add_subcommand("explain", "rank the parts that most change the rating, as hints checked by re-rating");
   explain->add_option("scenario", scenario, "scenario JSON file")->required();
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
   if (*gradcheck) return run_gradcheck(scenario, gradcheck_options, common);
   if (*tune) return run_tune(scenario, tune_options, common);
   if (*compare) return run_compare(scenario, compare_options, common);
+  if (*render) return run_render(render_dir, common);
   if (*explain) return run_explain(scenario, explain_options, common);
   if (*bench) return run_bench(bench_options, common);
   return 2;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 #include "app/scenario.hpp"
 #include "core/diagnostics.hpp"
@@ -209,6 +210,51 @@ ReportInput gather_report(Scenario& scenario, std::span<const double> x0, std::s
     }
   }
   return in;
+}
+
+nlohmann::json report_to_json(const ReportInput& in) {
+  json losses = json::array(), parameters = json::array();
+  for (const PlotSeries& s : in.losses) losses.push_back({{"name", s.name}, {"x", s.x}, {"y", s.y}});
+  for (const ReportParameter& p : in.parameters)
+    parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"initial", p.initial}, {"tuned", p.tuned},
+                          {"lower", p.lower}, {"upper", p.upper}, {"gradient", p.gradient}});
+  return {{"title", in.title}, {"simulator", in.simulator}, {"description", in.description}, {"losses", losses},
+          {"parameters", parameters}, {"initial_loss", in.initial_loss}, {"relaxed_loss", in.relaxed_loss},
+          {"hard_loss", in.hard_loss}, {"adjoint_norms", in.adjoint_norms}, {"before", in.before},
+          {"after", in.after}, {"extra", in.extra}};
+}
+
+ReportInput report_from_json(const nlohmann::json& j) {
+  // Non-finite numbers were saved as null.
+  auto number = [](const json& v) { return v.is_number() ? v.get<double>() : NAN; };
+  // A bound saved as null was unbounded on that side.
+  auto bound = [](const json& v, double side) { return v.is_number() ? v.get<double>() : side * INFINITY; };
+  auto numbers = [&](const json& list) {
+    std::vector<double> out;
+    for (const json& v : list) out.push_back(number(v));
+    return out;
+  };
+  try {
+    ReportInput in;
+    in.title = j.at("title").get<std::string>();
+    in.simulator = j.at("simulator").get<std::string>();
+    in.description = j.at("description").get<std::string>();
+    for (const json& s : j.at("losses")) in.losses.push_back({s.at("name").get<std::string>(), numbers(s.at("x")), numbers(s.at("y"))});
+    for (const json& p : j.at("parameters"))
+      in.parameters.push_back({p.at("name").get<std::string>(), p.at("unit").get<std::string>(), number(p.at("initial")),
+                               number(p.at("tuned")), bound(p.at("lower"), -1.0), bound(p.at("upper"), 1.0),
+                               number(p.at("gradient"))});
+    in.initial_loss = number(j.at("initial_loss"));
+    in.relaxed_loss = number(j.at("relaxed_loss"));
+    in.hard_loss = number(j.at("hard_loss"));
+    in.adjoint_norms = numbers(j.at("adjoint_norms"));
+    in.before = j.at("before");
+    in.after = j.at("after");
+    in.extra = j.at("extra");
+    return in;
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("report.json: ") + e.what());
+  }
 }
 
 std::string render_report(const ReportInput& in) {

@@ -46,6 +46,11 @@ class Scenario;
 // with the gradient at x, adjoint norms and frames before and after. Leaves the model at x.
 ReportInput gather_report(Scenario& scenario, std::span<const double> x0, std::span<const double> x);
 
+// The report's data as JSON (report.json beside report.html), and back, so that `simgrad render`
+// rebuilds the page without re-simulating. from_json throws std::invalid_argument on a bad file.
+nlohmann::json report_to_json(const ReportInput& input);
+ReportInput report_from_json(const nlohmann::json& saved);
+
 // The page as HTML text.
 std::string render_report(const ReportInput& input);
 

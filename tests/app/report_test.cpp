@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <string>
 #include <utility>
@@ -80,6 +81,28 @@ TEST(Report, ScriptTextInDataCannotEndTheScriptElement) {
 int shell(const std::string& command) {
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Report, SavedJsonRendersTheSamePage) {
+  ReportInput in = sample_input();
+  in.parameters[0].upper = std::numeric_limits<double>::infinity();  // saved as null, read back as not finite
+  const nlohmann::json saved = nlohmann::json::parse(report_to_json(in).dump());
+  EXPECT_EQ(render_report(report_from_json(saved)), render_report(in));
+  EXPECT_THROW(report_from_json(nlohmann::json::object()), std::invalid_argument);
+}
+
+// `simgrad render DIR` rebuilds the report tune wrote, byte for byte, without re-simulating.
+TEST(Report, RenderRebuildsTheReportOfATune) {
+  const fs::path out = scratch("render");
+  const std::string scenario = std::string(SIMGRAD_SOURCE_DIR) + "/examples/mass_spring_simple.json";
+  ASSERT_EQ(shell(std::string(SIMGRAD_BINARY) + " tune " + scenario + " --iterations 3 --quiet --out " + out.string() +
+                  " > /dev/null"),
+            0);
+  const std::string written = read(out / "report.html");
+  fs::remove(out / "report.html");
+  ASSERT_EQ(shell(std::string(SIMGRAD_BINARY) + " render " + out.string() + " --quiet > /dev/null"), 0);
+  EXPECT_EQ(read(out / "report.html"), written);
+  EXPECT_EQ(shell(std::string(SIMGRAD_BINARY) + " render " + (out / "nothing").string() + " 2> /dev/null"), 2);
 }
 
 // The real thing: `simgrad tune` writes the report of one example per mechanic and headless
