@@ -332,7 +332,9 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
   // Single-track and four-wheel cars: one car over a long recording, and 10,000 cars
   // (multiple-shooting windows, or a fleet) batched.
   for (const auto chassis : {vehicle::ChassisModel::kSingleTrack, vehicle::ChassisModel::kFourWheel})
-  for (const auto& [cars, steps] : {std::pair{1, 10000}, std::pair{10000, 200}}) {
+  for (const std::pair<int, int>& size : {std::pair{1, 10000}, std::pair{10000, 200}}) {
+    // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+    const int cars = size.first, steps = size.second;
     const std::string name = std::string(chassis == vehicle::ChassisModel::kFourWheel ? "vehicle_four_wheel" : "vehicle_single_track") +
                              "/cars:" + std::to_string(cars) + "/steps:" + std::to_string(steps);
     if (!std::regex_search(name, filter)) continue;

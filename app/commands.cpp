@@ -11,6 +11,7 @@
 #include "app/atomic_file.hpp"
 #include "app/json_output.hpp"
 #include "app/progress.hpp"
+#include "app/report.hpp"
 #include "app/scenario.hpp"
 #include "app/svg_plot.hpp"
 #include "core/diagnostics.hpp"
@@ -87,30 +88,27 @@ void emit(const CommonOptions& common, const json& result) {
   }
 }
 
+// Best loss against rollouts spent, for the report's loss plot.
+PlotSeries rollout_series(const std::string& name, const std::vector<tune::IterationRecord>& history) {
+  PlotSeries series{name, {}, {}};
+  for (const tune::IterationRecord& r : history) {
+    series.x.push_back(static_cast<double>(r.rollouts));
+    series.y.push_back(r.best_loss);
+  }
+  return series;
+}
+
+// report.html, and report.json for `simgrad render`.
+void write_report(const std::filesystem::path& out, const ReportInput& report) {
+  write_file_atomically(out / "report.json", to_json_text(report_to_json(report)));
+  write_file_atomically(out / "report.html", render_report(report));
+}
+
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 }  // namespace
-
-int run_list(const CommonOptions& common) {
-  return guarded(common, [&] {
-    json sims = json::array();
-    for (const SimulatorInfo& s : simulators())
-      sims.push_back({{"name", s.name}, {"description", s.description}, {"parameters", s.parameters}});
-    if (common.json) {
-      print_json(json{{"simulators", sims}});
-      return 0;
-    }
-    for (const auto& s : sims) {
-      std::cout << s["name"].get<std::string>() << ": " << s["description"].get<std::string>() << "\n";
-      for (const auto& p : s["parameters"])
-        std::cout << "  " << p["name"].get<std::string>() << " [" << p["unit"].get<std::string>() << "] per "
-                  << p["per"].get<std::string>() << ": " << p["description"].get<std::string>() << "\n";
-    }
-    return 0;
-  });
-}
 
 int run_run(const std::filesystem::path& file, const CommonOptions& common) {
   return guarded(common, [&] {
@@ -275,6 +273,10 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
     chart.y_scale = AxisScale::log10;
     chart.series.push_back(series);
     write_file_atomically(options.out / "loss.svg", render_svg(chart));
+    ReportInput report = gather_report(*scenario, x0, x);
+    report.initial_loss = initial_loss;
+    report.losses.push_back(rollout_series(settings.optimizer, result.history));
+    write_report(options.out, report);
     json printed = out;
     printed.erase("history");
     emit(common, printed);
@@ -323,7 +325,33 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
       if (!m.ran) entry["skipped_because"] = m.skipped_because;
       out[keys[i]] = entry;
     }
+    // The report animates the gradient method's result against the start.
+    const tune::MethodReport& gradient = result.methods.front();
+    const std::vector<double> x = gradient.ran && !gradient.result.x.empty() ? space.to_physical(gradient.result.x) : x0;
+    std::filesystem::create_directories(options.out);
+    ReportInput report = gather_report(*scenario, x0, x);
+    report.initial_loss = initial_loss;
+    for (const tune::MethodReport& m : result.methods)
+      if (m.ran) report.losses.push_back(rollout_series(m.method, m.result.history));
+    report.extra = out;
+    write_report(options.out, report);
     emit(common, out);
+    return 0;
+  });
+}
+
+int run_render(const std::filesystem::path& dir, const CommonOptions& common) {
+  return guarded(common, [&] {
+    std::ifstream in(dir / "report.json");
+    if (!in) throw std::invalid_argument("render: no report.json in " + dir.string() + " (written by tune and compare)");
+    json saved;
+    try {
+      saved = json::parse(in);
+    } catch (const json::parse_error& e) {
+      throw std::invalid_argument((dir / "report.json").string() + ": " + e.what());
+    }
+    write_file_atomically(dir / "report.html", render_report(report_from_json(saved)));
+    emit(common, json{{"report", (dir / "report.html").string()}});
     return 0;
   });
 }

@@ -31,6 +31,7 @@ struct TuneOptions {
 };
 
 struct CompareCommandOptions {
+  std::filesystem::path out = "simgrad-out";  // where report.html goes
   std::optional<double> target;
   long budget = 0;  // 0: the scenario's baseline budget
 };
@@ -48,12 +49,16 @@ struct BenchOptions {
 };
 
 int run_list(const CommonOptions& common);
+// Prints one simulator's parameters; an unknown name is bad usage (2), with the nearest name.
+int run_describe(const std::string& simulator, const CommonOptions& common);
 int run_run(const std::filesystem::path& scenario, const CommonOptions& common);
 int run_grad(const std::filesystem::path& scenario, const CommonOptions& common);
 int run_gradcheck(const std::filesystem::path& scenario, const GradcheckOptions& options, const CommonOptions& common);
 int run_tune(const std::filesystem::path& scenario, const TuneOptions& options, const CommonOptions& common);
 int run_compare(const std::filesystem::path& scenario, const CompareCommandOptions& options,
                 const CommonOptions& common);
+// Rebuilds DIR/report.html from DIR/report.json, without re-simulating.
+int run_render(const std::filesystem::path& dir, const CommonOptions& common);
 int run_explain(const std::filesystem::path& scenario, const ExplainCommandOptions& options, const CommonOptions& common);
 int run_bench(const BenchOptions& options, const CommonOptions& common);
 

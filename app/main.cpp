@@ -27,6 +27,11 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "list simulators, their parameters and units");
   add_common(list, common);
 
+  std::string simulator_name;
+  CLI::App* describe = app.add_subcommand("describe", "one simulator's parameters: units, what each is per, what it does");
+  describe->add_option("simulator", simulator_name, "simulator name, as `simgrad list` prints it")->required();
+  add_common(describe, common);
+
   CLI::App* run = app.add_subcommand("run", "run a scenario forward and print its loss");
   run->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   add_common(run, common);
@@ -48,7 +53,7 @@ int main(int argc, char** argv) {
   CLI::App* tune = app.add_subcommand("tune", "tune the scenario's parameters by gradient descent");
   tune->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   tune_options.out = "simgrad-out";
-  tune->add_option("--out", tune_options.out, "output folder: result.json, loss.svg, saved state (default: simgrad-out)");
+  tune->add_option("--out", tune_options.out, "output folder: result.json, loss.svg, report.html, saved state (default: simgrad-out)");
   tune->add_option("--optimizer", tune_options.optimizer, "lbfgs | adam | normalized_gd (default: the scenario's)");
   tune->add_option("--iterations", tune_options.iterations, "iterations (default: the scenario's)");
   tune->add_flag("--resume", [&](std::int64_t) { tune_options.resume = tune_options.out; },
@@ -60,7 +65,13 @@ int main(int argc, char** argv) {
   compare->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   compare->add_option("--target", compare_options.target, "target loss (default: the scenario's, else 1% of the initial)");
   compare->add_option("--budget", compare_options.budget, "rollouts allowed to each baseline");
+  compare->add_option("--out", compare_options.out, "output folder for report.html (default: simgrad-out)");
   add_common(compare, common);
+
+  std::string render_dir;
+  CLI::App* render = app.add_subcommand("render", "rebuild DIR/report.html from the saved DIR/report.json, without re-simulating");
+  render->add_option("dir", render_dir, "a tune or compare output folder")->required();
+  add_common(render, common);
 
   ExplainCommandOptions explain_options;
   CLI::App* explain = app.add_subcommand("explain", "rank the parts that most change the rating, as hints checked by re-rating");
@@ -85,11 +96,13 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (*list) return run_list(common);
+  if (*describe) return run_describe(simulator_name, common);
   if (*run) return run_run(scenario, common);
   if (*grad) return run_grad(scenario, common);
   if (*gradcheck) return run_gradcheck(scenario, gradcheck_options, common);
   if (*tune) return run_tune(scenario, tune_options, common);
   if (*compare) return run_compare(scenario, compare_options, common);
+  if (*render) return run_render(render_dir, common);
   if (*explain) return run_explain(scenario, explain_options, common);
   if (*bench) return run_bench(bench_options, common);
   return 2;

@@ -1,5 +1,6 @@
 #include "app/scenario.hpp"
 
+#include <set>
 #include <stdexcept>
 
 #include "app/contagion_scenario.hpp"
@@ -41,10 +42,28 @@ std::unique_ptr<Scenario> load_scenario_text(std::string_view text, const std::s
   return load_scenario_file(ScenarioFile::parse(text, name), name, overrides);
 }
 
+namespace {
+
+// A parameter tuned twice is bad input; found by the fuzzer, where the parameter space's own
+// check named neither the file nor the line.
+void check_parameters_unique(const ScenarioNode& root) {
+  const auto tune = root.optional_child("tune");
+  if (!tune || !tune->has("parameters") || !tune->member("parameters").json().is_array()) return;
+  std::set<std::string> seen;
+  for (const ScenarioNode& p : tune->array("parameters")) {
+    if (!p.json().is_object() || !p.has("name") || !p.member("name").json().is_string()) continue;
+    const std::string name = p.member("name").json().get<std::string>();
+    if (!seen.insert(name).second) p.fail("name", "\"" + name + "\" is tuned twice");
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, const std::string& name,
                                              const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
   const std::string simulator = root.choice("simulator", {"softbody", "structure", "vehicle", "contagion"});
+  check_parameters_unique(root);
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
   if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);

@@ -64,6 +64,18 @@ class Scenario {
     throw std::invalid_argument("explain: the " + simulator() + " simulator gives no hints");
   }
 
+  // Drawable frames of a run at physical parameters x, for the report's animation (report.hpp):
+  // {"legend", "scale" (optional colour range), "frames": [{"label", "lines": [[x1, y1, x2, y2,
+  // colour value]], "points": [[x, y]], "arrows": [[x, y, dx, dy]]}], optional: "background" (a
+  // frame drawn under every frame), "trail": true (each point's path so far is drawn; every frame
+  // then has the same points), "edges": [[a, b]] (lines between points a and b of every frame,
+  // coloured by the frame's "values", one per edge: a large body's topology is sent once), "charts": [{"title", "x_label", "y_label", "series": [{"name",
+  // "x", "y"}]}]}. Null: no animation.
+  virtual nlohmann::json frames(std::span<const double> x) {
+    (void)x;
+    return nullptr;
+  }
+
   std::string name;  // the file name
   std::string description;
   int steps = 0;

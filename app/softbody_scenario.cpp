@@ -1,5 +1,6 @@
 #include "app/softbody_scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -174,6 +175,36 @@ class SoftbodyScenario final : public Scenario {
     if (auto* area = dynamic_cast<sb::TriangleAreaLoss*>(loss_.get()))
       j["final_area"] = area->area(problem_->rollout().final_state());
     return j;
+  }
+
+  // Nodes and springs every few steps, springs coloured by strain; 3D bodies seen from the side (x, z).
+  nlohmann::json frames(std::span<const double> x) override {
+    problem_->assign(x);
+    nlohmann::json edges = nlohmann::json::array();
+    for (Index e = 0; e < model_.spring_count(); ++e) edges.push_back({model_.springs.node(e, 0), model_.springs.node(e, 1)});
+    nlohmann::json out = {{"legend", "springs coloured by strain (red stretched, blue compressed); nodes black"},
+                          {"edges", edges},
+                          {"frames", nlohmann::json::array()}};
+    // About 80 frames, fewer for large bodies so the report stays a few megabytes.
+    const long frames = std::clamp<long>(400000 / std::max<long>(1, model_.spring_count()), 10, 80);
+    const int stride = static_cast<int>(std::max<long>(1, steps / frames));
+    const int up = D - 1;
+    RolloutOptions record;
+    record.observer = [&](int t, std::span<const double> state) {
+      if (t % stride != 0 && t != steps) return;
+      nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
+      for (Index i = 0; i < model_.node_count; ++i) points.push_back({state[i * D], state[i * D + up]});
+      for (Index e = 0; e < model_.spring_count(); ++e) {
+        const Index a = model_.springs.node(e, 0) * D, b = model_.springs.node(e, 1) * D;
+        double d2 = 0.0;
+        for (int k = 0; k < D; ++k) d2 += (state[b + k] - state[a + k]) * (state[b + k] - state[a + k]);
+        const double rest = model_.rest_length.values()[e];
+        strain.push_back((std::sqrt(d2) - rest) / rest);
+      }
+      out["frames"].push_back({{"label", "step " + std::to_string(t)}, {"points", points}, {"values", strain}});
+    };
+    Rollout(*system_, *loss_, steps, record).loss();
+    return out;
   }
 
  private:

@@ -154,6 +154,42 @@ class StructureScenario final : public Scenario {
     return {{"rating", e.rating}, {"hard_rating", e.hard_rating}, {"hints", hints}};
   }
 
+  // One frame: members coloured by stress ratio (1 = at the limit) and explain's joint moves as
+  // arrows; a 3D truss is seen from the side (x, z).
+  nlohmann::json frames(std::span<const double> x) override {
+    problem_->assign(x);
+    const st::Design design = problem_->design();
+    const st::RatingResult r = problem_->analysis().rate(design, true);
+    const int dim = model_.dimension(), up = dim - 1;
+    auto at = [&](int j, int k) { return design.positions[static_cast<std::size_t>(j * dim + k)]; };
+    nlohmann::json lines = nlohmann::json::array(), points = nlohmann::json::array(), arrows = nlohmann::json::array();
+    double lo = at(0, 0), hi = lo;
+    for (int j = 0; j < model_.joint_count; ++j) {
+      points.push_back({at(j, 0), at(j, up)});
+      lo = std::min(lo, at(j, 0));
+      hi = std::max(hi, at(j, 0));
+    }
+    for (std::size_t e = 0; e < model_.members.size(); ++e) {
+      const auto [a, b] = model_.members[e].joints;
+      lines.push_back({at(a, 0), at(a, up), at(b, 0), at(b, up), r.members[e].ratio});
+    }
+    std::string legend = "members coloured by stress ratio (grey unloaded, red at the limit); green arrows: explain's joint moves";
+    try {
+      for (const st::Hint& h : st::explain(*problem_, x, explain_).hints) {
+        legend += "; " + h.text;
+        if (h.action != "move_joint" || (h.axis != 0 && h.axis != up)) continue;
+        const double length = (h.step > 0 ? 0.08 : -0.08) * std::max(hi - lo, 1e-9);
+        arrows.push_back({at(h.index, 0), at(h.index, up), h.axis == 0 ? length : 0.0, h.axis == 0 ? 0.0 : length});
+      }
+    } catch (const std::exception&) {
+      // Hints are a bonus; a design explain cannot rate still gets drawn.
+    }
+    problem_->assign(x);
+    return {{"legend", legend},
+            {"scale", 1.0},
+            {"frames", {{{"label", "rating " + std::to_string(r.rating)}, {"lines", lines}, {"points", points}, {"arrows", arrows}}}}};
+  }
+
  private:
   // The game view: the same truss in motion under the vehicle, with breaking members.
   void read_dynamic(const ScenarioNode& d) {

@@ -202,6 +202,76 @@ class VehicleScenario final : public Scenario {
     return j;
   }
 
+  // The cars' paths (one per window) against the recorded path, and the yaw rate and speed
+  // channels simulated against recorded.
+  nlohmann::json frames(std::span<const double> x) override {
+    problem_->assign(x);
+    const int cars = model_.cars, stride = std::max(1, steps / 80);
+    const double dt = model_.settings.dt;
+    const bool recorded = fit_ != nullptr && telemetry_.present[vh::kChX] && telemetry_.present[vh::kChY];
+    json track = json::array();
+    if (recorded) {
+      const int every = std::max(1, telemetry_.samples / 300);
+      const auto& px = telemetry_.values[vh::kChX];
+      const auto& py = telemetry_.values[vh::kChY];
+      for (int i = every; i < telemetry_.samples; i += every)
+        track.push_back({px[i - every], py[i - every], px[i], py[i], 0.0});
+    }
+    std::vector<std::vector<double>> channels(static_cast<std::size_t>(cars));  // per car: time, yaw rate, speed
+    json yaw = {{"name", "simulated yaw rate"}, {"x", json::array()}, {"y", json::array()}};
+    json speed = {{"name", "simulated speed"}, {"x", json::array()}, {"y", json::array()}};
+    json frames = json::array();
+    RolloutOptions o;
+    o.observer = [&](int t, std::span<const double> state) {
+      json points = json::array();
+      for (int k = 0; k < cars; ++k) {
+        const std::span<const double> car = state.subspan(static_cast<std::size_t>(k * vh::kStateSize), vh::kStateSize);
+        auto& c = channels[static_cast<std::size_t>(k)];
+        c.insert(c.end(), {((fit_ != nullptr ? fit_->fit().starts[k] : 0) + t) * dt, car[vh::kYawRate],
+                           std::hypot(car[vh::kVx], car[vh::kVy])});
+        if (t % stride != 0 && t != steps) continue;
+        points.push_back({car[vh::kX], car[vh::kY]});
+      }
+      if (t % stride == 0 || t == steps)
+        frames.push_back({{"label", "t = " + std::to_string(t * dt) + " s"}, {"points", points}});
+    };
+    Rollout(*system_, *loss_, steps, o).loss();
+    // One line per window, with a gap between windows.
+    for (const std::vector<double>& c : channels) {
+      for (std::size_t i = 0; i < c.size(); i += 3) {
+        yaw["x"].push_back(c[i]);
+        yaw["y"].push_back(c[i + 1]);
+        speed["x"].push_back(c[i]);
+        speed["y"].push_back(c[i + 2]);
+      }
+      for (json* series : {&yaw, &speed}) {
+        (*series)["x"].push_back(nullptr);
+        (*series)["y"].push_back(nullptr);
+      }
+    }
+    json yaw_chart = {{"title", "yaw rate"}, {"x_label", "time [s]"}, {"y_label", "yaw rate [rad/s]"}, {"series", {yaw}}};
+    json speed_chart = {{"title", "speed"}, {"x_label", "time [s]"}, {"y_label", "speed [m/s]"}, {"series", {speed}}};
+    if (fit_ != nullptr) {
+      auto recording = [&](int channel, const char* name) {
+        json r = {{"name", name}, {"x", json::array()}, {"y", json::array()}};
+        for (int i = 0; i < telemetry_.samples; ++i) {
+          r["x"].push_back(i * dt);
+          r["y"].push_back(telemetry_.values[channel][static_cast<std::size_t>(i)]);
+        }
+        return r;
+      };
+      if (telemetry_.present[vh::kChYawRate]) yaw_chart["series"].push_back(recording(vh::kChYawRate, "recorded yaw rate"));
+      if (telemetry_.present[vh::kChSpeed]) speed_chart["series"].push_back(recording(vh::kChSpeed, "recorded speed"));
+      else if (telemetry_.present[vh::kChVx]) speed_chart["series"].push_back(recording(vh::kChVx, "recorded vx"));
+    }
+    return {{"legend", recorded ? "the cars' paths (red, one per window) against the recorded path (grey)" : "the car's path"},
+            {"scale", 1.0},
+            {"frames", frames},
+            {"background", {{"lines", track}}},
+            {"trail", true},
+            {"charts", {yaw_chart, speed_chart}}};
+  }
+
  private:
   // A recording to fit: telemetry, windows and weights.
   void read_fit(const ScenarioNode& tel, const ScenarioNode& fit_node, RolloutOptions& options) {

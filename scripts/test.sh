@@ -21,3 +21,12 @@ cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMGRAD_SANITIZ
 cmake --build build-sanitize -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+
+echo "== fuzzing the scenario loader (libFuzzer under ASan and UBSan, 30 s; README has the long run)"
+cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DSIMGRAD_FUZZ=ON \
+  -DSIMGRAD_BUILD_TESTS=OFF -DSIMGRAD_BUILD_BENCH=OFF > /dev/null
+cmake --build build-fuzz --target scenario_fuzz -j "$jobs"
+mkdir -p build-fuzz/corpus
+# build-fuzz/corpus grows between runs; the shipped examples seed it.
+build-fuzz/scenario_fuzz -max_total_time=30 -max_len=16384 -timeout=30 -artifact_prefix=build-fuzz/ \
+  build-fuzz/corpus examples examples/vehicle

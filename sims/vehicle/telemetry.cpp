@@ -140,7 +140,9 @@ Telemetry parse_telemetry(std::string_view text, const std::string& file, const 
 
   std::vector<Row> rows;
   for (std::size_t l = 1; l < lines.size(); ++l) {
-    const auto [line_number, line] = lines[l];
+    // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+    const int line_number = lines[l].first;
+    const std::string_view line = lines[l].second;
     const std::vector<std::string_view> fields = split_fields(line);
     if (fields.size() != header.size())
       throw TelemetryError(file, line_number, std::string(header.back()),

@@ -147,8 +147,14 @@ TEST(Cli, NonFiniteRunNamesStepKernelAndElementAndExitsWithOne) {
 }
 
 TEST(Cli, CompareNeedsFewerRolloutsWithGradientsThanWithCmaes) {
-  const Result r = simgrad("compare " + example("mass_spring_simple.json") + " --budget 400 --json");
+  const fs::path out = scratch("compare_out");
+  const Result r = simgrad("compare " + example("mass_spring_simple.json") + " --budget 400 --json --out " + out.string());
   ASSERT_EQ(r.status, 0) << r.err;
+  // The report plots every method that ran.
+  std::ifstream report(out / "report.html");
+  const std::string html((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("cmaes"), std::string::npos);
+  EXPECT_NE(html.find("<canvas id=\"animation\""), std::string::npos);
   const json j = json::parse(r.out);
   EXPECT_TRUE(j["gradient"]["reached"].get<bool>());
   EXPECT_LT(j["gradient"]["rollouts"].get<long>(), 30);

@@ -1,0 +1,63 @@
+// `simgrad list` and `simgrad describe SIMULATOR`: the simulators and their parameters, printed
+// from the declarations the scenario loaders bind parameters by (simulators() in scenario.cpp).
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "app/json_output.hpp"
+#include "app/scenario.hpp"
+#include "app/scenario_reader.hpp"
+
+namespace simgrad::app {
+
+namespace {
+
+using nlohmann::json;
+
+json info_json(const SimulatorInfo& s) {
+  return {{"name", s.name}, {"description", s.description}, {"parameters", s.parameters}};
+}
+
+// One simulator for people: its description, then a line per parameter.
+void print_simulator(const SimulatorInfo& s) {
+  std::cout << s.name << ": " << s.description << "\n";
+  for (const json& p : s.parameters) {
+    std::cout << "  " << p["name"].get<std::string>() << " [" << p["unit"].get<std::string>() << "] per "
+              << p["per"].get<std::string>() << ": " << p["description"].get<std::string>();
+    if (p.contains("default")) std::cout << " (default " << p["default"].dump() << ")";
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+int run_list(const CommonOptions& common) {
+  json sims = json::array();
+  for (const SimulatorInfo& s : simulators()) sims.push_back(info_json(s));
+  if (common.json) {
+    print_json(json{{"simulators", sims}});
+    return 0;
+  }
+  for (const SimulatorInfo& s : simulators()) print_simulator(s);
+  return 0;
+}
+
+int run_describe(const std::string& simulator, const CommonOptions& common) {
+  std::vector<std::string> names;
+  for (const SimulatorInfo& s : simulators()) {
+    if (s.name != simulator) {
+      names.push_back(s.name);
+      continue;
+    }
+    if (common.json) print_json(info_json(s));
+    else print_simulator(s);
+    return 0;
+  }
+  std::string message = "describe: no simulator \"" + simulator + "\"";
+  if (const auto nearest = nearest_name(simulator, names)) message += " (did you mean \"" + *nearest + "\"?)";
+  message += "; `simgrad list` shows them all";
+  std::cerr << "simgrad: " << message << "\n";
+  if (common.json) print_json(json{{"error", message}, {"exit_code", 2}});
+  return 2;
+}
+
+}  // namespace simgrad::app
