@@ -158,8 +158,8 @@ class DepositTargets {
   DepositTargets(Index e, const SlotContext* context, SharedPartials* shared)
       : e_(e), context_(context), incidence_(context ? context->incidence : nullptr), shared_(shared) {
     // Bodies look their nodes up many times (reads, output adjoints, deposits): look once.
-    if (incidence_ != nullptr && incidence_->arity() <= kCachedNodes)
-      for (int s = 0; s < incidence_->arity(); ++s) nodes_[s] = incidence_->node(e, s);
+    if (incidence_ != nullptr)
+      for (int s = 0; s < std::min(incidence_->arity(), kCachedNodes); ++s) nodes_[s] = incidence_->node(e, s);
   }
 
   Index index() const { return e_; }
@@ -167,7 +167,8 @@ class DepositTargets {
   // How many slots the element has (0 without an incidence).
   int arity() const { return incidence_ == nullptr ? 0 : incidence_->arity(); }
   // The node at slot s of this element.
-  Index node(int s) const { return incidence_->arity() <= kCachedNodes ? nodes_[s] : incidence_->node(e_, s); }
+  // Bodies name their slots by constants, so the test on s folds away once inlined.
+  Index node(int s) const { return s < kCachedNodes ? nodes_[s] : incidence_->node(e_, s); }
 
  protected:
   static constexpr int kCachedNodes = 8;

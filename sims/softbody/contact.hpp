@@ -37,13 +37,31 @@ struct PenaltySettings {
   double friction_speed = 1e-2;  // tangential speed below which friction is smoothed away
 };
 
-// Penalty contact force on a node at x moving with v.
+// The normal part of a penalty plane's force, f_n = k softplus(-gap), and its slope d f_n / d gap,
+// from one exponential; f_n is bit for bit the one penalty_contact_force uses. The integrate
+// kernel keeps both per node in the step's residual, so its adjoint need not recompute them.
+struct PenaltyNormal {
+  double force = 0.0;
+  double slope = 0.0;
+};
+template <int D>
+PenaltyNormal penalty_normal(const ContactPlane<D>& plane, const PenaltySettings& settings, const Vec<double, D>& x) {
+  const double gap = dot(plane.normal, x) - plane.offset;
+  if (settings.sharpness > 0.0) {
+    const relax::ValueAndSlope sp = relax::softplus_with_slope(-gap, settings.sharpness);
+    return {settings.stiffness * sp.value, -settings.stiffness * sp.slope};
+  }
+  if (gap < 0.0) return {settings.stiffness * -gap, -settings.stiffness};
+  return {};
+}
+
+// Penalty contact force on a node moving with v, given the normal force: the normal force along
+// the normal plus smoothed Coulomb friction against the tangential velocity.
 template <class S, int D>
-[[gnu::always_inline]] inline Vec<S, D> penalty_contact_force(const ContactPlane<D>& plane, const PenaltySettings& settings,
-                                const Vec<S, D>& x, const Vec<S, D>& v) {
+[[gnu::always_inline]] inline Vec<S, D> penalty_force_with_normal(const ContactPlane<D>& plane,
+                                                                   const PenaltySettings& settings,
+                                                                   const S& normal_force, const Vec<S, D>& v) {
   using std::sqrt;
-  const S gap = dot(plane.normal, x) - plane.offset;
-  const S normal_force = relax::penalty_force(gap, settings.stiffness, settings.sharpness);
   Vec<S, D> force = normal_force * plane.normal;
   // With no normal force the friction term is exactly zero: skip it.
   if (plane.friction > 0.0 && value_of(normal_force) != 0.0) {
@@ -52,6 +70,14 @@ template <class S, int D>
     force -= (plane.friction * normal_force / speed) * tangential;
   }
   return force;
+}
+
+// Penalty contact force on a node at x moving with v.
+template <class S, int D>
+[[gnu::always_inline]] inline Vec<S, D> penalty_contact_force(const ContactPlane<D>& plane, const PenaltySettings& settings,
+                                                               const Vec<S, D>& x, const Vec<S, D>& v) {
+  const S gap = dot(plane.normal, x) - plane.offset;
+  return penalty_force_with_normal(plane, settings, relax::penalty_force(gap, settings.stiffness, settings.sharpness), v);
 }
 
 // The velocity after an impact: normal part reflected with restitution, tangential part reduced

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <span>
+#include <type_traits>
 
 #include "core/kernel.hpp"
 #include "sims/softbody/contact.hpp"
@@ -23,6 +24,10 @@ struct Integrate {
   double dt = 0.0;
   double velocity_decay = 1.0;  // exp(-drag dt)
   bool has_impact_planes = false;  // any time-of-impact or projection plane
+  // Per node and penalty plane, that plane's PenaltyNormal: written by the forward pass when the
+  // rollout keeps a residual, read by the hand-written adjoint (null: not kept).
+  PenaltyNormal* penalty_record = nullptr;
+  int penalty_planes = 0;
 
   template <class E>
   [[gnu::always_inline]] void operator()(E& e) const {
@@ -35,8 +40,20 @@ struct Integrate {
       return;
     }
     Vec<S, D> f = e.own(force);
-    for (const ContactPlane<D>& plane : planes)
-      if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
+    if constexpr (std::is_same_v<S, double>) {
+      if (penalty_record != nullptr) {
+        PenaltyNormal* record = penalty_record + e.index() * penalty_planes;
+        for (const ContactPlane<D>& plane : planes)
+          if (plane.model == ContactModel::kPenalty) {
+            *record = penalty_normal(plane, penalty, xi);
+            f += penalty_force_with_normal(plane, penalty, record->force, vi);
+            ++record;
+          }
+      }
+    }
+    if (!std::is_same_v<S, double> || penalty_record == nullptr)
+      for (const ContactPlane<D>& plane : planes)
+        if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
     Vec<S, D> vn = velocity_decay * vi + dt * (e.own(inverse_mass) * f + e.shared(gravity));
     Vec<S, D> xn = xi + dt * vn;
     for (const ContactPlane<D>& plane : planes)
@@ -81,8 +98,12 @@ struct Integrate {
     e.add_own(inverse_mass, dt * dot(f, a_vn));
     e.add_shared(gravity, dt * a_vn);
     e.add_own(force, a_f);
+    const PenaltyNormal* record = penalty_record == nullptr ? nullptr : penalty_record + e.index() * penalty_planes;
     for (const ContactPlane<D>& plane : planes)
-      if (plane.model == ContactModel::kPenalty) penalty_contact_adjoint(plane, penalty, xi, vi, a_f, a_x, a_v);
+      if (plane.model == ContactModel::kPenalty) {
+        const PenaltyNormal normal = record != nullptr ? *record++ : penalty_normal(plane, penalty, xi);
+        penalty_contact_adjoint(plane, penalty, normal, vi, a_f, a_x, a_v);
+      }
     e.add_own(x, a_x);
     e.add_own(v, a_v);
   }

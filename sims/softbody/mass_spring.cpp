@@ -43,8 +43,21 @@ SpringForce<D> MassSpring<D>::spring_body(Field<D> x, Field<D> v, Field<D> force
 }
 
 template <int D>
+int MassSpring<D>::penalty_plane_count() const {
+  return static_cast<int>(std::count_if(model_.planes.begin(), model_.planes.end(),
+                                        [](const ContactPlane<D>& p) { return p.model == ContactModel::kPenalty; }));
+}
+
+template <int D>
+Index MassSpring<D>::residual_size() const {
+  constexpr Index kRecord = sizeof(PenaltyNormal) / sizeof(double);
+  return (D + kRecord * penalty_plane_count()) * model_.node_count;
+}
+
+// The integrate body; with a residual, its contact records follow the node forces in it.
+template <int D>
 Integrate<D> MassSpring<D>::integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next,
-                                           Field<D> v_next) {
+                                           Field<D> v_next, std::span<const double> residual) {
   Integrate<D> body;
   body.x = x;
   body.v = v;
@@ -59,6 +72,11 @@ Integrate<D> MassSpring<D>::integrate_body(Field<D> x, Field<D> v, Field<D> forc
   body.velocity_decay = std::exp(-model_.settings.drag * model_.settings.dt);
   for (const ContactPlane<D>& plane : model_.planes)
     body.has_impact_planes = body.has_impact_planes || plane.model != ContactModel::kPenalty;
+  body.penalty_planes = penalty_plane_count();
+  if (!residual.empty() && body.penalty_planes > 0) {
+    static_assert(sizeof(PenaltyNormal) == 2 * sizeof(double) && alignof(PenaltyNormal) == alignof(double));
+    body.penalty_record = reinterpret_cast<PenaltyNormal*>(const_cast<double*>(residual.data()) + D * model_.node_count);
+  }
   return body;
 }
 
@@ -112,7 +130,7 @@ void MassSpring<D>::step(int t, std::span<const double> state, std::span<double>
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = residual.data();
   forces(t, x, v, force);
-  integrate_.forward(integrate_body(x, v, force, positions(next), velocities(next)));
+  integrate_.forward(integrate_body(x, v, force, positions(next), velocities(next), residual));
 }
 
 template <int D>
@@ -134,7 +152,7 @@ void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span
     force.value = const_cast<double*>(residual.data());
   }
   fill(node_force_.adjoints(), 0.0);
-  const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next);
+  const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next, residual);
   if (derived_adjoints_) integrate_.derived_adjoint(integrate);
   else integrate_.adjoint(integrate);
   const SpringForce<D> springs = spring_body(x, v, force);

@@ -4,8 +4,9 @@
 //   1. expand_actuation   actuator signals of step t -> per-spring signals   (if actuated)
 //   2. spring_forces      spring forces from positions and velocities, summed into node forces
 //   3. integrate          semi-implicit Euler, drag, gravity, contact  -> next state
-// The step's residual is the node force; the adjoint takes it from the rollout or, when the
-// rollout has none, replays stages 1-2. It then runs the adjoints of 3, 2, 1 in that order.
+// The step's residual is the node force and, per node and penalty plane, the normal contact
+// force and its slope; the adjoint takes them from the rollout or, when the rollout has none,
+// replays stages 1-2 and recomputes the contact. It then runs the adjoints of 3, 2, 1 in that order.
 // The state is [positions (n x D), velocities (n x D)].
 #pragma once
 
@@ -27,7 +28,7 @@ class MassSpring : public System {
   Index state_size() const override { return 2 * D * model_.node_count; }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
-  Index residual_size() const override { return D * model_.node_count; }
+  Index residual_size() const override;
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
   void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
@@ -43,7 +44,9 @@ class MassSpring : public System {
 
  private:
   SpringForce<D> spring_body(Field<D> x, Field<D> v, Field<D> force);
-  Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next);
+  Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next,
+                              std::span<const double> residual);
+  int penalty_plane_count() const;
   ExpandActuation actuation_body();
   void expand_actuation(int t);
   void forces(int t, Field<D> x, Field<D> v, Field<D> force);
