@@ -17,13 +17,22 @@ json info_json(const SimulatorInfo& s) {
   return {{"name", s.name}, {"description", s.description}, {"parameters", s.parameters}};
 }
 
+// A default for people: numbers as numbers, words as words, one per preset as "preset value".
+std::string default_text(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (!value.is_object()) return value.dump();
+  std::string out;
+  for (const auto& [name, v] : value.items()) out += (out.empty() ? "" : ", ") + name + " " + v.dump();
+  return out;
+}
+
 // One simulator for people: its description, then a line per parameter.
 void print_simulator(const SimulatorInfo& s) {
   std::cout << s.name << ": " << s.description << "\n";
   for (const json& p : s.parameters) {
     std::cout << "  " << p["name"].get<std::string>() << " [" << p["unit"].get<std::string>() << "] per "
               << p["per"].get<std::string>() << ": " << p["description"].get<std::string>();
-    if (p.contains("default")) std::cout << " (default " << p["default"].dump() << ")";
+    if (p.contains("default") && !p["default"].is_null()) std::cout << " (default " << default_text(p["default"]) << ")";
     std::cout << "\n";
   }
 }

@@ -1,0 +1,192 @@
+#include "app/frame_images.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "app/atomic_file.hpp"
+#include "app/png.hpp"
+
+namespace simgrad::app {
+
+namespace {
+
+using nlohmann::json;
+
+double number_at(const json& list, std::size_t i) {
+  return i < list.size() && list[i].is_number() ? list[i].get<double>() : 0.0;
+}
+
+// World coordinates to pixels: one scale for both axes, y up, a margin all round.
+struct View {
+  double x0 = 0, y0 = 0, scale = 1, pad = 12;  // pad: the least margin
+  int height = 0;
+  double left = 12, bottom = 12;  // margins that centre the drawing
+  double x(double wx) const { return left + (wx - x0) * scale; }
+  double y(double wy) const { return height - bottom - (wy - y0) * scale; }
+};
+
+// The box around everything any frame draws.
+View fit_view(const json& run, int width, int height) {
+  double box[4] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  auto grow = [&](double x, double y) {
+    if (!std::isfinite(x) || !std::isfinite(y)) return;
+    box[0] = std::min(box[0], x);
+    box[1] = std::min(box[1], y);
+    box[2] = std::max(box[2], x);
+    box[3] = std::max(box[3], y);
+  };
+  std::vector<const json*> all;
+  for (const json& f : run.at("frames")) all.push_back(&f);
+  if (run.contains("background")) all.push_back(&run["background"]);
+  for (const json* f : all) {
+    for (const json& l : f->value("lines", json::array())) {
+      grow(number_at(l, 0), number_at(l, 1));
+      grow(number_at(l, 2), number_at(l, 3));
+    }
+    for (const json& p : f->value("points", json::array())) grow(number_at(p, 0), number_at(p, 1));
+    for (const json& a : f->value("arrows", json::array())) {
+      grow(number_at(a, 0), number_at(a, 1));
+      grow(number_at(a, 0) + number_at(a, 2), number_at(a, 1) + number_at(a, 3));
+    }
+    if (f->contains("field")) {
+      const json& box_of = (*f)["field"].at("box");
+      grow(number_at(box_of, 0), number_at(box_of, 1));
+      grow(number_at(box_of, 2), number_at(box_of, 3));
+    }
+  }
+  if (!(box[2] >= box[0])) {  // nothing drawn: any view will do
+    box[0] = box[1] = -1.0;
+    box[2] = box[3] = 1.0;
+  }
+  if (!(box[2] > box[0])) box[0] -= 1, box[2] += 1;
+  if (!(box[3] > box[1])) box[1] -= 1, box[3] += 1;
+  View v;
+  v.height = height;
+  v.scale = std::min((width - 2 * v.pad) / (box[2] - box[0]), (height - 2 * v.pad) / (box[3] - box[1]));
+  v.x0 = box[0];
+  v.y0 = box[1];
+  v.left = (width - (box[2] - box[0]) * v.scale) / 2;
+  v.bottom = (height - (box[3] - box[1]) * v.scale) / 2;
+  return v;
+}
+
+// The largest |colour value| of the run's lines and edge values: the colour scale when the
+// frames give none.
+double colour_scale(const json& run) {
+  if (run.contains("scale") && run["scale"].is_number()) return run["scale"].get<double>();
+  double cmax = 1e-12;
+  for (const json& f : run.at("frames")) {
+    for (const json& l : f.value("lines", json::array())) cmax = std::max(cmax, std::abs(number_at(l, 4)));
+    for (const json& v : f.value("values", json::array()))
+      if (v.is_number()) cmax = std::max(cmax, std::abs(v.get<double>()));
+  }
+  return cmax;
+}
+
+void draw_field(Image& image, const View& v, const json& field) {
+  const int nx = field.at("nx").get<int>(), ny = field.at("ny").get<int>();
+  const json& values = field.at("values");
+  const json& box = field.at("box");
+  if (nx <= 0 || ny <= 0 || values.size() != static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny))
+    throw std::invalid_argument("frames: a field needs nx * ny values");
+  // The colour range: as given, else the field's own.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const json& value : values) {
+    lo = std::min(lo, value.get<double>());
+    hi = std::max(hi, value.get<double>());
+  }
+  lo = field.value("lo", lo);
+  hi = field.value("hi", hi);
+  const double cw = (number_at(box, 2) - number_at(box, 0)) / nx, ch = (number_at(box, 3) - number_at(box, 1)) / ny;
+  const double range = hi > lo ? hi - lo : 1.0;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const double value = values[static_cast<std::size_t>(j * nx + i)].get<double>();
+      const double wx = number_at(box, 0) + i * cw, wy = number_at(box, 1) + j * ch;
+      fill_rect(image, v.x(wx), v.y(wy), v.x(wx + cw), v.y(wy + ch), sequential_colour((value - lo) / range));
+    }
+}
+
+void draw_lines(Image& image, const View& v, const json& lines, double scale, double width) {
+  for (const json& l : lines)
+    draw_line(image, v.x(number_at(l, 0)), v.y(number_at(l, 1)), v.x(number_at(l, 2)), v.y(number_at(l, 3)),
+              diverging_colour(number_at(l, 4), scale), width);
+}
+
+// An arrow from (x, y) along (dx, dy), with a head, in green as in the report.
+void draw_arrow(Image& image, const View& v, const json& a) {
+  const Rgb green{0, 170, 0};
+  const double x0 = v.x(number_at(a, 0)), y0 = v.y(number_at(a, 1));
+  const double x1 = v.x(number_at(a, 0) + number_at(a, 2)), y1 = v.y(number_at(a, 1) + number_at(a, 3));
+  draw_line(image, x0, y0, x1, y1, green, 2.0);
+  const double angle = std::atan2(y1 - y0, x1 - x0);
+  for (double side : {-0.4, 0.4})
+    draw_line(image, x1, y1, x1 - 8 * std::cos(angle + side), y1 - 8 * std::sin(angle + side), green, 2.0);
+}
+
+}  // namespace
+
+std::vector<Image> draw_frames(const json& run, int width, int height) {
+  if (!run.is_object() || !run.contains("frames") || !run["frames"].is_array())
+    throw std::invalid_argument("frames: expected an object with a \"frames\" array");
+  std::vector<Image> images;
+  try {
+    const View v = fit_view(run, width, height);
+    const double scale = colour_scale(run);
+    const json& frames = run["frames"];
+    const json edges = run.value("edges", json::array());
+    std::vector<Rgb> palette;
+    for (const json& c : run.value("palette", json::array())) palette.push_back(parse_colour(c.get<std::string>()));
+    const Rgb ink{34, 34, 34};
+    for (std::size_t index = 0; index < frames.size(); ++index) {
+      const json& f = frames[index];
+      Image image(width, height);
+      if (f.contains("field")) draw_field(image, v, f["field"]);
+      if (run.contains("background")) draw_lines(image, v, run["background"].value("lines", json::array()), scale, 1.0);
+      const json points = f.value("points", json::array());
+      if (run.value("trail", false))
+        for (std::size_t k = 0; k < points.size(); ++k)
+          for (std::size_t i = 1; i <= index; ++i) {
+            const json& a = frames[i - 1].at("points").at(k);
+            const json& b = frames[i].at("points").at(k);
+            draw_line(image, v.x(number_at(a, 0)), v.y(number_at(a, 1)), v.x(number_at(b, 0)), v.y(number_at(b, 1)),
+                      diverging_colour(1, 1), 2.0);
+          }
+      draw_lines(image, v, f.value("lines", json::array()), scale, 2.0);
+      const json values = f.value("values", json::array());
+      for (std::size_t k = 0; k < edges.size(); ++k) {
+        const json& a = points.at(edges[k].at(0).get<std::size_t>());
+        const json& b = points.at(edges[k].at(1).get<std::size_t>());
+        draw_line(image, v.x(number_at(a, 0)), v.y(number_at(a, 1)), v.x(number_at(b, 0)), v.y(number_at(b, 1)),
+                  diverging_colour(number_at(values, k), scale), 2.0);
+      }
+      const json classes = f.value("classes", json::array());
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        const std::size_t c = k < classes.size() ? classes[k].get<std::size_t>() : palette.size();
+        fill_circle(image, v.x(number_at(points[k], 0)), v.y(number_at(points[k], 1)), 3.0, c < palette.size() ? palette[c] : ink);
+      }
+      for (const json& a : f.value("arrows", json::array())) draw_arrow(image, v, a);
+      images.push_back(std::move(image));
+    }
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("frames: ") + e.what());
+  }
+  return images;
+}
+
+int write_frame_pngs(const std::filesystem::path& dir, const json& frames, int width, int height) {
+  const std::vector<Image> images = draw_frames(frames, width, height);
+  std::filesystem::create_directories(dir);
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%05zu.png", i);
+    write_file_atomically(dir / name, encode_png(images[i]));
+  }
+  return static_cast<int>(images.size());
+}
+
+}  // namespace simgrad::app

@@ -1,0 +1,21 @@
+// PNG files without a library: 8-bit RGB, unfiltered rows, the zlib stream made of deflate's
+// stored blocks (no compression; frames are small and written once).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "app/raster.hpp"
+
+namespace simgrad::app {
+
+// CRC-32 (ISO 3309, as PNG chunks use), continuing from `crc` (0 to start).
+std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0);
+// Adler-32 (RFC 1950, as the zlib stream's trailer uses), continuing from `adler` (1 to start).
+std::uint32_t adler32(std::span<const std::uint8_t> bytes, std::uint32_t adler = 1);
+
+// The image as the bytes of a PNG file.
+std::string encode_png(const Image& image);
+
+}  // namespace simgrad::app
