@@ -178,14 +178,24 @@ std::vector<Image> draw_frames(const json& run, int width, int height) {
   return images;
 }
 
+namespace {
+
+// DIR/frame_00042.png for i = 42.
+std::filesystem::path frame_file(const std::filesystem::path& dir, std::size_t i) {
+  char name[32];
+  std::snprintf(name, sizeof name, "frame_%05zu.png", i);
+  return dir / name;
+}
+
+}  // namespace
+
 int write_frame_pngs(const std::filesystem::path& dir, const json& frames, int width, int height) {
   const std::vector<Image> images = draw_frames(frames, width, height);
   std::filesystem::create_directories(dir);
-  for (std::size_t i = 0; i < images.size(); ++i) {
-    char name[32];
-    std::snprintf(name, sizeof name, "frame_%05zu.png", i);
-    write_file_atomically(dir / name, encode_png(images[i]));
-  }
+  for (std::size_t i = 0; i < images.size(); ++i) write_file_atomically(frame_file(dir, i), encode_png(images[i]));
+  // A longer earlier run's frames would play on after this one's: they go.
+  std::size_t stale = images.size();
+  while (std::filesystem::remove(frame_file(dir, stale))) ++stale;
   return static_cast<int>(images.size());
 }
 

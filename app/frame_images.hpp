@@ -16,7 +16,8 @@ namespace simgrad::app {
 std::vector<Image> draw_frames(const nlohmann::json& frames, int width, int height);
 
 // Writes each frame to DIR/frame_00000.png, frame_00001.png, ... (each file atomically; the
-// folder is made if missing) and returns how many.
+// folder is made if missing), removes the numbered frames after them that an earlier, longer run
+// left, and returns how many.
 int write_frame_pngs(const std::filesystem::path& dir, const nlohmann::json& frames, int width, int height);
 
 }  // namespace simgrad::app

@@ -154,6 +154,9 @@ TEST(FrameImages, WritesNumberedPngFiles) {
     EXPECT_EQ(png.height, 48);
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "frame_00002.png"));
+  // A shorter run into the same folder leaves only its own frames.
+  ASSERT_EQ(write_frame_pngs(dir, json{{"frames", {run["frames"][0]}}}, 64, 48), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir / "frame_00001.png"));
   std::filesystem::remove_all(dir);
 }
 
