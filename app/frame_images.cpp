@@ -15,21 +15,13 @@ namespace {
 
 using nlohmann::json;
 
+// Entry i of a numeric list; a missing or non-numeric entry draws at 0.
 double number_at(const json& list, std::size_t i) {
   return i < list.size() && list[i].is_number() ? list[i].get<double>() : 0.0;
 }
 
-// World coordinates to pixels: one scale for both axes, y up, a margin all round.
-struct View {
-  double x0 = 0, y0 = 0, scale = 1, pad = 12;  // pad: the least margin
-  int height = 0;
-  double left = 12, bottom = 12;  // margins that centre the drawing
-  double x(double wx) const { return left + (wx - x0) * scale; }
-  double y(double wy) const { return height - bottom - (wy - y0) * scale; }
-};
-
 // The box around everything any frame draws.
-View fit_view(const json& run, int width, int height) {
+FrameView fit_view(const json& run, int width, int height) {
   double box[4] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
                    -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
   auto grow = [&](double x, double y) {
@@ -62,11 +54,15 @@ View fit_view(const json& run, int width, int height) {
     box[0] = box[1] = -1.0;
     box[2] = box[3] = 1.0;
   }
-  if (!(box[2] > box[0])) box[0] -= 1, box[2] += 1;
-  if (!(box[3] > box[1])) box[1] -= 1, box[3] += 1;
-  View v;
+  for (int axis = 0; axis < 2; ++axis)
+    if (!(box[axis + 2] > box[axis])) {  // a drawing flat along this axis: one unit each side
+      box[axis] -= 1.0;
+      box[axis + 2] += 1.0;
+    }
+  constexpr double pad = 12;  // the least margin, pixels
+  FrameView v;
   v.height = height;
-  v.scale = std::min((width - 2 * v.pad) / (box[2] - box[0]), (height - 2 * v.pad) / (box[3] - box[1]));
+  v.scale = std::min((width - 2 * pad) / (box[2] - box[0]), (height - 2 * pad) / (box[3] - box[1]));
   v.x0 = box[0];
   v.y0 = box[1];
   v.left = (width - (box[2] - box[0]) * v.scale) / 2;
@@ -87,7 +83,7 @@ double colour_scale(const json& run) {
   return cmax;
 }
 
-void draw_field(Image& image, const View& v, const json& field) {
+void draw_field(Image& image, const FrameView& v, const json& field) {
   const int nx = field.at("nx").get<int>(), ny = field.at("ny").get<int>();
   const json& values = field.at("values");
   const json& box = field.at("box");
@@ -111,14 +107,14 @@ void draw_field(Image& image, const View& v, const json& field) {
     }
 }
 
-void draw_lines(Image& image, const View& v, const json& lines, double scale, double width) {
+void draw_lines(Image& image, const FrameView& v, const json& lines, double scale, double width) {
   for (const json& l : lines)
     draw_line(image, v.x(number_at(l, 0)), v.y(number_at(l, 1)), v.x(number_at(l, 2)), v.y(number_at(l, 3)),
               diverging_colour(number_at(l, 4), scale), width);
 }
 
 // An arrow from (x, y) along (dx, dy), with a head, in green as in the report.
-void draw_arrow(Image& image, const View& v, const json& a) {
+void draw_arrow(Image& image, const FrameView& v, const json& a) {
   const Rgb green{0, 170, 0};
   const double x0 = v.x(number_at(a, 0)), y0 = v.y(number_at(a, 1));
   const double x1 = v.x(number_at(a, 0) + number_at(a, 2)), y1 = v.y(number_at(a, 1) + number_at(a, 3));
@@ -130,51 +126,65 @@ void draw_arrow(Image& image, const View& v, const json& a) {
 
 }  // namespace
 
-std::vector<Image> draw_frames(const json& run, int width, int height) {
+FrameDrawer::FrameDrawer(const json& run, int width, int height) : run_(run), width_(width), height_(height) {
   if (!run.is_object() || !run.contains("frames") || !run["frames"].is_array())
     throw std::invalid_argument("frames: expected an object with a \"frames\" array");
-  std::vector<Image> images;
   try {
-    const View v = fit_view(run, width, height);
-    const double scale = colour_scale(run);
-    const json& frames = run["frames"];
-    const json edges = run.value("edges", json::array());
-    std::vector<Rgb> palette;
-    for (const json& c : run.value("palette", json::array())) palette.push_back(parse_colour(c.get<std::string>()));
-    const Rgb ink{34, 34, 34};
-    for (std::size_t index = 0; index < frames.size(); ++index) {
-      const json& f = frames[index];
-      Image image(width, height);
-      if (f.contains("field")) draw_field(image, v, f["field"]);
-      if (run.contains("background")) draw_lines(image, v, run["background"].value("lines", json::array()), scale, 1.0);
-      const json points = f.value("points", json::array());
-      if (run.value("trail", false))
-        for (std::size_t k = 0; k < points.size(); ++k)
-          for (std::size_t i = 1; i <= index; ++i) {
-            const json& a = frames[i - 1].at("points").at(k);
-            const json& b = frames[i].at("points").at(k);
-            draw_line(image, v.x(number_at(a, 0)), v.y(number_at(a, 1)), v.x(number_at(b, 0)), v.y(number_at(b, 1)),
-                      diverging_colour(1, 1), 2.0);
-          }
-      draw_lines(image, v, f.value("lines", json::array()), scale, 2.0);
-      const json values = f.value("values", json::array());
-      for (std::size_t k = 0; k < edges.size(); ++k) {
-        const json& a = points.at(edges[k].at(0).get<std::size_t>());
-        const json& b = points.at(edges[k].at(1).get<std::size_t>());
-        draw_line(image, v.x(number_at(a, 0)), v.y(number_at(a, 1)), v.x(number_at(b, 0)), v.y(number_at(b, 1)),
-                  diverging_colour(number_at(values, k), scale), 2.0);
-      }
-      const json classes = f.value("classes", json::array());
-      for (std::size_t k = 0; k < points.size(); ++k) {
-        const std::size_t c = k < classes.size() ? classes[k].get<std::size_t>() : palette.size();
-        fill_circle(image, v.x(number_at(points[k], 0)), v.y(number_at(points[k], 1)), 3.0, c < palette.size() ? palette[c] : ink);
-      }
-      for (const json& a : f.value("arrows", json::array())) draw_arrow(image, v, a);
-      images.push_back(std::move(image));
-    }
+    view_ = fit_view(run, width, height);
+    colour_scale_ = colour_scale(run);
+    for (const json& c : run.value("palette", json::array())) palette_.push_back(parse_colour(c.get<std::string>()));
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("frames: ") + e.what());
   }
+}
+
+std::size_t FrameDrawer::size() const { return run_["frames"].size(); }
+
+Image FrameDrawer::draw(std::size_t index) const {
+  const FrameView& v = view_;
+  const Rgb ink{34, 34, 34};
+  Image image(width_, height_);
+  try {
+    const json& frames = run_["frames"];
+    const json& f = frames.at(index);
+    if (f.contains("field")) draw_field(image, v, f["field"]);
+    if (run_.contains("background")) draw_lines(image, v, run_["background"].value("lines", json::array()), colour_scale_, 1.0);
+    const json& points = f.contains("points") ? f["points"] : json::array();
+    if (run_.value("trail", false))
+      for (std::size_t k = 0; k < points.size(); ++k)
+        for (std::size_t i = 1; i <= index; ++i) {
+          const json& a = frames[i - 1].at("points").at(k);
+          const json& b = frames[i].at("points").at(k);
+          draw_line(image, v.x(number_at(a, 0)), v.y(number_at(a, 1)), v.x(number_at(b, 0)), v.y(number_at(b, 1)),
+                    diverging_colour(1, 1), 2.0);
+        }
+    draw_lines(image, v, f.value("lines", json::array()), colour_scale_, 2.0);
+    if (run_.contains("edges")) {
+      const json& values = f.at("values");
+      for (std::size_t k = 0; k < run_["edges"].size(); ++k) {
+        const json& edge = run_["edges"][k];
+        const json& a = points.at(edge.at(0).get<std::size_t>());
+        const json& b = points.at(edge.at(1).get<std::size_t>());
+        draw_line(image, v.x(number_at(a, 0)), v.y(number_at(a, 1)), v.x(number_at(b, 0)), v.y(number_at(b, 1)),
+                  diverging_colour(number_at(values, k), colour_scale_), 2.0);
+      }
+    }
+    const json& classes = f.contains("classes") ? f["classes"] : json::array();
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const std::size_t c = k < classes.size() ? classes[k].get<std::size_t>() : palette_.size();
+      fill_circle(image, v.x(number_at(points[k], 0)), v.y(number_at(points[k], 1)), 3.0, c < palette_.size() ? palette_[c] : ink);
+    }
+    for (const json& a : f.value("arrows", json::array())) draw_arrow(image, v, a);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("frames: ") + e.what());
+  }
+  return image;
+}
+
+std::vector<Image> draw_frames(const json& run, int width, int height) {
+  const FrameDrawer drawer(run, width, height);
+  std::vector<Image> images;
+  for (std::size_t i = 0; i < drawer.size(); ++i) images.push_back(drawer.draw(i));
   return images;
 }
 
@@ -190,13 +200,14 @@ std::filesystem::path frame_file(const std::filesystem::path& dir, std::size_t i
 }  // namespace
 
 int write_frame_pngs(const std::filesystem::path& dir, const json& frames, int width, int height) {
-  const std::vector<Image> images = draw_frames(frames, width, height);
+  const FrameDrawer drawer(frames, width, height);
   std::filesystem::create_directories(dir);
-  for (std::size_t i = 0; i < images.size(); ++i) write_file_atomically(frame_file(dir, i), encode_png(images[i]));
+  // One image at a time: a long run's frames need not all fit in memory.
+  for (std::size_t i = 0; i < drawer.size(); ++i) write_file_atomically(frame_file(dir, i), encode_png(drawer.draw(i)));
   // A longer earlier run's frames would play on after this one's: they go.
-  std::size_t stale = images.size();
+  std::size_t stale = drawer.size();
   while (std::filesystem::remove(frame_file(dir, stale))) ++stale;
-  return static_cast<int>(images.size());
+  return static_cast<int>(drawer.size());
 }
 
 }  // namespace simgrad::app

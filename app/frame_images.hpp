@@ -11,8 +11,35 @@
 
 namespace simgrad::app {
 
-// One image per frame, all in one view that fits every frame. Throws std::invalid_argument on
-// frames that are not Scenario::frames() data.
+// World coordinates to pixels: one scale for both axes, y up, the drawing centred.
+struct FrameView {
+  double x0 = 0, y0 = 0;  // the world point at the lower left of the drawing
+  double scale = 1;       // pixels per world unit
+  double left = 0, bottom = 0;  // margins, pixels
+  int height = 0;
+  double x(double wx) const { return left + (wx - x0) * scale; }
+  double y(double wy) const { return height - bottom - (wy - y0) * scale; }
+};
+
+// Draws the frames of one run (Scenario::frames() data) one at a time, all in one view that
+// fits every frame. Throws std::invalid_argument on data that is not such frames. The run must
+// outlive the drawer.
+class FrameDrawer {
+ public:
+  FrameDrawer(const nlohmann::json& run, int width, int height);
+  std::size_t size() const;  // how many frames
+  Image draw(std::size_t index) const;
+
+ private:
+  const nlohmann::json& run_;
+  int width_;
+  int height_;
+  FrameView view_;
+  double colour_scale_ = 1.0;
+  std::vector<Rgb> palette_;
+};
+
+// Every frame as an image.
 std::vector<Image> draw_frames(const nlohmann::json& frames, int width, int height);
 
 // Writes each frame to DIR/frame_00000.png, frame_00001.png, ... (each file atomically; the
