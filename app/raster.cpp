@@ -22,7 +22,11 @@ std::uint8_t channel(double v) { return static_cast<std::uint8_t>(std::lround(st
 }  // namespace
 
 Image::Image(int width, int height, Rgb background) : width_(width), height_(height) {
-  if (width <= 0 || height <= 0) throw std::invalid_argument("image: expected a positive size");
+  // The bound keeps pixel arithmetic in int and an image's bytes in reason.
+  constexpr int largest = 1 << 14;
+  if (width <= 0 || height <= 0 || width > largest || height > largest)
+    throw std::invalid_argument("image: expected a width and height from 1 to " + std::to_string(largest) + ", got " +
+                                std::to_string(width) + " x " + std::to_string(height));
   pixels_.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3);
   for (std::size_t i = 0; i < pixels_.size(); i += 3) {
     pixels_[i] = background.r;
@@ -82,7 +86,8 @@ void fill_rect(Image& image, double x0, double y0, double x1, double y1, Rgb col
 }
 
 Rgb diverging_colour(double value, double scale) {
-  const double s = std::clamp(std::isfinite(value) ? value / scale : 0.0, -1.0, 1.0);
+  const double ratio = value / scale;
+  const double s = std::isfinite(ratio) ? std::clamp(ratio, -1.0, 1.0) : value > 0 && scale > 0 ? 1.0 : 0.0;
   const double r = s > 0 ? 120 + 135 * s : 120 * (1 + s);
   const double b = s < 0 ? 120 - 135 * s : 120 * (1 - s);
   return {channel(r), channel(120 * (1 - std::abs(s))), channel(b)};
@@ -111,9 +116,11 @@ Rgb parse_colour(std::string_view text) {
 }
 
 Image scalar_field_image(std::span<const double> values, int nx, int ny, double lo, double hi, int cell_pixels) {
-  if (nx <= 0 || ny <= 0 || cell_pixels <= 0 || values.size() != static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny))
+  if (nx <= 0 || ny <= 0 || cell_pixels <= 0 || values.size() != static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny) ||
+      static_cast<long>(nx) * cell_pixels > (1 << 14) || static_cast<long>(ny) * cell_pixels > (1 << 14))
     throw std::invalid_argument("scalar field: expected nx * ny = " + std::to_string(static_cast<long>(nx) * ny) +
-                                " values and positive sizes, got " + std::to_string(values.size()) + " values");
+                                " values and an image of 1 to 16384 pixels a side, got " + std::to_string(values.size()) +
+                                " values");
   Image image(nx * cell_pixels, ny * cell_pixels);
   const double range = hi > lo ? hi - lo : 1.0;
   for (int j = 0; j < ny; ++j)

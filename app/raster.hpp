@@ -15,8 +15,8 @@ struct Rgb {
   friend bool operator==(const Rgb&, const Rgb&) = default;
 };
 
-// Pixels in rows from the top, three bytes (r, g, b) each. Shapes take pixel coordinates
-// (x right, y down, a pixel's centre at +0.5) and clip to the image.
+// Pixels in rows from the top, three bytes (r, g, b) each, at most 16384 a side. Shapes take
+// pixel coordinates (x right, y down, a pixel's centre at +0.5) and clip to the image.
 class Image {
  public:
   Image(int width, int height, Rgb background = {255, 255, 255});

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -96,6 +97,8 @@ TEST(Raster, ColourMapsMatchTheReportsEnds) {
   EXPECT_EQ(diverging_colour(0, 1), (Rgb{120, 120, 120}));
   EXPECT_EQ(diverging_colour(5, 1), (Rgb{255, 0, 0}));
   EXPECT_EQ(diverging_colour(-1, 1), (Rgb{0, 0, 255}));
+  EXPECT_EQ(diverging_colour(0, 0), (Rgb{120, 120, 120}));  // no scale: grey, not undefined
+  EXPECT_EQ(diverging_colour(NAN, 1), (Rgb{120, 120, 120}));
   EXPECT_EQ(sequential_colour(0), (Rgb{68, 1, 84}));
   EXPECT_EQ(sequential_colour(1), (Rgb{253, 231, 37}));
   EXPECT_EQ(parse_colour("#1f77b4"), (Rgb{0x1f, 0x77, 0xb4}));
@@ -110,6 +113,8 @@ TEST(Raster, ScalarFieldPutsRowZeroAtTheBottom) {
   EXPECT_EQ(image.at(0, 0), sequential_colour(1));
   EXPECT_EQ(image.at(11, 7), sequential_colour(0));
   EXPECT_THROW(scalar_field_image(values, 4, 2, 0, 1), std::invalid_argument);
+  EXPECT_THROW(scalar_field_image(values, 3, 2, 0, 1, 1 << 30), std::invalid_argument);
+  EXPECT_THROW(Image(0, 5), std::invalid_argument);
 }
 
 TEST(FrameImages, EdgesColouredByValueAndPaletteClasses) {
