@@ -175,6 +175,7 @@ Image FrameDrawer::draw(std::size_t index) const {
       fill_circle(image, v.x(number_at(points[k], 0)), v.y(number_at(points[k], 1)), 3.0, c < palette_.size() ? palette_[c] : ink);
     }
     for (const json& a : f.value("arrows", json::array())) draw_arrow(image, v, a);
+    draw_text(image, 8, 8, f.value("label", ""), Rgb{0, 0, 0});
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("frames: ") + e.what());
   }

@@ -1,7 +1,9 @@
 #include "app/raster.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -83,6 +85,71 @@ void fill_rect(Image& image, double x0, double y0, double x1, double y1, Rgb col
       if (cx >= std::min(x0, x1) && cx <= std::max(x0, x1) && cy >= std::min(y0, y1) && cy <= std::max(y0, y1))
         image.set(px, py, colour);
     }
+}
+
+// Rows top to bottom, three bits each, the leftmost pixel in the high bit.
+int draw_text(Image& image, int x, int y, std::string_view text, Rgb colour, int size) {
+  static const std::map<char, std::uint16_t> font = {
+      {'#', 0x5f7d},
+      {'%', 0x52a5},
+      {'(', 0x2922},
+      {')', 0x224a},
+      {'+', 0x05d0},
+      {',', 0x0014},
+      {'-', 0x01c0},
+      {'.', 0x0002},
+      {'/', 0x12a4},
+      {'0', 0x7b6f},
+      {'1', 0x2c97},
+      {'2', 0x73e7},
+      {'3', 0x73cf},
+      {'4', 0x5bc9},
+      {'5', 0x79cf},
+      {'6', 0x79ef},
+      {'7', 0x7249},
+      {'8', 0x7bef},
+      {'9', 0x7bcf},
+      {':', 0x0410},
+      {'=', 0x0e38},
+      {'A', 0x2bed},
+      {'B', 0x6bae},
+      {'C', 0x3923},
+      {'D', 0x6b6e},
+      {'E', 0x79a7},
+      {'F', 0x79a4},
+      {'G', 0x396b},
+      {'H', 0x5bed},
+      {'I', 0x7497},
+      {'J', 0x126a},
+      {'K', 0x5bad},
+      {'L', 0x4927},
+      {'M', 0x5fed},
+      {'N', 0x6b6d},
+      {'O', 0x2b6a},
+      {'P', 0x6ba4},
+      {'Q', 0x2b73},
+      {'R', 0x6bad},
+      {'S', 0x388e},
+      {'T', 0x7492},
+      {'U', 0x5b6f},
+      {'V', 0x5b6a},
+      {'W', 0x5bfd},
+      {'X', 0x5aad},
+      {'Y', 0x5a92},
+      {'Z', 0x72a7},
+      {'_', 0x0007},
+  };
+  int at = x;
+  for (char c : text) {
+    const auto glyph = font.find(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    if (glyph != font.end())
+      for (int row = 0; row < 5; ++row)
+        for (int column = 0; column < 3; ++column)
+          if (glyph->second >> (14 - 3 * row - column) & 1)
+            fill_rect(image, at + column * size, y + row * size, at + (column + 1) * size, y + (row + 1) * size, colour);
+    at += 4 * size;  // a column of space between characters
+  }
+  return at - x;
 }
 
 Rgb diverging_colour(double value, double scale) {

@@ -40,6 +40,11 @@ void fill_circle(Image& image, double cx, double cy, double radius, Rgb colour);
 // The rectangle between two corners, in any order.
 void fill_rect(Image& image, double x0, double y0, double x1, double y1, Rgb colour);
 
+// Text in a 3 x 5 pixel font, each font pixel `size` pixels square, from the top left corner
+// (x, y): digits, letters (drawn as capitals), space and . , - + = : / ( ) % _ #; any other
+// character is a gap. Returns the width drawn, in pixels.
+int draw_text(Image& image, int x, int y, std::string_view text, Rgb colour, int size = 2);
+
 // Grey at 0, red towards +scale, blue towards -scale (strain, stress ratio): the report's map.
 Rgb diverging_colour(double value, double scale);
 // Dark blue at 0 through green to yellow at 1 (densities, concentrations); clamped.

@@ -93,6 +93,17 @@ TEST(Raster, ShapesCoverTheirAreaAndClipAtTheEdges) {
   EXPECT_EQ(clipped.at(4, 4), ink);
 }
 
+TEST(Raster, TextDrawsGlyphsOfTheFont) {
+  const Rgb ink{0, 0, 0};
+  Image image(40, 12);
+  EXPECT_EQ(draw_text(image, 1, 1, "1 a?", ink, 2), 32);  // four characters, 8 pixels apart
+  // "1": 010 / 110 / 010 / 010 / 111 in 2 x 2 pixel blocks; its top row has only the middle lit.
+  EXPECT_NE(image.at(1, 1), ink);
+  EXPECT_EQ(image.at(3, 1), ink);
+  EXPECT_EQ(image.at(1, 9), ink);  // bottom row: all three lit
+  EXPECT_EQ(count(image, ink), 4 * (7 + 11));  // "1" has 7 pixels, "A" 11; space and '?' none
+}
+
 TEST(Raster, ColourMapsMatchTheReportsEnds) {
   EXPECT_EQ(diverging_colour(0, 1), (Rgb{120, 120, 120}));
   EXPECT_EQ(diverging_colour(5, 1), (Rgb{255, 0, 0}));
