@@ -241,14 +241,15 @@ class ContagionScenario final : public Scenario {
   // state every few days (complete populations: the seeded agents and the first others, no edges).
   json frames(std::span<const double> x) override {
     problem_->assign(x);
-    const std::vector<Index> agents = glimpse_agents();
+    std::size_t roots = 0;
+    const std::vector<Index> agents = glimpse_agents(roots);
     std::vector<int> depth(agents.size(), 0);
     std::unordered_map<Index, std::size_t> place;
     for (std::size_t k = 0; k < agents.size(); ++k) place[agents[k]] = k;
     json background = json::array();
     if (!population_.complete) {
       // Depth by a second search over the chosen agents only; edges among them, each once.
-      for (std::size_t k = 0; k < agents.size(); ++k) depth[k] = seeded_.contains(agents[k]) ? 0 : -1;
+      for (std::size_t k = 0; k < agents.size(); ++k) depth[k] = k < roots ? 0 : -1;
       for (std::size_t k = 0; k < agents.size(); ++k)
         for (std::int64_t e = population_.offsets[static_cast<std::size_t>(agents[k])];
              e < population_.offsets[static_cast<std::size_t>(agents[k]) + 1]; ++e) {
@@ -269,6 +270,7 @@ class ContagionScenario final : public Scenario {
     for (std::size_t d = 0; d < rings.size(); ++d)
       for (std::size_t j = 0; j < rings[d].size(); ++j) {
         const double angle = 2.0 * std::numbers::pi * (static_cast<double>(j) + 0.5 * static_cast<double>(d)) / static_cast<double>(rings[d].size());
+        // Depth d on radius d + 1; a single root sits at the centre.
         const double radius = population_.complete ? 1.0 : static_cast<double>(d) + (rings[0].size() > 1 || d > 0 ? 1.0 : 0.0);
         at[rings[d][j]] = {radius * std::cos(angle), radius * std::sin(angle)};
       }
@@ -330,22 +332,21 @@ class ContagionScenario final : public Scenario {
   }
 
  private:
-  // Up to 200 agents: the first few seeded ones, then breadth-first over contacts (or by index when
-  // the population is complete). Remembers the seeded ones in seeded_.
-  std::vector<Index> glimpse_agents() {
+  // Up to 200 agents: the first few seeded ones (`roots` of them, first in the list), then
+  // breadth-first over contacts (or by index when the population is complete).
+  std::vector<Index> glimpse_agents(std::size_t& roots) const {
     // A few seeds, so that the rings show two or three steps of spread.
     constexpr std::size_t most = 200, seeds = 4;
     const cg::DiseaseSettings& s = model_.settings;
     const double p = model_.parameters.initial_infected.value[0];
-    seeded_.clear();
     std::vector<Index> chosen;
     std::unordered_set<Index> taken;
     for (Index i = 0; i < population_.agents && chosen.size() < seeds; ++i)
       if (cg::sample_event(p, system_->seeding_draw(i), s.sampler, s.temperature).hard > 0.0) {
         chosen.push_back(i);
-        seeded_.insert(i);
         taken.insert(i);
       }
+    roots = chosen.size();
     for (std::size_t head = 0; chosen.size() < most; ++head) {
       if (head == chosen.size()) {  // the search ran dry: start again from the next agent not taken
         Index next = 0;
@@ -488,7 +489,6 @@ class ContagionScenario final : public Scenario {
   double load_seconds_ = 0.0;
   std::unique_ptr<cg::CountLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;
-  std::unordered_set<Index> seeded_;  // frames(): agents infected on day 0
 };
 
 }  // namespace
