@@ -1,5 +1,5 @@
-// PNG files without a library: 8-bit RGB, unfiltered rows, the zlib stream made of deflate's
-// stored blocks (no compression; frames are small and written once).
+// PNG files without a library: 8-bit RGB, unfiltered rows, the zlib stream one deflate block
+// with the fixed Huffman code (RFC 1951) after a greedy LZ77 pass.
 #pragma once
 
 #include <cstdint>

@@ -50,13 +50,33 @@ TEST(Png, RoundTripsPixelsThroughAStrictReader) {
   EXPECT_TRUE(std::equal(png.rgb.begin(), png.rgb.end(), image.pixels().begin(), image.pixels().end()));
 }
 
-TEST(Png, ImagesLargerThanOneStoredBlockSpanSeveral) {
-  Image image(200, 150, {1, 2, 3});  // 90,150 bytes of rows: two stored blocks
-  image.set(199, 149, {9, 8, 7});
-  const testing::DecodedPng png = testing::decode_png(encode_png(image));
-  ASSERT_EQ(png.rgb.size(), 200u * 150u * 3u);
-  EXPECT_EQ(png.rgb[3 * (149 * 200 + 199)], 9);
-  EXPECT_EQ(png.rgb[0], 1);
+TEST(Png, LargeImagesWithRunsAndNoiseRoundTripAndFlatOnesCompress) {
+  // Noise (few matches), runs longer than one match (258) and a far repeat (distance > 4096).
+  Image image(300, 200, {255, 255, 255});
+  std::uint32_t state = 12345;
+  for (int y = 0; y < 60; ++y)
+    for (int x = 0; x < 300; ++x) {
+      state = state * 1664525u + 1013904223u;
+      image.set(x, y, {static_cast<std::uint8_t>(state >> 24), static_cast<std::uint8_t>(state >> 16), static_cast<std::uint8_t>(x)});
+    }
+  for (int y = 150; y < 160; ++y)
+    for (int x = 0; x < 300; ++x) image.set(x, y, image.at(x, y - 140));
+  const std::string bytes = encode_png(image);
+  const testing::DecodedPng png = testing::decode_png(bytes);
+  ASSERT_EQ(png.rgb.size(), 300u * 200u * 3u);
+  EXPECT_TRUE(std::equal(png.rgb.begin(), png.rgb.end(), image.pixels().begin(), image.pixels().end()));
+  const std::string flat = encode_png(Image(640, 480));
+  EXPECT_LT(flat.size(), 640u * 480u * 3u / 100u);  // a blank frame: under 1% of its pixels' bytes
+  EXPECT_EQ(testing::decode_png(flat).rgb.size(), 640u * 480u * 3u);
+}
+
+TEST(Png, ReaderInflatesStoredBlocksToo) {
+  // A zlib stream of two stored blocks ("ab", then "c"), as RFC 1951 lays them out.
+  const unsigned char stream[] = {0x78, 0x01, 0x00, 0x02, 0x00, 0xfd, 0xff, 'a', 'b', 0x01,
+                                  0x01, 0x00, 0xfe, 0xff, 'c',  0x02, 0x4d, 0x01, 0x27};
+  const std::string z(reinterpret_cast<const char*>(stream), sizeof stream);
+  const std::vector<std::uint8_t> out = testing::inflate(z);
+  EXPECT_EQ(std::string(out.begin(), out.end()), "abc");
 }
 
 TEST(Png, ReaderRejectsACorruptedChunk) {
