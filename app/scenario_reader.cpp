@@ -425,9 +425,10 @@ std::vector<ScenarioNode> ScenarioNode::array(std::string_view key) const {
 std::map<std::string, std::set<std::string>> ScenarioNode::asked_fields() const {
   std::map<std::string, std::set<std::string>> out;
   std::string pattern;
-  for (std::size_t i = 0; i < path_.size(); ++i) {  // "a.b[3]" -> "a.b[]"
+  for (std::size_t i = 0; i < path_.size(); ++i) {  // "a.b[3]" -> "a.b[]"; a quoted name stays
     pattern += path_[i];
-    if (path_[i] == '[') i = path_.find(']', i) - 1;
+    if (path_[i] == '[' && i + 1 < path_.size() && std::isdigit(static_cast<unsigned char>(path_[i + 1])))
+      i = path_.find(']', i) - 1;
   }
   collect_asked(*source_, pattern, out);
   return out;

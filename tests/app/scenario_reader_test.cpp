@@ -359,3 +359,21 @@ TEST(ScenarioReader, ErrorsInLaterArrayElementsNameTheirOwnLine) {
 
 }  // namespace
 }  // namespace simgrad::app
+
+namespace simgrad::app {
+namespace {
+
+TEST(ScenarioReader, AskedFieldsAreGatheredPerPathWithArrayIndicesFolded) {
+  const auto root = parse(springs).root();
+  for (const ScenarioNode& e : root.array("springs")) e.has("a");
+  root.array("springs")[1].has("k");
+  const auto asked = root.asked_fields();
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked.at(""), (std::set<std::string>{"springs"}));
+  EXPECT_EQ(asked.at("springs[]"), (std::set<std::string>{"a", "k"}));  // every element's, together
+  // From an element down: its own path, folded the same way.
+  EXPECT_EQ(root.array("springs")[2].asked_fields().begin()->first, "springs[]");
+}
+
+}  // namespace
+}  // namespace simgrad::app
