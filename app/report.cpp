@@ -139,7 +139,10 @@ constexpr const char* kScript = R"JS(
         }
         if (f.field) {
           var fd = f.field, lo = fd.lo, hi = fd.hi;
-          if (lo === undefined || hi === undefined) { lo = Math.min.apply(null, fd.values); hi = Math.max.apply(null, fd.values); }
+          if (lo === undefined || hi === undefined) {
+            lo = Infinity; hi = -Infinity;  // a loop: a large grid is too many arguments for Math.min
+            fd.values.forEach(function (v) { lo = Math.min(lo, v); hi = Math.max(hi, v); });
+          }
           var cw = (fd.box[2] - fd.box[0]) / fd.nx, ch = (fd.box[3] - fd.box[1]) / fd.ny;
           for (var j = 0; j < fd.ny; ++j) for (var i = 0; i < fd.nx; ++i) {
             var t = Math.max(0, Math.min(1, (fd.values[j * fd.nx + i] - lo) / (hi > lo ? hi - lo : 1)));
