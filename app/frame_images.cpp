@@ -6,7 +6,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "app/atomic_file.hpp"
 #include "app/png.hpp"
 
 namespace simgrad::app {
@@ -204,7 +203,7 @@ int write_frame_pngs(const std::filesystem::path& dir, const json& frames, int w
   const FrameDrawer drawer(frames, width, height);
   std::filesystem::create_directories(dir);
   // One image at a time: a long run's frames need not all fit in memory.
-  for (std::size_t i = 0; i < drawer.size(); ++i) write_file_atomically(frame_file(dir, i), encode_png(drawer.draw(i)));
+  for (std::size_t i = 0; i < drawer.size(); ++i) write_png(frame_file(dir, i), drawer.draw(i));
   // A longer earlier run's frames would play on after this one's: they go.
   std::size_t stale = drawer.size();
   while (std::filesystem::remove(frame_file(dir, stale))) ++stale;

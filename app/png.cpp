@@ -4,6 +4,8 @@
 #include <array>
 #include <vector>
 
+#include "app/atomic_file.hpp"
+
 namespace simgrad::app {
 
 namespace {
@@ -165,6 +167,8 @@ std::uint32_t adler32(std::span<const std::uint8_t> bytes, std::uint32_t adler) 
   }
   return (b << 16) | a;
 }
+
+void write_png(const std::filesystem::path& file, const Image& image) { write_file_atomically(file, encode_png(image)); }
 
 std::string encode_png(const Image& image) {
   std::string png = "\x89PNG\r\n\x1a\n";

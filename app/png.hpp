@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 
@@ -17,5 +18,9 @@ std::uint32_t adler32(std::span<const std::uint8_t> bytes, std::uint32_t adler =
 
 // The image as the bytes of a PNG file.
 std::string encode_png(const Image& image);
+
+// Writes the image as a PNG file, atomically (atomic_file.hpp): e.g. a density field,
+// write_png(path, scalar_field_image(density, nx, ny, 0.0, 1.0, 4)).
+void write_png(const std::filesystem::path& file, const Image& image);
 
 }  // namespace simgrad::app

@@ -17,6 +17,11 @@ namespace {
 
 using nlohmann::json;
 
+std::string read_bytes(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 std::span<const std::uint8_t> bytes_of(std::string_view text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
@@ -136,6 +141,18 @@ TEST(Raster, ColourMapsMatchTheReportsEnds) {
   EXPECT_EQ(parse_colour("red"), (Rgb{}));
 }
 
+TEST(Png, WritesAScalarFieldAsAFile) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / ("simgrad_field_" + std::to_string(getpid()) + ".png");
+  const std::vector<double> density = {0.0, 0.5, 1.0, 0.25};
+  write_png(file, scalar_field_image(density, 2, 2, 0.0, 1.0, 3));
+  const testing::DecodedPng png = testing::decode_png(read_bytes(file));
+  EXPECT_EQ(png.width, 6);
+  EXPECT_EQ(png.height, 6);
+  const Rgb top_right = sequential_colour(0.25);  // row 1 (the top), column 1
+  EXPECT_EQ(png.rgb[3 * 5], top_right.r);
+  std::filesystem::remove(file);
+}
+
 TEST(Raster, ScalarFieldPutsRowZeroAtTheBottom) {
   const std::vector<double> values = {0, 0, 0, 1, 1, 1};  // 3 x 2: bottom row 0, top row 1
   const Image image = scalar_field_image(values, 3, 2, 0.0, 1.0, 4);
@@ -183,9 +200,7 @@ TEST(FrameImages, WritesNumberedPngFiles) {
   const json run = {{"frames", {{{"lines", {{0, 0, 1, 1, 0.5}}}}, {{"lines", {{0, 1, 1, 0, -0.5}}}}}}};
   ASSERT_EQ(write_frame_pngs(dir, run, 64, 48), 2);
   for (const char* name : {"frame_00000.png", "frame_00001.png"}) {
-    std::ifstream in(dir / name, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const testing::DecodedPng png = testing::decode_png(bytes);
+    const testing::DecodedPng png = testing::decode_png(read_bytes(dir / name));
     EXPECT_EQ(png.width, 64);
     EXPECT_EQ(png.height, 48);
   }
