@@ -313,7 +313,7 @@ class ContagionScenario final : public Scenario {
                                                                                 : 3;
         classes.push_back(stage);
       }
-      frames.push_back({{"label", "day " + std::to_string(t)}, {"points", points}, {"classes", classes}});
+      frames.push_back({{"label", "day " + std::to_string(t)}, {"time", t}, {"points", points}, {"classes", classes}});
     };
     Rollout(*system_, *loss_, steps, o).loss();
     const std::string count = count_name(fit_.count);

@@ -1,12 +1,14 @@
 #include "app/frame_images.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
 
 #include "app/png.hpp"
+#include "app/svg_plot.hpp"
 
 namespace simgrad::app {
 
@@ -123,6 +125,39 @@ void draw_arrow(Image& image, const FrameView& v, const json& a) {
     draw_line(image, x1, y1, x1 - 8 * std::cos(angle + side), y1 - 8 * std::sin(angle + side), green, 2.0);
 }
 
+// The run's first chart, small, in the lower right corner, its series in the report's colours;
+// a grey line marks the frame's "time" when it has one (the chart's x of this frame).
+void draw_inset_chart(Image& image, const json& chart, const json& frame) {
+  const double x0 = image.width() * 0.6, x1 = image.width() - 8.0, y0 = image.height() * 0.68, y1 = image.height() - 8.0;
+  double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+  const json series = chart.value("series", json::array());
+  for (const json& s : series)
+    for (const char* axis : {"x", "y"})
+      for (const json& v : s.value(axis, json::array()))
+        if (v.is_number() && std::isfinite(v.get<double>())) {
+          const int k = axis[0] == 'x' ? 0 : 1;
+          lo[k] = std::min(lo[k], v.get<double>());
+          hi[k] = std::max(hi[k], v.get<double>());
+        }
+  if (!(hi[0] > lo[0]) || !(hi[1] >= lo[1])) return;  // nothing to plot
+  if (!(hi[1] > lo[1])) hi[1] = lo[1] + 1.0;
+  auto px = [&](double x) { return x0 + 4 + (x - lo[0]) / (hi[0] - lo[0]) * (x1 - x0 - 8); };
+  auto py = [&](double y) { return y1 - 4 - (y - lo[1]) / (hi[1] - lo[1]) * (y1 - y0 - 16); };  // room for the title
+  fill_rect(image, x0, y0, x1, y1, Rgb{255, 255, 255});
+  for (const auto& [ax0, ay0, ax1, ay1] : {std::array{x0, y0, x1, y0}, std::array{x0, y1, x1, y1}, std::array{x0, y0, x0, y1},
+                                           std::array{x1, y0, x1, y1}})
+    draw_line(image, ax0, ay0, ax1, ay1, Rgb{200, 200, 200});
+  if (frame.contains("time") && frame["time"].is_number())
+    draw_line(image, px(frame["time"].get<double>()), y0, px(frame["time"].get<double>()), y1, Rgb{170, 170, 170});
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const json xs = series[k].value("x", json::array()), ys = series[k].value("y", json::array());
+    const Rgb colour = parse_colour(series_colour(k));
+    for (std::size_t i = 1; i < std::min(xs.size(), ys.size()); ++i)
+      draw_line(image, px(number_at(xs, i - 1)), py(number_at(ys, i - 1)), px(number_at(xs, i)), py(number_at(ys, i)), colour, 1.5);
+  }
+  draw_text(image, static_cast<int>(x0) + 4, static_cast<int>(y0) + 4, chart.value("title", ""), Rgb{60, 60, 60}, 1);
+}
+
 }  // namespace
 
 FrameDrawer::FrameDrawer(const json& run, int width, int height) : run_(run), width_(width), height_(height) {
@@ -174,6 +209,7 @@ Image FrameDrawer::draw(std::size_t index) const {
       fill_circle(image, v.x(number_at(points[k], 0)), v.y(number_at(points[k], 1)), 3.0, c < palette_.size() ? palette_[c] : ink);
     }
     for (const json& a : f.value("arrows", json::array())) draw_arrow(image, v, a);
+    if (run_.contains("charts") && !run_["charts"].empty()) draw_inset_chart(image, run_["charts"][0], f);
     draw_text(image, 8, 8, f.value("label", ""), Rgb{0, 0, 0});
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("frames: ") + e.what());

@@ -73,7 +73,7 @@ class Scenario {
   // "x", "y"}]}], "palette": ["#rrggbb"] with a frame's "classes": [k] (point i drawn in colour
   // classes[i]; agents by disease state), a frame's "field": {"nx", "ny", "values" (row-major,
   // row 0 at the bottom), "box": [x0, y0, x1, y1], optional "lo", "hi"} (a scalar grid drawn
-  // under the rest)}. Null: no animation. report.html and `run --frames` (frame_images.hpp) draw it.
+  // under the rest), a frame's "time" (its x on the charts)}. Null: no animation. report.html and `run --frames` (frame_images.hpp) draw it.
   virtual nlohmann::json frames(std::span<const double> x) {
     (void)x;
     return nullptr;

@@ -10,6 +10,7 @@
 #include "app/frame_images.hpp"
 #include "app/png.hpp"
 #include "app/raster.hpp"
+#include "app/svg_plot.hpp"
 #include "tests/app/png_reader.hpp"
 
 namespace simgrad::app {
@@ -183,6 +184,22 @@ TEST(FrameImages, EdgesColouredByValueAndPaletteClasses) {
   EXPECT_THROW(draw_frames(json{{"frames", {{{"points", {{0, 0}}}}}}, {"edges", {{0, 5}}}}, 50, 50),
                std::invalid_argument);
   EXPECT_THROW(draw_frames(json::array(), 50, 50), std::invalid_argument);
+}
+
+TEST(FrameImages, FirstChartIsDrawnSmallWithTheFramesTimeMarked) {
+  const json chart = {{"title", "count"}, {"series", {{{"name", "data"}, {"x", {0, 10}}, {"y", {0, 5}}}}}};
+  const json run = {{"charts", {chart}}, {"frames", {{{"points", {{0, 0}}}, {"time", 5}}}}};
+  const Image image = draw_frames(run, 200, 150).at(0);
+  const Rgb blue = parse_colour(series_colour(0));
+  int series_pixels = 0, marker_pixels = 0;
+  for (int y = 0; y < 150; ++y)
+    for (int x = 0; x < 200; ++x) {
+      series_pixels += image.at(x, y) == blue;
+      marker_pixels += image.at(x, y) == Rgb{170, 170, 170};
+    }
+  EXPECT_GT(series_pixels, 20);  // the data line, in the lower right
+  EXPECT_GT(marker_pixels, 20);  // the vertical line at x = 5
+  EXPECT_EQ(image.at(20, 20), (Rgb{255, 255, 255}));  // the upper left stays the drawing's
 }
 
 TEST(FrameImages, FieldFillsItsBox) {
