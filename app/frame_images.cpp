@@ -152,8 +152,13 @@ void draw_inset_chart(Image& image, const json& chart, const json& frame) {
   for (std::size_t k = 0; k < series.size(); ++k) {
     const json xs = series[k].value("x", json::array()), ys = series[k].value("y", json::array());
     const Rgb colour = parse_colour(series_colour(k));
+    // A null or non-finite value is a gap in the line (the report's charts break there too).
+    auto finite = [&](std::size_t i) {
+      return xs[i].is_number() && ys[i].is_number() && std::isfinite(xs[i].get<double>()) && std::isfinite(ys[i].get<double>());
+    };
     for (std::size_t i = 1; i < std::min(xs.size(), ys.size()); ++i)
-      draw_line(image, px(number_at(xs, i - 1)), py(number_at(ys, i - 1)), px(number_at(xs, i)), py(number_at(ys, i)), colour, 1.5);
+      if (finite(i - 1) && finite(i))
+        draw_line(image, px(number_at(xs, i - 1)), py(number_at(ys, i - 1)), px(number_at(xs, i)), py(number_at(ys, i)), colour, 1.5);
   }
   draw_text(image, static_cast<int>(x0) + 4, static_cast<int>(y0) + 4, chart.value("title", ""), Rgb{60, 60, 60}, 1);
 }

@@ -200,6 +200,15 @@ TEST(FrameImages, FirstChartIsDrawnSmallWithTheFramesTimeMarked) {
   EXPECT_GT(series_pixels, 20);  // the data line, in the lower right
   EXPECT_GT(marker_pixels, 20);  // the vertical line at x = 5
   EXPECT_EQ(image.at(20, 20), (Rgb{255, 255, 255}));  // the upper left stays the drawing's
+  // A null is a gap: a series of two points with a null between draws no line.
+  json gappy = run;
+  gappy["charts"][0]["series"][0]["x"] = {0, 5, 10};
+  gappy["charts"][0]["series"][0]["y"] = {0, nullptr, 5};
+  const Image gap = draw_frames(gappy, 200, 150).at(0);
+  int gap_pixels = 0;
+  for (int y = 0; y < 150; ++y)
+    for (int x = 0; x < 200; ++x) gap_pixels += gap.at(x, y) == blue;
+  EXPECT_EQ(gap_pixels, 0);
 }
 
 TEST(FrameImages, FieldFillsItsBox) {
