@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/atomic_file.hpp"
+#include "app/frame_images.hpp"
 #include "app/json_output.hpp"
 #include "app/progress.hpp"
 #include "app/report.hpp"
@@ -110,17 +111,25 @@ extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 }  // namespace
 
-int run_run(const std::filesystem::path& file, const CommonOptions& common) {
+int run_run(const std::filesystem::path& file, const RunOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
     const auto start = Clock::now();
     const double loss = problem.value(problem.initial());
-    emit(common, json{{"loss", finite_or_null(loss)},
-                      {"steps", scenario->steps},
-                      {"simulator", scenario->simulator()},
-                      {"wall_s", seconds_since(start)},
-                      {"summary", scenario->summary()}});
+    json out = {{"loss", finite_or_null(loss)},
+                {"steps", scenario->steps},
+                {"simulator", scenario->simulator()},
+                {"wall_s", seconds_since(start)},
+                {"summary", scenario->summary()}};
+    if (options.frames) {
+      const json frames = scenario->frames(problem.initial());
+      if (frames.is_null()) throw std::invalid_argument("--frames: the " + scenario->simulator() + " simulator draws no frames");
+      const int count = write_frame_pngs(*options.frames, frames, options.frame_width, options.frame_height);
+      out["frames"] = {{"dir", options.frames->string()}, {"count", count},
+                       {"width", options.frame_width}, {"height", options.frame_height}};
+    }
+    emit(common, out);
     return 0;
   });
 }

@@ -23,6 +23,12 @@ struct GradcheckOptions {
   double atol = 1e-9;
 };
 
+struct RunOptions {
+  std::optional<std::filesystem::path> frames;  // a folder for PNG frames of the run
+  int frame_width = 640;
+  int frame_height = 480;
+};
+
 struct TuneOptions {
   std::filesystem::path out;
   std::optional<std::filesystem::path> resume;  // a folder of an interrupted tune
@@ -51,7 +57,8 @@ struct BenchOptions {
 int run_list(const CommonOptions& common);
 // Prints one simulator's parameters; an unknown name is bad usage (2), with the nearest name.
 int run_describe(const std::string& simulator, const CommonOptions& common);
-int run_run(const std::filesystem::path& scenario, const CommonOptions& common);
+// Runs forward and prints the loss; with --frames, also draws the run as PNG frames.
+int run_run(const std::filesystem::path& scenario, const RunOptions& options, const CommonOptions& common);
 int run_grad(const std::filesystem::path& scenario, const CommonOptions& common);
 int run_gradcheck(const std::filesystem::path& scenario, const GradcheckOptions& options, const CommonOptions& common);
 int run_tune(const std::filesystem::path& scenario, const TuneOptions& options, const CommonOptions& common);

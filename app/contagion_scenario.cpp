@@ -1,10 +1,15 @@
 #include "app/contagion_scenario.hpp"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <numbers>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 #include <unistd.h>
 
 #include "sims/contagion/calibration.hpp"
@@ -13,6 +18,7 @@
 #include "sims/contagion/infectiousness.hpp"
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/parameters.hpp"
+#include "sims/contagion/transition.hpp"
 
 namespace simgrad::app {
 
@@ -64,6 +70,16 @@ std::vector<double> read_column(const std::filesystem::path& file, const std::st
   }
   if (!started) node.fail("start_date", file.string() + ": no row dated " + start_date);
   return values;
+}
+
+// The scenario's name of a count, count_of's inverse.
+std::string count_name(cg::Count count) {
+  switch (count) {
+    case cg::Count::kDeaths: return "deaths";
+    case cg::Count::kCases: return "cases";
+    case cg::Count::kInfections: return "infections";
+    default: return "infectious";
+  }
 }
 
 cg::Count count_of(const std::string& name) {
@@ -220,7 +236,136 @@ class ContagionScenario final : public Scenario {
     return j;
   }
 
+  // The counts simulated against the data, and a glimpse of the network: up to 200 agents found
+  // by breadth-first search from the seeded ones, on rings by distance, coloured by disease
+  // state every few days (complete populations: the seeded agents and the first others, no edges).
+  json frames(std::span<const double> x) override {
+    problem_->assign(x);
+    std::size_t roots = 0;
+    const std::vector<Index> agents = glimpse_agents(roots);
+    std::vector<int> depth(agents.size(), 0);
+    std::unordered_map<Index, std::size_t> place;
+    for (std::size_t k = 0; k < agents.size(); ++k) place[agents[k]] = k;
+    json background = json::array();
+    if (!population_.complete) {
+      // Depth by a second search over the chosen agents only; edges among them, each once.
+      for (std::size_t k = 0; k < agents.size(); ++k) depth[k] = k < roots ? 0 : -1;
+      for (std::size_t k = 0; k < agents.size(); ++k)
+        for (std::int64_t e = population_.offsets[static_cast<std::size_t>(agents[k])];
+             e < population_.offsets[static_cast<std::size_t>(agents[k]) + 1]; ++e) {
+          const auto other = place.find(population_.neighbors[static_cast<std::size_t>(e)]);
+          if (other == place.end()) continue;
+          if (depth[other->second] < 0) depth[other->second] = depth[k] + 1;
+          if (other->second > k) background.push_back(json::array({static_cast<double>(k), static_cast<double>(other->second), 0, 0, 0}));
+        }
+    }
+    // Rings: the agents at each depth spread evenly round a circle of that radius.
+    std::vector<std::vector<std::size_t>> rings;
+    for (std::size_t k = 0; k < agents.size(); ++k) {
+      const std::size_t d = static_cast<std::size_t>(std::max(0, depth[k]));
+      if (rings.size() <= d) rings.resize(d + 1);
+      rings[d].push_back(k);
+    }
+    std::vector<std::array<double, 2>> at(agents.size());
+    for (std::size_t d = 0; d < rings.size(); ++d)
+      for (std::size_t j = 0; j < rings[d].size(); ++j) {
+        const double angle = 2.0 * std::numbers::pi * (static_cast<double>(j) + 0.5 * static_cast<double>(d)) / static_cast<double>(rings[d].size());
+        // Depth d on radius d + 1; a single root sits at the centre.
+        const double radius = population_.complete ? 1.0 : static_cast<double>(d) + (rings[0].size() > 1 || d > 0 ? 1.0 : 0.0);
+        at[rings[d][j]] = {radius * std::cos(angle), radius * std::sin(angle)};
+      }
+    for (json& line : background) {
+      const std::size_t a = static_cast<std::size_t>(line[0].get<double>()), b = static_cast<std::size_t>(line[1].get<double>());
+      line = json::array({at[a][0], at[a][1], at[b][0], at[b][1], 0.0});
+    }
+    json points = json::array();
+    for (const auto& p : at) points.push_back({p[0], p[1]});
+
+    std::vector<cg::Observation> all = fit_.observations;
+    all.insert(all.end(), held_out_.begin(), held_out_.end());
+    json data = {{"name", "data"}, {"x", json::array()}, {"y", json::array()}};
+    json simulated = {{"name", "simulated"}, {"x", json::array()}, {"y", json::array()}};
+    for (const cg::Observation& o : all) {
+      data["x"].push_back(o.day);
+      data["y"].push_back(o.value);
+    }
+    const cg::DiseaseSettings& s = model_.settings;
+    const double reporting = model_.parameters.reporting.value[0];
+    const int stride = std::max(1, steps / 80);
+    json frames = json::array();
+    RolloutOptions o;
+    o.observer = [&](int t, std::span<const double> state) {
+      for (const cg::Observation& ob : all)
+        if (ob.day == t) {
+          simulated["x"].push_back(t);
+          simulated["y"].push_back(reporting * cg::model_count(*system_, fit_.count, t, ob.window, state));
+        }
+      if (t % stride != 0 && t != steps) return;
+      json classes = json::array();
+      const std::size_t n = static_cast<std::size_t>(population_.agents);
+      for (Index i : agents) {
+        const double tau = state[n + static_cast<std::size_t>(i)];
+        const int since = t - static_cast<int>(tau);
+        const int stage = tau < 0.0 || state[static_cast<std::size_t>(i)] > 0.5 ? 0
+                          : since < s.exposed_days                              ? 1
+                          : since < s.removal_day()                             ? 2
+                          : system_->dies(tau, i)                               ? 4
+                                                                                : 3;
+        classes.push_back(stage);
+      }
+      frames.push_back({{"label", "day " + std::to_string(t)}, {"time", t}, {"points", points}, {"classes", classes}});
+    };
+    Rollout(*system_, *loss_, steps, o).loss();
+    const std::string count = count_name(fit_.count);
+    const int window = fit_.observations.front().window;
+    return {{"legend", std::to_string(agents.size()) + " agents of " + std::to_string(population_.agents) +
+                           (population_.complete ? " (well mixed: everyone meets everyone)" : " around the seeded ones, rings by contact distance") +
+                           ": susceptible grey, exposed orange, infectious red, recovered green, dead black"},
+            {"palette", {"#b0b0b0", "#ff9900", "#d62728", "#2ca02c", "#000000"}},
+            {"background", {{"lines", background}}},
+            {"frames", frames},
+            {"charts", {{{"title", count + (window == 1 ? " per day" : " per " + std::to_string(window) + "-day window") +
+                                       ": simulated against data"},
+                         {"x_label", "day"},
+                         {"y_label", count},
+                         {"series", {data, simulated}}}}}};
+  }
+
  private:
+  // Up to 200 agents: the first few seeded ones (`roots` of them, first in the list), then
+  // breadth-first over contacts (or by index when the population is complete).
+  std::vector<Index> glimpse_agents(std::size_t& roots) const {
+    // A few seeds, so that the rings show two or three steps of spread.
+    constexpr std::size_t most = 200, seeds = 4;
+    const cg::DiseaseSettings& s = model_.settings;
+    const double p = model_.parameters.initial_infected.value[0];
+    std::vector<Index> chosen;
+    std::unordered_set<Index> taken;
+    for (Index i = 0; i < population_.agents && chosen.size() < seeds; ++i)
+      if (cg::sample_event(p, system_->seeding_draw(i), s.sampler, s.temperature).hard > 0.0) {
+        chosen.push_back(i);
+        taken.insert(i);
+      }
+    roots = chosen.size();
+    for (std::size_t head = 0; chosen.size() < most; ++head) {
+      if (head == chosen.size()) {  // the search ran dry: start again from the next agent not taken
+        Index next = 0;
+        while (next < population_.agents && taken.contains(next)) ++next;
+        if (next == population_.agents) break;
+        chosen.push_back(next);
+        taken.insert(next);
+        if (population_.complete) continue;
+      }
+      if (population_.complete) continue;
+      const std::size_t a = static_cast<std::size_t>(chosen[head]);
+      for (std::int64_t e = population_.offsets[a]; e < population_.offsets[a + 1] && chosen.size() < most; ++e) {
+        const Index b = population_.neighbors[static_cast<std::size_t>(e)];
+        if (taken.insert(b).second) chosen.push_back(b);
+      }
+    }
+    return chosen;
+  }
+
   // Weeks of R that the fitted data constrains: infections before its last day less the lag.
   int identified_weeks() const {
     const int lag = fit_.count == cg::Count::kDeaths ? model_.settings.removal_day()
@@ -358,8 +503,17 @@ SimulatorInfo contagion_info() {
   info.description = "agent-based epidemic on a contact network (GradABM's model): SEIR/SIR/SEIRS stages, "
                      "straight-through Gumbel-softmax events, calibrated to case and death curves";
   info.parameters = nlohmann::json::array();
-  for (const auto& p : cg::epidemic_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
+  // Defaults as a scenario that leaves the "parameters" section out gets them (8 age groups,
+  // one layer, default stages): one number when every entry is the same.
+  cg::DiseaseModel model;
+  model.settings.days = 7;
+  model.reset(8, 1);
+  for (const auto& p : cg::epidemic_parameters()) {
+    const std::vector<double>& v = cg::quantity(model.parameters, p.name).value;
+    const bool uniform = std::all_of(v.begin(), v.end(), [&](double e) { return e == v.front(); });
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
+                               {"default", uniform ? json(v.front()) : json(v)}});
+  }
   return info;
 }
 

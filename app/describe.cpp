@@ -1,5 +1,6 @@
 // `simgrad list` and `simgrad describe SIMULATOR`: the simulators and their parameters, printed
 // from the declarations the scenario loaders bind parameters by (simulators() in scenario.cpp).
+#include <cstdio>
 #include <iostream>
 
 #include "app/commands.hpp"
@@ -17,13 +18,30 @@ json info_json(const SimulatorInfo& s) {
   return {{"name", s.name}, {"description", s.description}, {"parameters", s.parameters}};
 }
 
+// A default for people: numbers as numbers, words as words, one per preset as "preset value".
+std::string default_text(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", value.get<double>());
+    return text;
+  }
+  std::string out;
+  if (value.is_array()) {
+    for (const json& v : value) out += (out.empty() ? "[" : ", ") + default_text(v);
+    return out + "]";
+  }
+  for (const auto& [name, v] : value.items()) out += (out.empty() ? "" : ", ") + name + " " + default_text(v);
+  return out;
+}
+
 // One simulator for people: its description, then a line per parameter.
 void print_simulator(const SimulatorInfo& s) {
   std::cout << s.name << ": " << s.description << "\n";
   for (const json& p : s.parameters) {
     std::cout << "  " << p["name"].get<std::string>() << " [" << p["unit"].get<std::string>() << "] per "
               << p["per"].get<std::string>() << ": " << p["description"].get<std::string>();
-    if (p.contains("default")) std::cout << " (default " << p["default"].dump() << ")";
+    if (p.contains("default") && !p["default"].is_null()) std::cout << " (default " << default_text(p["default"]) << ")";
     std::cout << "\n";
   }
 }

@@ -34,6 +34,10 @@ int main(int argc, char** argv) {
 
   CLI::App* run = app.add_subcommand("run", "run a scenario forward and print its loss");
   run->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
+  RunOptions run_options;
+  run->add_option("--frames", run_options.frames, "also draw the run as PNG frames DIR/frame_00000.png, ...");
+  run->add_option("--frame-size", run_options.frame_width, "frame width in pixels (height 3/4 of it; default 640)")
+      ->check(CLI::Range(64, 4096));
   add_common(run, common);
 
   CLI::App* grad = app.add_subcommand("grad", "loss and its gradient with respect to the tuned parameters");
@@ -97,7 +101,10 @@ int main(int argc, char** argv) {
   }
   if (*list) return run_list(common);
   if (*describe) return run_describe(simulator_name, common);
-  if (*run) return run_run(scenario, common);
+  if (*run) {
+    run_options.frame_height = run_options.frame_width * 3 / 4;
+    return run_run(scenario, run_options, common);
+  }
   if (*grad) return run_grad(scenario, common);
   if (*gradcheck) return run_gradcheck(scenario, gradcheck_options, common);
   if (*tune) return run_tune(scenario, tune_options, common);

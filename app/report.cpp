@@ -102,6 +102,7 @@ constexpr const char* kScript = R"JS(
         (f.points || []).forEach(function (p) { grow(p[0], p[1]); });
         (f.values || []).forEach(function (v) { cmax = Math.max(cmax, Math.abs(v)); });
         (f.arrows || []).forEach(function (a) { grow(a[0], a[1]); grow(a[0] + a[2], a[1] + a[3]); });
+        if (f.field) { grow(f.field.box[0], f.field.box[1]); grow(f.field.box[2], f.field.box[3]); }
       });
       run.cmax = run.scale || cmax;
       longest = Math.max(longest, run.frames.length);
@@ -114,6 +115,12 @@ constexpr const char* kScript = R"JS(
       var s = Math.max(-1, Math.min(1, (c || 0) / cmax));
       var r = s > 0 ? 120 + 135 * s : 120 * (1 + s), b = s < 0 ? 120 - 135 * s : 120 * (1 - s);
       return 'rgb(' + Math.round(r) + ',' + Math.round(120 * (1 - Math.abs(s))) + ',' + Math.round(b) + ')';
+    }
+    // raster.cpp's sequential_colour: viridis through five stops.
+    var stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+    function sequential(t) {
+      var u = t * 4, k = Math.min(3, Math.floor(u)), f = u - k;
+      return 'rgb(' + stops[k].map(function (c, i) { return Math.round(c + f * (stops[k + 1][i] - c)); }).join(',') + ')';
     }
     var frame = 0;
     function draw() {
@@ -129,6 +136,20 @@ constexpr const char* kScript = R"JS(
             ctx.strokeStyle = colour(l[4], run.cmax);
             ctx.beginPath(); ctx.moveTo(X(l[0]), Y(l[1])); ctx.lineTo(X(l[2]), Y(l[3])); ctx.stroke();
           });
+        }
+        if (f.field) {
+          var fd = f.field, lo = fd.lo, hi = fd.hi;
+          if (lo === undefined || hi === undefined) {
+            lo = Infinity; hi = -Infinity;  // a loop: a large grid is too many arguments for Math.min
+            fd.values.forEach(function (v) { lo = Math.min(lo, v); hi = Math.max(hi, v); });
+          }
+          var cw = (fd.box[2] - fd.box[0]) / fd.nx, ch = (fd.box[3] - fd.box[1]) / fd.ny;
+          for (var j = 0; j < fd.ny; ++j) for (var i = 0; i < fd.nx; ++i) {
+            var t = Math.max(0, Math.min(1, (fd.values[j * fd.nx + i] - lo) / (hi > lo ? hi - lo : 1)));
+            ctx.fillStyle = sequential(t);
+            var x0 = X(fd.box[0] + i * cw), y0 = Y(fd.box[1] + (j + 1) * ch);
+            ctx.fillRect(x0, y0, X(fd.box[0] + (i + 1) * cw) - x0 + 0.5, Y(fd.box[1] + j * ch) - y0 + 0.5);
+          }
         }
         ctx.lineWidth = 1;
         if (run.background) lines(run.background.lines);
@@ -147,8 +168,10 @@ constexpr const char* kScript = R"JS(
           ctx.strokeStyle = colour(f.values[k], run.cmax);
           ctx.beginPath(); ctx.moveTo(X(a[0]), Y(a[1])); ctx.lineTo(X(b[0]), Y(b[1])); ctx.stroke();
         });
-        ctx.fillStyle = '#222';
-        (f.points || []).forEach(function (p) { ctx.beginPath(); ctx.arc(X(p[0]), Y(p[1]), 3, 0, 2 * Math.PI); ctx.fill(); });
+        (f.points || []).forEach(function (p, k) {
+          ctx.fillStyle = (run.palette && f.classes && run.palette[f.classes[k]]) || '#222';
+          ctx.beginPath(); ctx.arc(X(p[0]), Y(p[1]), 3, 0, 2 * Math.PI); ctx.fill();
+        });
         ctx.strokeStyle = '#0a0'; ctx.fillStyle = '#0a0';
         (f.arrows || []).forEach(function (a) {
           var x0 = X(a[0]), y0 = Y(a[1]), x1 = X(a[0] + a[2]), y1 = Y(a[1] + a[3]);

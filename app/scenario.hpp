@@ -70,7 +70,10 @@ class Scenario {
   // frame drawn under every frame), "trail": true (each point's path so far is drawn; every frame
   // then has the same points), "edges": [[a, b]] (lines between points a and b of every frame,
   // coloured by the frame's "values", one per edge: a large body's topology is sent once), "charts": [{"title", "x_label", "y_label", "series": [{"name",
-  // "x", "y"}]}]}. Null: no animation.
+  // "x", "y"}]}], "palette": ["#rrggbb"] with a frame's "classes": [k] (point i drawn in colour
+  // classes[i]; agents by disease state), a frame's "field": {"nx", "ny", "values" (row-major,
+  // row 0 at the bottom), "box": [x0, y0, x1, y1], optional "lo", "hi"} (a scalar grid drawn
+  // under the rest), a frame's "time" (its x on the charts)}. Null: no animation. report.html and `run --frames` (frame_images.hpp) draw it.
   virtual nlohmann::json frames(std::span<const double> x) {
     (void)x;
     return nullptr;
@@ -102,7 +105,9 @@ CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrid
 struct SimulatorInfo {
   std::string name;
   std::string description;
-  nlohmann::json parameters;  // [{"name", "unit", "per", "description"}]
+  // [{"name", "unit", "per", "description", "default"}]; a default is a number, a list (one per
+  // entry), words (where it comes from the scenario) or an object with one per preset.
+  nlohmann::json parameters;
 };
 std::vector<SimulatorInfo> simulators();
 

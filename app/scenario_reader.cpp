@@ -126,6 +126,14 @@ void collect_unknown(const SourceNode& source, const nlohmann::json& value,
   }
 }
 
+// Walks a source tree like collect_unknown, gathering what was asked of each opened object.
+void collect_asked(const SourceNode& source, const std::string& pattern,
+                   std::map<std::string, std::set<std::string>>& out) {
+  if (source.opened) out[pattern].insert(source.asked.begin(), source.asked.end());
+  for (const SourceNode& child : source.children)
+    collect_asked(child, child.key.empty() ? pattern + "[]" : field_path(pattern, child.key), out);
+}
+
 }  // namespace
 
 ScenarioError::ScenarioError(std::string file, int line, int column, std::string path,
@@ -412,6 +420,18 @@ std::optional<ScenarioNode> ScenarioNode::optional_child(std::string_view key) c
 
 std::vector<ScenarioNode> ScenarioNode::array(std::string_view key) const {
   return required(key).elements();
+}
+
+std::map<std::string, std::set<std::string>> ScenarioNode::asked_fields() const {
+  std::map<std::string, std::set<std::string>> out;
+  std::string pattern;
+  for (std::size_t i = 0; i < path_.size(); ++i) {  // "a.b[3]" -> "a.b[]"; a quoted name stays
+    pattern += path_[i];
+    if (path_[i] == '[' && i + 1 < path_.size() && std::isdigit(static_cast<unsigned char>(path_[i + 1])))
+      i = path_.find(']', i) - 1;
+  }
+  collect_asked(*source_, pattern, out);
+  return out;
 }
 
 void ScenarioNode::finish() const {

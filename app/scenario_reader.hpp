@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -115,6 +117,11 @@ public:
   // Objects taken only as raw json() are not checked. The error names the first such field in
   // the file and the nearest known name.
   void finish() const;
+
+  // The fields asked for in every object read through this reader, at and beneath this node,
+  // by path with array indices written "[]" (every element of an array shares one entry): the
+  // fields a loader accepts there, for checking the scenario schema against the loaders.
+  std::map<std::string, std::set<std::string>> asked_fields() const;
 
   // Throws a ScenarioError at this node, or at its field `key` (at the object when absent).
   [[noreturn]] void fail(std::string message) const;

@@ -16,6 +16,28 @@ namespace sb = simgrad::softbody;
 
 namespace {
 
+// What a scenario that leaves a tunable quantity out gets (every entry, every component);
+// `simgrad describe` prints the same table.
+const nlohmann::json& quantity_defaults() {
+  static const nlohmann::json defaults = {{"stiffness", 0.0},
+                                          {"damping", 0.0},
+                                          {"rest_length", "each spring's initial length"},
+                                          {"actuation", 0.0},
+                                          {"gravity", 0.0},
+                                          {"initial_position", "the body's nodes"},
+                                          {"initial_velocity", 0.0}};
+  return defaults;
+}
+
+double default_of(const char* name) { return quantity_defaults().at(name).get<double>(); }
+
+template <int D>
+Vec<double, D> uniform_vec(double value) {
+  Vec<double, D> v;
+  for (int k = 0; k < D; ++k) v[k] = value;
+  return v;
+}
+
 // A number given once for all entries, or one per entry.
 std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
   if (!node.has(key)) return std::vector<double>(entries, fallback);
@@ -125,8 +147,8 @@ class SoftbodyScenario final : public Scenario {
     const std::size_t springs = static_cast<std::size_t>(model_.spring_count());
     const std::size_t nodes = static_cast<std::size_t>(model_.node_count);
     auto copy_into = [](const std::vector<double>& v, Array<1>& a) { std::copy(v.begin(), v.end(), a.values().begin()); };
-    copy_into(per_entry(root, "stiffness", springs, 0.0), model_.stiffness);
-    copy_into(per_entry(root, "damping", springs, 0.0), model_.damping);
+    copy_into(per_entry(root, "stiffness", springs, default_of("stiffness")), model_.stiffness);
+    copy_into(per_entry(root, "damping", springs, default_of("damping")), model_.damping);
     if (root.has("rest_length")) copy_into(per_entry(root, "rest_length", springs, 0.0), model_.rest_length);
     const std::vector<double> mass = per_entry(root, "mass", nodes, 1.0);
     for (std::size_t i = 0; i < nodes; ++i) {
@@ -136,9 +158,9 @@ class SoftbodyScenario final : public Scenario {
     if (root.has("pinned"))
       for (const ScenarioNode& p : root.array("pinned"))
         model_.inverse_mass.values()[static_cast<std::size_t>(p.as_integer(0, static_cast<std::int64_t>(nodes) - 1))] = 0.0;
-    const Vec<double, D> g = vec_of<D>(root, "gravity", Vec<double, D>::zero());
+    const Vec<double, D> g = vec_of<D>(root, "gravity", uniform_vec<D>(default_of("gravity")));
     for (int k = 0; k < D; ++k) model_.gravity.values()[k] = g[k];
-    const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", Vec<double, D>::zero());
+    const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", uniform_vec<D>(default_of("initial_velocity")));
     for (std::size_t i = 0; i < nodes; ++i)
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = v0[k];
     if (root.has("planes"))
@@ -329,7 +351,8 @@ SimulatorInfo softbody_info() {
                      "actuation; gravity, drag, ground and walls (penalty, time-of-impact or projection contact)";
   info.parameters = nlohmann::json::array();
   for (const auto& p : sb::mass_spring_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
+                               {"default", quantity_defaults().value(p.name, nlohmann::json())}});
   return info;
 }
 

@@ -452,10 +452,13 @@ SimulatorInfo structure_info() {
                      "crossing the deck), rated on cost, stress ratios (yield, Euler and Johnson buckling) and "
                      "deflection by the direct stiffness method; gradients by the adjoint";
   info.parameters = nlohmann::json::array(
-      {{{"name", "joint_offset"}, {"unit", "length"}, {"per", "joint and axis"}, {"description", "a joint's move from where it starts"}},
-       {{"name", "area"}, {"unit", "length^2"}, {"per", "member"}, {"description", "a sized member's cross-section area (I ~ A^2, S ~ A^1.5)"}},
+      {{{"name", "joint_offset"}, {"unit", "length"}, {"per", "joint and axis"}, {"description", "a joint's move from where it starts"},
+        {"default", 0.0}},
+       {{"name", "area"}, {"unit", "length^2"}, {"per", "member"}, {"description", "a sized member's cross-section area (I ~ A^2, S ~ A^1.5)"},
+        {"default", "the member's section, clamped to [lower, upper]"}},
        {{"name", "section_choice"}, {"unit", "1"}, {"per", "member and catalogue entry"},
-        {"description", "logits of a catalogue member's softmax over sections (snapped to the largest when re-scored)"}}});
+        {"description", "logits of a catalogue member's softmax over sections (snapped to the largest when re-scored)"},
+        {"default", "the member's logits, clamped to [lower, upper]"}}});
   return info;
 }
 

@@ -17,6 +17,12 @@ namespace {
 constexpr std::array<const char*, 8> palette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                                 "#E69F00", "#56B4E9", "#7F7F7F", "#000000"};
 
+}  // namespace
+
+const char* series_colour(std::size_t index) { return palette[index % palette.size()]; }
+
+namespace {
+
 // Keeps a floor or ceil of a computed logarithm or quotient from landing one off.
 constexpr double slack = 1e-9;
 

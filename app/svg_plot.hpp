@@ -36,6 +36,9 @@ struct AxisTick {
 // with no neighbour is drawn as a dot. With no points at all the chart says "no data".
 std::string render_svg(const LineChart& chart);
 
+// The colour of series `index` ("#rrggbb"), for drawings that show the same series elsewhere.
+const char* series_colour(std::size_t index);
+
 // About `target` ticks at 1, 2 or 5 times a power of ten, covering [lo, hi] (widened when
 // lo == hi), labelled with as many decimals as the step needs ("0.25", "2.5e7").
 std::vector<AxisTick> linear_ticks(double lo, double hi, int target = 6);

@@ -523,8 +523,17 @@ SimulatorInfo vehicle_info() {
                      "brakes, drag) fitted to telemetry by multiple shooting, or tuned for a design target "
                      "(acceleration run, step-steer response)";
   info.parameters = json::array();
-  for (const auto& p : vh::vehicle_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", "vehicle"}, {"description", p.description}});
+  // A constant's default is the preset's value: one per preset.
+  const std::vector<std::string> presets = {"bmw_320i", "orca"};
+  std::vector<vh::VehicleModel> models;
+  for (const std::string& preset : presets) models.push_back(vh::published_vehicle(preset));
+  for (const auto& p : vh::vehicle_parameters()) {
+    json defaults = json::object();
+    for (std::size_t k = 0; k < presets.size(); ++k)
+      defaults[presets[k]] = models[k].param(vh::parameter_slots(p.name).front());
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", "vehicle"}, {"description", p.description},
+                               {"default", defaults}});
+  }
   return info;
 }
 

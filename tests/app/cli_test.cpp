@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/app/png_reader.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -294,6 +296,30 @@ TEST(Cli, ContagionBadInputNamesFileLineAndField) {
   EXPECT_NE(c.err.find("boarding_school_flu_1978.csv:1: no column \"in_bed\""), std::string::npos) << c.err;
   fs::remove(file);
   fs::remove(column);
+}
+
+}  // namespace
+
+namespace {
+
+// `run --frames DIR`: one PNG per frame of the run, each a valid file of the asked size.
+TEST(Cli, RunWritesPngFramesOfTheRun) {
+  const fs::path dir = scratch("frames");
+  const Result r = simgrad("run " + example("mass_spring_simple.json") + " --frames " + dir.string() + " --frame-size 320 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  const int count = j["frames"]["count"].get<int>();
+  EXPECT_GT(count, 10);
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) files += entry.path().extension() == ".png";
+  EXPECT_EQ(files, count);
+  std::ifstream in(dir / "frame_00000.png", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const simgrad::app::testing::DecodedPng png = simgrad::app::testing::decode_png(bytes);
+  EXPECT_EQ(png.width, 320);
+  EXPECT_EQ(png.height, 240);
+  // Bad usage: a frame size out of range.
+  EXPECT_EQ(simgrad("run " + example("mass_spring_simple.json") + " --frames " + dir.string() + " --frame-size 5").status, 2);
 }
 
 }  // namespace

@@ -43,6 +43,40 @@ TEST(Describe, TextNamesEveryParameterWithItsUnit) {
   EXPECT_NE(out.find("rest_length ["), std::string::npos) << out;
 }
 
+TEST(Describe, TextPrintsEachParametersDefault) {
+  const auto [code, out, err] = captured([] { return run_describe("softbody", CommonOptions{}); });
+  ASSERT_EQ(code, 0) << err;
+  EXPECT_NE(out.find("force per unit extension (default 0)"), std::string::npos) << out;
+  EXPECT_NE(out.find("(default each spring's initial length)"), std::string::npos) << out;
+  const auto [vcode, vout, verr] = captured([] { return run_describe("vehicle", CommonOptions{}); });
+  EXPECT_NE(vout.find("(default bmw_320i "), std::string::npos) << vout;
+  for (const SimulatorInfo& s : simulators())
+    for (const nlohmann::json& p : s.parameters) EXPECT_TRUE(p.contains("default")) << s.name << " " << p["name"];
+}
+
+// The described defaults are the values a scenario that leaves a quantity out starts from.
+TEST(Describe, DefaultsAreWhatTheLoadersStartFrom) {
+  auto described = [](const std::string& simulator, const std::string& name) {
+    for (const SimulatorInfo& s : simulators())
+      for (const nlohmann::json& p : s.parameters)
+        if (s.name == simulator && p["name"] == name) return p["default"];
+    return nlohmann::json();
+  };
+  // An epidemic with no "parameters" section, tuning R and mortality from where they start.
+  const auto epidemic = load_scenario_text(R"({"simulator": "contagion", "population": {"complete": 50},
+      "disease": {"exposed_days": 1, "infectious_days": 3},
+      "data": {"file": "data/epidemics/boarding_school_flu_1978.csv", "column": "confined_to_bed", "count": "infectious"},
+      "tune": {"parameters": [{"name": "reproduction", "sharing": "uniform"}, {"name": "mortality"}]}})",
+                                           std::string(SIMGRAD_SOURCE_DIR) + "/examples/defaults.json");
+  const std::vector<double> x = epidemic->problem().initial();
+  EXPECT_EQ(x.at(0), described("contagion", "reproduction").get<double>());
+  EXPECT_EQ(x.at(1), described("contagion", "mortality").get<double>());
+  // A car tunes front_B from its preset's value.
+  const auto car = load_scenario(std::string(SIMGRAD_SOURCE_DIR) + "/examples/vehicle/bmw_320i_step_steer.json");
+  EXPECT_EQ(car->problem().space().parameters().at(0).name, "front_B");
+  EXPECT_EQ(car->problem().initial().at(0), described("vehicle", "front_B")["bmw_320i"].get<double>());
+}
+
 TEST(Describe, UnknownSimulatorIsBadUsageWithTheNearestName) {
   const auto [code, out, err] = captured([] { return run_describe("softbdy", CommonOptions{}); });
   EXPECT_EQ(code, 2);

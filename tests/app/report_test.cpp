@@ -113,7 +113,8 @@ TEST(Report, RendersInHeadlessChromiumWithoutErrorsAndAnimates) {
     GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it): the report was not opened in a browser";
   const std::pair<std::string, std::string> examples[] = {{"mass_spring_simple", "--iterations 5"},
                                                           {"ten_bar_truss", "--iterations 2"},
-                                                          {"vehicle/bmw_320i_fit", "--iterations 1 --threads 2"}};
+                                                          {"vehicle/bmw_320i_fit", "--iterations 1 --threads 2"},
+                                                          {"contagion_boarding_school", "--iterations 1"}};
   for (const auto& [example, flags] : examples) {
     SCOPED_TRACE(example);
     const std::string name = fs::path(example).filename().string();
@@ -148,6 +149,27 @@ TEST(Report, RendersInHeadlessChromiumWithoutErrorsAndAnimates) {
               0);
     EXPECT_TRUE(fs::exists(screenshot));
   }
+  fs::remove_all(scratch("").parent_path());
+}
+
+// The drawing kinds no shipped example uses yet, a scalar field under points coloured by class,
+// draw in Chromium without errors.
+TEST(Report, FieldsAndPointClassesDrawInHeadlessChromium) {
+  if (shell("command -v chromium > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it): the report was not opened in a browser";
+  ReportInput in = sample_input();
+  const nlohmann::json field = {{"nx", 2}, {"ny", 2}, {"values", {0.0, 1.0, 2.0, 3.0}}, {"box", {0, 0, 1, 1}}};
+  const nlohmann::json frame = {{"label", "t 0"}, {"points", {{0.2, 0.2}, {0.8, 0.8}}}, {"classes", {0, 1}}, {"field", field}};
+  in.before = {{"legend", "density"}, {"palette", {"#b0b0b0", "#d62728"}}, {"frames", {frame, frame}}};
+  in.after = in.before;
+  const fs::path report = scratch("field.html"), dom = scratch("field_dom.html");
+  std::ofstream(report) << render_report(in);
+  ASSERT_EQ(shell("chromium --headless --no-sandbox --disable-gpu --user-data-dir=" + scratch("profile").string() +
+                  " --virtual-time-budget=1000 --dump-dom file://" + report.string() + " > " + dom.string() + " 2> /dev/null"),
+            0);
+  const std::string page = read(dom);
+  EXPECT_NE(page.find("data-script=\"ok\""), std::string::npos);
+  EXPECT_EQ(page.find("data-error=\""), std::string::npos) << page.substr(page.find("<body"), 300);
   fs::remove_all(scratch("").parent_path());
 }
 

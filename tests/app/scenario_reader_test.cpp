@@ -317,3 +317,63 @@ TEST(ScenarioReader, NodesOutliveTheirFile) {
 
 }  // namespace
 }  // namespace simgrad::app
+
+namespace simgrad::app {
+namespace {
+
+// Elements of an array of objects, one per line and spread over several lines, with errors in
+// the second and third: each names the line of its own element, not its neighbour's.
+const char* const springs = R"({
+  "springs": [
+    {"a": 0, "k": 1},
+    {"a": 1, "k": "stiff"},
+    {"a": 2, "kk": 3},
+    {
+      "a": 3,
+      "k": -4
+    },
+    {
+      "a": 4
+    }
+  ]
+})";
+
+TEST(ScenarioReader, ErrorsInLaterArrayElementsNameTheirOwnLine) {
+  const auto root = parse(springs).root();
+  const std::vector<ScenarioNode> elements = root.array("springs");
+  ASSERT_EQ(elements.size(), 5u);
+  EXPECT_EQ(what_of([&] { elements[1].number("k"); }), "examples/car.json:4: springs[1].k: expected a number, got \"stiff\"");
+  EXPECT_EQ(what_of([&] { elements[2].number("k"); }), "examples/car.json:5: springs[2].k: missing required field");
+  EXPECT_EQ(what_of([&] { elements[3].positive("k"); }), "examples/car.json:8: springs[3].k: expected a number > 0, got -4");
+  EXPECT_EQ(what_of([&] { elements[4].number("k"); }), "examples/car.json:10: springs[4].k: missing required field");
+  EXPECT_EQ(error_of([&] { elements[4].fail("a", "bad"); }).line(), 11);
+  // An unknown field in the third element: its own line.
+  for (const ScenarioNode& e : elements) {
+    e.has("a");
+    e.has("k");
+  }
+  const ScenarioError unknown = error_of([&] { root.finish(); });
+  EXPECT_EQ(unknown.line(), 5);
+  EXPECT_EQ(unknown.path(), "springs[2].kk");
+}
+
+}  // namespace
+}  // namespace simgrad::app
+
+namespace simgrad::app {
+namespace {
+
+TEST(ScenarioReader, AskedFieldsAreGatheredPerPathWithArrayIndicesFolded) {
+  const auto root = parse(springs).root();
+  for (const ScenarioNode& e : root.array("springs")) e.has("a");
+  root.array("springs")[1].has("k");
+  const auto asked = root.asked_fields();
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked.at(""), (std::set<std::string>{"springs"}));
+  EXPECT_EQ(asked.at("springs[]"), (std::set<std::string>{"a", "k"}));  // every element's, together
+  // From an element down: its own path, folded the same way.
+  EXPECT_EQ(root.array("springs")[2].asked_fields().begin()->first, "springs[]");
+}
+
+}  // namespace
+}  // namespace simgrad::app
