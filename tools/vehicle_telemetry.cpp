@@ -6,7 +6,7 @@
 //   vehicle_telemetry bmw_320i|orca [--noisy] [--seed N] [--duration S] [--speed_low V] [--speed_high V]
 //                     [--lateral_peak A] [--ramp_fraction F] [--max_steer RAD] [--chirp_high HZ]
 //                     [--events N] [--event_period S] [--event_speed V] [--event_steer RAD]
-//                     [--event_brake B] > file.csv
+//                     [--event_brake B] [--top_speed_run S] > file.csv
 #include <array>
 #include <cstdlib>
 #include <iostream>
@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
       else if (name == "event_speed") o.event_speed = value;
       else if (name == "event_steer") o.event_steer = value;
       else if (name == "event_brake") o.event_brake = value;
+      else if (name == "top_speed_run") o.top_speed_run = value;
       else {
         std::cerr << "unknown option --" << name << "\n";
         return 2;
