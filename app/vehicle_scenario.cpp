@@ -363,6 +363,12 @@ class VehicleScenario final : public Scenario {
       const std::vector<double> r = yaw_rates();
       gain = r.back();
     }
+    // "metrics" scores the rise time and overshoot themselves; "curve" matches a second-order
+    // response with them, which a single-track car cannot follow exactly (see StepMetricsLoss).
+    if (d.choice("match", {"curve", "metrics"}, "curve") == "metrics") {
+      loss_ = std::make_unique<vh::StepMetricsLoss>(steps, dt, rise_time_, overshoot_, gain);
+      return;
+    }
     loss_ = std::make_unique<vh::YawResponseLoss>(1, vh::second_order_step(gain, rise_time_, overshoot_, dt, steps + 1),
                                                   std::abs(gain));
   }
