@@ -106,7 +106,7 @@ Telemetry drive_manoeuvre(VehicleModel model, const ManoeuvreOptions& o) {
   for (int t = 0; t <= steps; ++t) {
     const double time = t * dt;
     DriverInput in;
-    if (t < chirp_steps) {
+    if (t < chirp_steps || steps == chirp_steps) {  // the chirp's last sample too when nothing follows
       // Target speed: a cosine between low and high; steering: a chirp asking for a lateral
       // acceleration that rises linearly to lateral_peak, converted with the kinematic relation.
       const double u = time / o.duration;
