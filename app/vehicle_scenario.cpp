@@ -363,6 +363,12 @@ class VehicleScenario final : public Scenario {
       const std::vector<double> r = yaw_rates();
       gain = r.back();
     }
+    // "metrics" scores the rise time and overshoot themselves; "curve" matches a second-order
+    // response with them, which a single-track car cannot follow exactly (see StepMetricsLoss).
+    if (d.choice("match", {"curve", "metrics"}, "curve") == "metrics") {
+      loss_ = std::make_unique<vh::StepMetricsLoss>(steps, dt, rise_time_, overshoot_, gain);
+      return;
+    }
     loss_ = std::make_unique<vh::YawResponseLoss>(1, vh::second_order_step(gain, rise_time_, overshoot_, dt, steps + 1),
                                                   std::abs(gain));
   }
@@ -427,17 +433,22 @@ class VehicleScenario final : public Scenario {
   // (d/d log theta), its Jacobian J by central differences of the residuals. Its eigenvalues
   // against the largest say which combinations of constants the data determines; directions
   // below 1e-8 of the largest are flat (the data does not determine them). Over the vehicle's
-  // constants only (free window starts held where they are).
+  // constants only (free window starts held where they are). A constant near zero (a Magic
+  // Formula E) moves in units of at least a hundredth of its bounds' width: relative to its own
+  // tiny value it would look flat however well the data fixes it.
   json gauss_newton(const std::vector<double>& x) {
     const std::size_t n = constants_;
     std::vector<std::vector<double>> columns(n);
     for (std::size_t i = 0; i < n; ++i) {
-      const double h = 1e-5 * (x[i] != 0.0 ? std::abs(x[i]) : 1.0);
+      const tune::Parameter& parameter = problem_->space().parameters()[i];
+      const double width = parameter.upper - parameter.lower;
+      const double floor = std::isfinite(width) ? 0.01 * width : 0.0;
+      const double scale = std::max(std::abs(x[i]), floor) > 0.0 ? std::max(std::abs(x[i]), floor) : 1.0;
+      const double h = 1e-5 * scale;
       std::vector<double> xp = x, xm = x;
       xp[i] += h;
       xm[i] -= h;
       const std::vector<double> rp = residuals(xp), rm = residuals(xm);
-      const double scale = x[i] != 0.0 ? std::abs(x[i]) : 1.0;
       columns[i].resize(rp.size());
       for (std::size_t k = 0; k < rp.size(); ++k) columns[i][k] = (rp[k] - rm[k]) / (2.0 * h) * scale;
     }

@@ -1,11 +1,16 @@
 // Writes the example telemetry of examples/vehicle: a published car driven through the
 // excitation manoeuvre of sims/vehicle/manoeuvre.hpp, recorded at the simulation step, with or
-// without sensor noise. Reproducible: the same arguments give the same file, byte for byte.
+// without sensor noise. Reproducible: the same arguments give the same file, byte for byte. The
+// slip coverage (each axle's largest slip angle over its peak slip, and the share of samples
+// beyond the peak) goes to stderr.
 //   vehicle_telemetry bmw_320i|orca [--noisy] [--seed N] [--duration S] [--speed_low V] [--speed_high V]
-//                     [--lateral_peak A] [--ramp_fraction F] [--max_steer RAD] [--chirp_high HZ] > file.csv
+//                     [--lateral_peak A] [--ramp_fraction F] [--max_steer RAD] [--chirp_high HZ]
+//                     [--events N] [--event_period S] [--event_speed V] [--event_steer RAD]
+//                     [--event_brake B] [--top_speed_run S] > file.csv
 #include <array>
 #include <cstdlib>
 #include <iostream>
+#include <iomanip>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,27 +40,8 @@ int main(int argc, char** argv) {
   }
   try {
     const VehicleModel model = published_vehicle(car);
-    ManoeuvreOptions o;
-    o.lateral_peak = 16.0;
-    o.duration = 40.0;
-    o.ramp_fraction = 0.5;  // the second half of the recording drives at the tires' limit
-    // Sensor noise typical of a GNSS/IMU logger on a road car, and of the ORCA cars' camera
-    // tracking (positions to millimetres, velocities from differences).
-    std::array<double, kChannelCount> sigma{};
-    if (car == "orca") {
-      o.duration = 20.0;
-      o.speed_low = 1.0;
-      o.speed_high = 3.0;
-      o.speed_period = 8.0;
-      o.lateral_peak = 10.0;
-      o.max_steer = 0.35;  // the ORCA's steering limit (Liniger et al.)
-      o.chirp_low = 0.3;
-      o.chirp_high = 1.5;
-      o.speed_gain = 2.0;
-      sigma = {0.002, 0.002, 0.01, 0.02, 0.01, 0.05, 0.1, 0.1, 0.02, 0.0, 0.0, 0.0};
-    } else {
-      sigma = {0.05, 0.05, 0.005, 0.05, 0.02, 0.005, 0.05, 0.05, 0.05, 0.0, 0.0, 0.0};
-    }
+    ManoeuvreOptions o = example_manoeuvre(car);
+    const std::array<double, kChannelCount> sigma = example_sensor_noise(car);
     for (const auto& [name, value] : overrides) {
       if (name == "duration") o.duration = value;
       else if (name == "speed_low") o.speed_low = value;
@@ -64,12 +50,22 @@ int main(int argc, char** argv) {
       else if (name == "ramp_fraction") o.ramp_fraction = value;
       else if (name == "max_steer") o.max_steer = value;
       else if (name == "chirp_high") o.chirp_high = value;
+      else if (name == "events") o.events = static_cast<int>(value);
+      else if (name == "event_period") o.event_period = value;
+      else if (name == "event_speed") o.event_speed = value;
+      else if (name == "event_steer") o.event_steer = value;
+      else if (name == "event_brake") o.event_brake = value;
+      else if (name == "top_speed_run") o.top_speed_run = value;
       else {
         std::cerr << "unknown option --" << name << "\n";
         return 2;
       }
     }
     Telemetry telemetry = drive_manoeuvre(model, o);
+    const SlipCoverage coverage = slip_coverage(model, telemetry);
+    std::cerr << std::setprecision(3) << "slip / peak slip: front max " << coverage.front_max << " ("
+              << 100.0 * coverage.front_beyond << "% of samples beyond), rear max " << coverage.rear_max << " ("
+              << 100.0 * coverage.rear_beyond << "% beyond)\n";
     if (noisy) add_sensor_noise(telemetry, sigma, seed);
     write_telemetry_csv(telemetry, std::cout);
   } catch (const std::exception& e) {

@@ -54,6 +54,30 @@ class YawResponseLoss : public TrajectoryLoss {
   double factor_;
 };
 
+// (rise / rise_time - 1)^2 + ((overshoot - target) / max(target, 0.01))^2 + (final / gain - 1)^2
+// of car 0's yaw rate over steps 0..steps, its rise time and overshoot measured as step_metrics
+// does: the targets themselves, where YawResponseLoss matches one second-order curve that a
+// single-track car's response (whose transfer function has a zero) cannot follow, so its closest
+// car misses the rise time. The gain term holds the steady-state yaw rate, which the metrics
+// alone would trade away (a car that barely turns settles fast). Piecewise smooth: the crossings
+// and the peak move between samples. The rollout evaluates every term in step order before any
+// adjoint, so the terms record the response and the last one scores it; the last adjoint
+// differentiates it for all steps.
+class StepMetricsLoss : public TrajectoryLoss {
+ public:
+  StepMetricsLoss(int steps, double dt, double rise_time, double overshoot, double gain);
+
+  bool has_term(int t, int steps) const override { return t >= 0 && t <= steps; }
+  double term(int t, std::span<const double> state) override;
+  void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
+
+ private:
+  int steps_;
+  double dt_, rise_time_, overshoot_, gain_;
+  std::vector<double> response_;  // yaw rate of the last forward run, per step
+  std::vector<double> gradient_;  // d loss / d response
+};
+
 // The step response of a second-order system of gain `gain`, rising from 10% to 90% in
 // `rise_time` with relative overshoot `overshoot` (0 < overshoot < 1), at `samples` times dt apart.
 std::vector<double> second_order_step(double gain, double rise_time, double overshoot, double dt, int samples);

@@ -1,13 +1,16 @@
 // Reference telemetry from known constants: a driver (speed held by a proportional controller,
-// steering a chirp whose amplitude asks for a rising lateral acceleration) drives a car, and the
-// states are recorded, optionally with Gaussian sensor noise. The manoeuvre sweeps slip angles
-// from linear into saturation and speeds over a range, so tire shape, inertia and drivetrain
-// are all excited (a constant-speed slalom would leave E and the drivetrain undetermined).
+// steering a chirp whose amplitude asks for a rising lateral acceleration) drives a car, then
+// through limit-handling events of rising steering amplitude, and the states are recorded,
+// optionally with Gaussian sensor noise. The chirp sweeps slip angles from linear towards
+// saturation and speeds over a range (inertia, drivetrain); the events drive both axles through
+// and past the tires' peak slip, where the Magic Formula's B, C and E separate (a manoeuvre that
+// stays below the peak sees only the slope B C D and leaves them undetermined).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <ostream>
+#include <string>
 
 #include "sims/vehicle/telemetry.hpp"
 #include "sims/vehicle/vehicle_model.hpp"
@@ -25,7 +28,39 @@ struct ManoeuvreOptions {
   double speed_gain = 0.5;      // throttle (or brake) per m/s of speed error
   double ramp_fraction = 1.0;   // share of the duration over which the lateral demand rises
   double max_steer = 0.6;       // rad, the steering's limit
+  // Limit-handling events after the chirp, each event_period long: the driver settles at
+  // event_speed, ramps the steering to +A (the front axle saturates), reverses it to -A (the
+  // fishhook that makes the rear axle slide), brakes in the turn, then leaves it with full
+  // throttle and the steering straight (power-on exit) and coasts (drag apart from the
+  // drivetrain's speed loss). Event k of n steers
+  // A = event_steer (k + 1) / n, so the recording crosses each axle's peak at some event.
+  int events = 0;
+  double event_period = 5.0;    // s
+  double event_speed = 20.0;    // m/s
+  double event_steer = 0.3;     // rad, amplitude of the last event
+  double event_brake = 0.4;     // brake held through the reversed swing
+  // s, a run at the end, steering straight: flat out for its first half (the drivetrain
+  // against drag at top speed), coasting for the second (drag against rolling resistance).
+  double top_speed_run = 0.0;
 };
+
+// How far a recording drives each axle's slip angle: the largest |slip| over the axle's peak
+// slip, and the share of samples beyond the peak.
+struct SlipCoverage {
+  double front_max = 0.0, rear_max = 0.0;
+  double front_beyond = 0.0, rear_beyond = 0.0;
+};
+
+// The slip angle at which a Magic Formula curve peaks (infinity when C <= 1: no peak).
+double peak_slip(double B, double C, double E);
+
+// The slip coverage of `telemetry` (vx, vy, yaw rate, steering present) for the car `model`.
+SlipCoverage slip_coverage(const VehicleModel& model, const Telemetry& telemetry);
+
+// The excitation manoeuvre of the example telemetry for a published car ("bmw_320i", "orca"),
+// and the sensor noise of its noisy variant.
+ManoeuvreOptions example_manoeuvre(const std::string& car);
+std::array<double, kChannelCount> example_sensor_noise(const std::string& car);
 
 // Drives one car of `model` (its settings and constants; its batch is replaced) from rest at
 // speed_low and records every step: all channels, noiseless.

@@ -68,7 +68,7 @@ TEST(VehicleScenario, SummaryReportsFitQualityAndFlatDirections) {
   scenario->problem().value(scenario->problem().initial());
   const nlohmann::json s = scenario->summary();
   EXPECT_EQ(s["method"], "multiple_shooting");
-  EXPECT_EQ(s["windows"], 20);  // 40 s in windows of 2 s
+  EXPECT_EQ(s["windows"], 304);  // 76 s in windows of 0.25 s
   for (const char* channel : {"yaw_rate", "ay", "vx"}) EXPECT_GT(s["fit_rmse"]["initial"][channel].get<double>(), 0.0);
   EXPECT_EQ(s["parameters_vs_preset"]["yaw_inertia"]["preset"], 1791.6);
   const auto& directions = s["gauss_newton"]["directions_smallest_first"];

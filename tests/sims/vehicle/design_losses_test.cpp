@@ -62,5 +62,34 @@ TEST(DesignLosses, YawResponseGradientInTireConstants) {
   expect_design_gradient(m, loss, {"front_B", "rear_B", "front_C", "rear_C", "cg_to_front", "yaw_inertia"});
 }
 
+// The metrics loss is zero where the response has the target rise time, overshoot and gain (a
+// second-order curve measured by step_metrics) and positive elsewhere.
+TEST(DesignLosses, StepMetricsLossVanishesAtTheTargetMetrics) {
+  const double dt = 0.01;
+  const std::vector<double> r = second_order_step(0.2, 0.3, 0.05, dt, 251);
+  const StepMetrics m = step_metrics(r, dt);
+  std::vector<double> state(kStateSize, 0.0);
+  auto score = [&](StepMetricsLoss& loss) {
+    double total = 0.0;
+    for (int t = 0; t <= 250; ++t) {
+      state[kYawRate] = r[static_cast<std::size_t>(t)];
+      total += loss.term(t, state);
+    }
+    return total;
+  };
+  StepMetricsLoss exact(250, dt, m.rise_time, m.overshoot, r.back()), slow(250, dt, 1.2 * m.rise_time, m.overshoot, r.back());
+  EXPECT_EQ(score(exact), 0.0);
+  EXPECT_NEAR(score(slow), std::pow(1.0 / 1.2 - 1.0, 2), 1e-12);
+}
+
+TEST(DesignLosses, StepMetricsGradientInTireConstants) {
+  VehicleModel m = published_vehicle("bmw_320i");
+  m.resize(1, 200);
+  m.initial_state.values()[kVx] = 25.0;
+  for (int t = 0; t < m.steps; ++t) m.control(t, 0, kSteer) = 0.02;
+  StepMetricsLoss loss(m.steps, m.settings.dt, 0.25, 0.05, 0.2);
+  expect_design_gradient(m, loss, {"front_B", "rear_B", "front_C", "rear_C", "cg_to_front", "yaw_inertia"});
+}
+
 }  // namespace
 }  // namespace simgrad::vehicle

@@ -27,6 +27,21 @@ TEST(Manoeuvre, ReproducibleAndNoiseHasTheAskedSpread) {
   EXPECT_EQ(noisy.values[kChVx], a.values[kChVx]);
 }
 
+// Every recorded control is finite, with or without limit events and a top-speed run.
+TEST(Manoeuvre, RecordedControlsAreFiniteInEveryPhase) {
+  const VehicleModel m = published_vehicle("orca");
+  ManoeuvreOptions o = example_manoeuvre("orca");
+  o.duration = 1.0;
+  for (int events : {0, 2})
+    for (double run : {0.0, 1.0}) {
+      o.events = events;
+      o.top_speed_run = run;
+      const Telemetry t = drive_manoeuvre(m, o);
+      for (int c : {kChSteering, kChThrottle, kChBrake})
+        for (double v : t.values[c]) ASSERT_TRUE(std::isfinite(v)) << events << " " << run;
+    }
+}
+
 TEST(Manoeuvre, DriverHoldsTheTargetSpeedRange) {
   const VehicleModel m = published_vehicle("bmw_320i");
   ManoeuvreOptions o;
