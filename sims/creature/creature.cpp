@@ -1,0 +1,104 @@
+#include "sims/creature/creature.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/relax.hpp"
+
+namespace simgrad::creature {
+
+namespace {
+
+// The smooth maximum of (m, y) and its partial derivatives.
+struct SmoothMax {
+  double value, d_m, d_y;
+};
+SmoothMax smooth_max(double m, double y, double temperature) {
+  const std::array<double, 2> pair{m, y};
+  const double value = relax::logsumexp_max(std::span<const double>(pair), temperature);
+  if (temperature <= 0.0) return {value, y > m ? 0.0 : 1.0, y > m ? 1.0 : 0.0};
+  return {value, std::exp((m - value) / temperature), std::exp((y - value) / temperature)};
+}
+
+}  // namespace
+
+Creature::Creature(softbody::MassSpringModel<2>& model, Controller& controller, double peak_temperature)
+    : peak_temperature(peak_temperature), body_(model), controller_(controller) {
+  const ControllerLayout& layout = controller.layout();
+  if (static_cast<Index>(layout.creatures) * layout.nodes != model.node_count)
+    throw std::invalid_argument("creature: the controller's creatures do not cover the body's nodes");
+  if (static_cast<Index>(layout.creatures) * layout.actuators() != model.actuator_count)
+    throw std::invalid_argument("creature: the controller's actuators do not match the body's");
+  model.actuation.set_differentiable(true);
+}
+
+double Creature::centre_height(std::span<const double> state, int c) const {
+  const int n = nodes();
+  double y = 0.0;
+  for (int j = 0; j < n; ++j) y += state[(static_cast<Index>(c) * n + j) * 2 + 1];
+  return y * (1.0 / n);
+}
+
+std::span<double> Creature::signal_row(int t, bool adjoint) {
+  Array<1>& actuation = body_.model().actuation;
+  const int a = body_.model().actuator_count;
+  if (a == 0) return {};
+  const int rows = static_cast<int>(actuation.size() / a);
+  const std::size_t offset = static_cast<std::size_t>(std::min(t, rows - 1)) * static_cast<std::size_t>(a);
+  return (adjoint ? actuation.adjoints() : actuation.values()).subspan(offset, static_cast<std::size_t>(a));
+}
+
+void Creature::initial_state(std::span<double> state) {
+  body_.initial_state(state.first(static_cast<std::size_t>(body_size())));
+  for (int c = 0; c < creatures(); ++c) state[static_cast<std::size_t>(body_size() + c)] = centre_height(state, c);
+}
+
+void Creature::initial_state_adjoint(std::span<const double> state_adjoint) {
+  // The initial peaks are the initial centre heights: their adjoints join the nodes' heights.
+  std::vector<double> body_adjoint(state_adjoint.begin(), state_adjoint.begin() + body_size());
+  const int n = nodes();
+  for (int c = 0; c < creatures(); ++c)
+    for (int j = 0; j < n; ++j)
+      body_adjoint[static_cast<std::size_t>((static_cast<Index>(c) * n + j) * 2 + 1)] +=
+          state_adjoint[static_cast<std::size_t>(body_size() + c)] * (1.0 / n);
+  body_.initial_state_adjoint(body_adjoint);
+}
+
+void Creature::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  const std::size_t body = static_cast<std::size_t>(body_size());
+  if (body_.model().actuator_count > 0) controller_.signals(t, state.first(body), signal_row(t, false));
+  body_.step(t, state.first(body), next.first(body), residual);
+  for (int c = 0; c < creatures(); ++c)
+    next[body + static_cast<std::size_t>(c)] =
+        smooth_max(state[body + static_cast<std::size_t>(c)], centre_height(state, c), peak_temperature).value;
+}
+
+void Creature::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                            std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  const std::size_t body = static_cast<std::size_t>(body_size());
+  const int n = nodes();
+  for (int c = 0; c < creatures(); ++c) {
+    const std::size_t at = body + static_cast<std::size_t>(c);
+    const SmoothMax s = smooth_max(state[at], centre_height(state, c), peak_temperature);
+    state_adjoint[at] += next_adjoint[at] * s.d_m;
+    const double g_y = next_adjoint[at] * s.d_y * (1.0 / n);
+    for (int j = 0; j < n; ++j) state_adjoint[static_cast<std::size_t>((static_cast<Index>(c) * n + j) * 2 + 1)] += g_y;
+  }
+  const bool actuated = body_.model().actuator_count > 0;
+  if (actuated) {
+    controller_.signals(t, state.first(body), signal_row(t, false));
+    std::span<double> row_adjoint = signal_row(t, true);
+    std::fill(row_adjoint.begin(), row_adjoint.end(), 0.0);
+  }
+  body_.step_adjoint(t, state.first(body), residual, next_adjoint.first(body), state_adjoint.first(body));
+  if (actuated) controller_.signals_adjoint(t, state.first(body), signal_row(t, true), state_adjoint.first(body));
+}
+
+void Creature::clear_adjoints() {
+  body_.clear_adjoints();
+  controller_.clear_adjoints();
+}
+
+}  // namespace simgrad::creature
