@@ -11,10 +11,11 @@ namespace simgrad::creature {
 namespace {
 
 // Runs body(c) for every creature; creatures touch disjoint data, so the thread count cannot
-// change a result.
+// change a result. A few creatures run on one thread, where starting the team costs more.
 template <class Body>
 void for_each_creature(int creatures, const Body& body) {
-  if (creatures == 1 || thread_count() == 1) {
+  constexpr int kCreaturesPerThread = 32;
+  if (creatures < 2 * kCreaturesPerThread || thread_count() == 1) {
     for (int c = 0; c < creatures; ++c) body(c);
     return;
   }

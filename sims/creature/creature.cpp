@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/diagnostics.hpp"
 #include "core/relax.hpp"
 
 namespace simgrad::creature {
@@ -70,6 +71,9 @@ void Creature::step(int t, std::span<const double> state, std::span<double> next
   const std::size_t body = static_cast<std::size_t>(body_size());
   if (body_.model().actuator_count > 0) controller_.signals(t, state.first(body), signal_row(t, false));
   body_.step(t, state.first(body), next.first(body), residual);
+  const std::span<const double> v = next.subspan(body / 2, body / 2);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (std::abs(v[i]) > speed_limit) throw NonFiniteError("creature speed limit", static_cast<Index>(i / 2), false);
   for (int c = 0; c < creatures(); ++c)
     next[body + static_cast<std::size_t>(c)] =
         smooth_max(state[body + static_cast<std::size_t>(c)], centre_height(state, c), peak_temperature).value;

@@ -39,6 +39,10 @@ class Creature final : public System {
   Controller& controller() { return controller_; }
   // The smooth maximum's temperature (0: the hard max).
   double peak_temperature = 0.01;
+  // A node faster than this means the explicit step went past its stability limit (stiff springs
+  // driven hard): the step raises NonFiniteError naming the node, rather than let a tuner, a
+  // black-box one above all, score a numerical explosion as a long walk or a high jump.
+  double speed_limit = 100.0;
   // Creature c's centre height in a state.
   double centre_height(std::span<const double> state, int c) const;
 

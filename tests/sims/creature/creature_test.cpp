@@ -119,7 +119,7 @@ TEST(CreatureRollout, JumpPeakBoundsTheHardPeak) {
 // Final state and gradient of a batch, hashed.
 testing::Hashes run_batch(int threads, const char* policy) {
   set_thread_count(threads);
-  Rig rig(3, 40, 30, Task::kWalkHead, {}, policy);
+  Rig rig(3, 70, 12, Task::kWalkHead, {}, policy);
   EXPECT_GT(rig.model.spring_count(), 8 * kBlockSize);  // several blocks on four threads
   const std::vector<double> x = rig.problem->initial();
   std::vector<double> g(x.size());
@@ -131,7 +131,7 @@ testing::Hashes run_batch(int threads, const char* policy) {
 TEST(CreatureDeterminism, SameBitsForEveryThreadCountAndCheckpointPolicy) {
   const testing::Hashes reference = run_batch(1, "all");
   for (int threads : {1, 2, 4})
-    for (const char* policy : {"all", "every:7", "binomial:4"})
+    for (const char* policy : {"all", "every:5", "binomial:3"})
       EXPECT_EQ(run_batch(threads, policy), reference) << threads << " threads, " << policy;
 }
 
