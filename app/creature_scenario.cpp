@@ -89,7 +89,8 @@ class CreatureScenario final : public Scenario {
     if (auto ground = root.optional_child("ground")) {
       s.ground_height = ground->number("height", s.ground_height);
       s.ground_friction = ground->non_negative("friction", s.ground_friction);
-      const std::string model = ground->choice("model", {"time_of_impact", "penalty"}, "time_of_impact");
+      const std::string model = ground->choice("model", {"time_of_impact", "penalty", "none"}, "time_of_impact");
+      s.ground = model != "none";
       s.ground_model = model == "penalty" ? sb::ContactModel::kPenalty : sb::ContactModel::kImpactStop;
       s.penalty.stiffness = ground->positive("stiffness", s.penalty.stiffness);
       s.penalty.sharpness = ground->positive("sharpness", s.penalty.sharpness);
@@ -118,8 +119,8 @@ class CreatureScenario final : public Scenario {
     }
 
     const ScenarioNode task = root.child("task");
-    const std::string kind = task.choice("type", {"walk", "jump", "reach"});
-    cr::Task t = cr::Task::kWalkHead;
+    const std::string kind = task.choice("type", {"walk", "jump", "reach", "swim"});
+    cr::Task t = kind == "swim" ? cr::Task::kWalkCentre : cr::Task::kWalkHead;
     if (kind == "walk") t = task.choice("measure", {"head", "centre"}, "head") == "head" ? cr::Task::kWalkHead : cr::Task::kWalkCentre;
     if (kind == "jump") t = cr::Task::kJump;
     if (kind == "reach") t = cr::Task::kReach;
@@ -127,6 +128,14 @@ class CreatureScenario final : public Scenario {
     const Vec<double, 2> target = kind == "reach" ? pair_of(task, "target", Vec<double, 2>::zero()) : Vec<double, 2>::zero();
     if (kind == "reach" && !task.has("target")) task.fail("target", "a reach task needs a target [x, y]");
     creature_ = std::make_unique<cr::Creature>(model_, *controller_, temperature);
+    if (auto water = root.optional_child("water")) {
+      cr::WaterSettings w;
+      w.normal_drag = water->non_negative("normal_drag");
+      w.tangential_drag = water->non_negative("tangential_drag", 0.0);
+      creature_->set_water(w);
+    } else if (kind == "swim") {
+      task.fail("type", "a swim task needs a \"water\" section");
+    }
     loss_ = std::make_unique<cr::TaskLoss>(*creature_, t, plan_.head, target);
 
     tune = read_tune_settings(root.child("tune"));
@@ -142,11 +151,16 @@ class CreatureScenario final : public Scenario {
   // The hard model: the time-of-impact ground, where a landing node stops (a penalty ground is
   // replaced by it), and the hard maximum for the jump's peak.
   double hard_loss(std::span<const double> x) override {
+    const double temperature = creature_->peak_temperature;
+    creature_->peak_temperature = 0.0;
+    if (model_.planes.empty()) {
+      const double loss = problem_->value(x);
+      creature_->peak_temperature = temperature;
+      return loss;
+    }
     sb::ContactPlane<2>& ground = model_.planes.front();
     const sb::ContactModel contact = ground.model;
-    const double temperature = creature_->peak_temperature;
     ground.model = sb::ContactModel::kImpactStop;
-    creature_->peak_temperature = 0.0;
     const double loss = problem_->value(x);
     ground.model = contact;
     creature_->peak_temperature = temperature;
@@ -170,11 +184,13 @@ class CreatureScenario final : public Scenario {
     problem_->assign(x);
     nlohmann::json edges = nlohmann::json::array();
     for (Index e = 0; e < model_.spring_count(); ++e) edges.push_back({model_.springs.node(e, 0), model_.springs.node(e, 1)});
-    const double ground = model_.planes.front().offset;
     nlohmann::json out = {{"legend", "springs coloured by strain (red stretched, blue compressed); ground line"},
                           {"edges", edges},
-                          {"background", {{"lines", {{-1.0, ground, 3.0, ground, 0.0}}}}},
                           {"frames", nlohmann::json::array()}};
+    if (!model_.planes.empty()) {
+      const double ground = model_.planes.front().offset;
+      out["background"] = {{"lines", {{-1.0, ground, 3.0, ground, 0.0}}}};
+    }
     const int stride = std::max(1, steps / 80);
     std::vector<double> times, head;
     RolloutOptions record;
@@ -220,7 +236,7 @@ SimulatorInfo creature_info() {
   info.name = "creature";
   info.description = "creatures built from modules (text rows of . # R V H ^, or explicit nodes and springs) "
                      "on the mass-spring body, driven by a sine bank or DiffTaichi's neural controller, "
-                     "tuned to walk, jump or reach; time-of-impact or penalty ground";
+                     "tuned to walk, jump, reach or swim (water drag on every spring); time-of-impact or penalty ground";
   info.parameters = {
       {{"name", "weights1"}, {"unit", "1"}, {"per", "hidden unit and input"}, {"description", "neural controller: input to hidden weights"}},
       {{"name", "bias1"}, {"unit", "1"}, {"per", "hidden unit"}, {"description", "neural controller: hidden biases"}},

@@ -172,6 +172,7 @@ softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const Cr
       m.rest_length.values()[at] = plan.springs[e].length;
     }
   }
+  if (!settings.ground) return m;
   softbody::ContactPlane<2> ground;
   ground.normal = {{0.0, 1.0}};
   ground.offset = settings.ground_height;

@@ -99,6 +99,7 @@ struct CreatureSettings {
   double gravity = -4.8;
   double drag = 15.0;           // velocities decay by exp(-drag dt) per step
   double length_epsilon = 1e-4;
+  bool ground = true;            // false: no ground (a swimmer)
   double ground_height = 0.1;
   double ground_friction = 1e6;  // large: a node that lands stops, as in DiffTaichi
   softbody::ContactModel ground_model = softbody::ContactModel::kImpactStop;

@@ -6,13 +6,17 @@
 // mass-spring state [positions, velocities] followed by one running peak per creature,
 //   m_0 = y_0,   m_{t+1} = smax_tau(m_t, y_t),   y_t = the creature's centre height at step t,
 // a smooth maximum (core/relax.hpp; tau <= 0 gives the hard max) that the jump loss reads.
-// The adjoint recomputes the signals from s_t, so it is the same under every checkpoint policy.
+// With water (water.hpp) the step first adds the water's impulse to the velocities and runs
+// the mass-spring step from there. The adjoint recomputes the signals (and the water) from s_t,
+// so it is the same under every checkpoint policy.
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "core/system.hpp"
 #include "sims/creature/controller.hpp"
+#include "sims/creature/water.hpp"
 #include "sims/softbody/mass_spring.hpp"
 
 namespace simgrad::creature {
@@ -45,13 +49,23 @@ class Creature final : public System {
   double speed_limit = 100.0;
   // Creature c's centre height in a state.
   double centre_height(std::span<const double> state, int c) const;
+  // Surrounds the creatures with water (zero drags: none).
+  void set_water(const WaterSettings& water);
 
  private:
+  // The body state after the water's impulse, into swum_ (with water only).
+  void swim(std::span<const double> body_state);
+  WaterDrag water_body(std::span<const double> body_state, double* adjoint);
   // The actuation row that step t reads (the last row for steps past it, as the body does).
   std::span<double> signal_row(int t, bool adjoint);
 
   softbody::MassSpring<2> body_;
   Controller& controller_;
+  WaterSettings water_;
+  Kernel water_drag_;
+  Array<2> impulse_;                 // per node: the water's impulse this step
+  std::vector<double> swum_;         // the body state after it
+  std::vector<double> swum_adjoint_;
 };
 
 }  // namespace simgrad::creature

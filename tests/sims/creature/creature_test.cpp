@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -114,6 +115,47 @@ TEST(CreatureRollout, JumpPeakBoundsTheHardPeak) {
   rig.creature->peak_temperature = 0.0;
   rollout.loss();
   EXPECT_EQ(rig.loss->figure(rollout.final_state(), 0), hard_peak);
+}
+
+TEST(CreatureRollout, SwimGradientMatchesFiniteDifferences) {
+  CreatureSettings water_only;
+  water_only.ground = false;
+  water_only.gravity = 0.0;
+  water_only.drag = 0.0;
+  Rig rig(1, 1, 60, Task::kWalkCentre, water_only, "every:7", true);
+  rig.creature->set_water({20.0, 2.0});
+  check_rollout(rig, 1e-4);
+}
+
+// A rigidly moving rod in water: its ends lose the share 0.5 dt c L of their speed across it,
+// and 0.5 dt c_t L of that along it, every step (unit masses, no other force).
+TEST(CreatureRollout, WaterSlowsARodAtTheClosedFormRate) {
+  BodyPlan rod;
+  rod.nodes = {{{0.0, 0.0}}, {{0.3, 0.4}}};
+  rod.springs = {{0, 1, 0.5, 100.0, 0.2}};
+  CreatureSettings s;
+  s.ground = false;
+  s.gravity = 0.0;
+  s.drag = 0.0;
+  s.length_epsilon = 0.0;
+  s.steps = 10;
+  auto model = assemble(rod, 1, s);
+  ControllerLayout layout;
+  layout.nodes = 2;
+  layout.strength = {0.0};  // the spring stays at rest length
+  SineBank bank(layout);
+  Creature creature(model, bank);
+  creature.set_water({8.0, 3.0});
+  const Vec<double, 2> t{{0.6, 0.8}}, n{{-0.8, 0.6}};
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 2; ++k) model.initial_velocity.values()[2 * i + k] = 0.7 * n[k] + 0.2 * t[k];
+  TaskLoss loss(creature, Task::kWalkCentre, 0);
+  Rollout rollout(creature, loss, 10);
+  rollout.loss();
+  const auto state = rollout.final_state();
+  const Vec<double, 2> v{{state[4], state[5]}};
+  EXPECT_NEAR(dot(v, n), 0.7 * std::pow(1.0 - 0.5 * 0.004 * 8.0 * 0.5, 10), 1e-14);
+  EXPECT_NEAR(dot(v, t), 0.2 * std::pow(1.0 - 0.5 * 0.004 * 3.0 * 0.5, 10), 1e-14);
 }
 
 // Final state and gradient of a batch, hashed.
