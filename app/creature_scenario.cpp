@@ -34,6 +34,7 @@ cr::BodyPlan read_plan(const ScenarioNode& body) {
     options.stiffness = body.positive("stiffness", options.stiffness);
     options.stiff_factor = body.positive("stiff_factor", options.stiff_factor);
     options.actuation = body.in_range("actuation", -0.9, 0.9, options.actuation);
+    options.block_mass = body.positive("block_mass", options.block_mass);
     std::vector<std::string> rows;
     const std::vector<ScenarioNode> row_nodes = body.array("rows");
     for (const ScenarioNode& r : row_nodes) rows.push_back(r.as_string());
@@ -71,6 +72,13 @@ cr::BodyPlan read_plan(const ScenarioNode& body) {
       if (!(std::abs(spring.actuation) < 1.0)) s.fail_expected("an actuation strength in (-1, 1)");
       plan.springs.push_back(spring);
     }
+    if (body.has("mass")) {
+      plan.mass = body.numbers("mass", plan.nodes.size());
+      for (double m : plan.mass)
+        if (!(m > 0.0)) body.fail("mass", "expected masses > 0");
+    }
+    if (body.has("block"))
+      for (std::int64_t b : body.integers("block", 0, last)) plan.block.push_back(static_cast<std::int32_t>(b));
   }
   plan.head = static_cast<std::int32_t>(body.integer("head", 0, static_cast<std::int64_t>(plan.nodes.size()) - 1, 0));
   if (plan.actuated().empty()) body.fail(body.has("rows") ? "rows" : "springs", "expected at least one actuated spring");
@@ -119,8 +127,11 @@ class CreatureScenario final : public Scenario {
     }
 
     const ScenarioNode task = root.child("task");
-    const std::string kind = task.choice("type", {"walk", "jump", "reach", "swim"});
+    const std::string kind = task.choice("type", {"walk", "jump", "reach", "swim", "carry"});
     cr::Task t = kind == "swim" ? cr::Task::kWalkCentre : cr::Task::kWalkHead;
+    if (kind == "carry") t = cr::Task::kCarry;
+    if (kind == "carry" && plan_.block.empty())
+      task.fail("type", "a carry task needs a block: a 'B' module in the rows, or \"block\" nodes");
     if (kind == "walk") t = task.choice("measure", {"head", "centre"}, "head") == "head" ? cr::Task::kWalkHead : cr::Task::kWalkCentre;
     if (kind == "jump") t = cr::Task::kJump;
     if (kind == "reach") t = cr::Task::kReach;
@@ -136,7 +147,7 @@ class CreatureScenario final : public Scenario {
     } else if (kind == "swim") {
       task.fail("type", "a swim task needs a \"water\" section");
     }
-    loss_ = std::make_unique<cr::TaskLoss>(*creature_, t, plan_.head, target);
+    loss_ = std::make_unique<cr::TaskLoss>(*creature_, t, plan_.head, target, plan_.block);
 
     tune = read_tune_settings(root.child("tune"));
     RolloutOptions options;
@@ -234,9 +245,9 @@ std::unique_ptr<Scenario> load_creature_scenario(const ScenarioNode& root, const
 SimulatorInfo creature_info() {
   SimulatorInfo info;
   info.name = "creature";
-  info.description = "creatures built from modules (text rows of . # R V H ^, or explicit nodes and springs) "
+  info.description = "creatures built from modules (text rows of . # R V H ^ B, or explicit nodes and springs) "
                      "on the mass-spring body, driven by a sine bank or DiffTaichi's neural controller, "
-                     "tuned to walk, jump, reach or swim (water drag on every spring); time-of-impact or penalty ground";
+                     "tuned to walk, jump, reach, carry a block (B modules) or swim (water drag on every spring); time-of-impact or penalty ground";
   info.parameters = {
       {{"name", "weights1"}, {"unit", "1"}, {"per", "hidden unit and input"}, {"description", "neural controller: input to hidden weights"}},
       {{"name", "bias1"}, {"unit", "1"}, {"per", "hidden unit"}, {"description", "neural controller: hidden biases"}},

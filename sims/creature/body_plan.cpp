@@ -1,5 +1,6 @@
 #include "sims/creature/body_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace simgrad::creature {
@@ -15,6 +16,11 @@ void BodyPlan::validate() const {
   const auto n = static_cast<std::int32_t>(nodes.size());
   if (n == 0) throw std::invalid_argument("body plan: no nodes");
   if (head < 0 || head >= n) throw std::invalid_argument("body plan: the head is not a node");
+  for (std::int32_t b : block)
+    if (b < 0 || b >= n) throw std::invalid_argument("body plan: a block node is not a node");
+  if (!mass.empty() && mass.size() != nodes.size()) throw std::invalid_argument("body plan: expected one mass per node");
+  for (double m : mass)
+    if (!(m > 0.0)) throw std::invalid_argument("body plan: masses must be > 0");
   for (std::size_t e = 0; e < springs.size(); ++e) {
     const PlanSpring& s = springs[e];
     const std::string where = "body plan: spring " + std::to_string(e);
@@ -65,6 +71,16 @@ void ModuleGrid::triangle(int i, int j, double stiffness) {
       if (p != q) spring(p, q, stiffness, 0.0);
 }
 
+void ModuleGrid::block(int i, int j, double stiffness, double mass) {
+  square(i, j, stiffness, 0.0, 0.0);
+  const std::int32_t corners[] = {point(i, j), point(i, j + 1), point(i + 1, j), point(i + 1, j + 1)};
+  plan_.mass.resize(plan_.nodes.size(), 1.0);
+  for (std::int32_t p : corners) {
+    plan_.mass[static_cast<std::size_t>(p)] = mass;
+    if (std::find(plan_.block.begin(), plan_.block.end(), p) == plan_.block.end()) plan_.block.push_back(p);
+  }
+}
+
 BodyPlan parse_grid(const std::vector<std::string>& rows, const GridOptions& options) {
   if (rows.empty()) throw GridError(0, 0, "expected at least one row");
   if (!(options.spacing > 0.0 && options.stiffness > 0.0 && options.stiff_factor > 0.0))
@@ -83,13 +99,15 @@ BodyPlan parse_grid(const std::vector<std::string>& rows, const GridOptions& opt
         case 'V': grid.square(i, j, k, act, 0.0); break;
         case 'H': grid.square(i, j, k, 0.0, act); break;
         case '^': grid.triangle(i, j, k); break;
+        case 'B': grid.block(i, j, k, options.block_mass); break;
         default:
           throw GridError(r + 1, i + 1, std::string("unknown module '") + row[static_cast<std::size_t>(i)] +
-                                            "' (expected one of . # R V H ^)");
+                                            "' (expected one of . # R V H ^ B)");
       }
     }
   }
   if (grid.plan().nodes.empty()) throw GridError(0, 0, "the rows hold no module");
+  if (!grid.plan().mass.empty()) grid.plan().mass.resize(grid.plan().nodes.size(), 1.0);
   return std::move(grid.plan());
 }
 
@@ -163,9 +181,11 @@ softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const Cr
   m.gravity.values()[1] = settings.gravity;
   const std::size_t m_springs = plan.springs.size();
   for (int c = 0; c < copies; ++c) {
-    for (std::size_t i = 0; i < plan.nodes.size(); ++i)
-      for (int k = 0; k < 2; ++k)
-        m.initial_position.values()[(static_cast<std::size_t>(c) * plan.nodes.size() + i) * 2 + k] = plan.nodes[i][k];
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+      const std::size_t at = static_cast<std::size_t>(c) * plan.nodes.size() + i;
+      for (int k = 0; k < 2; ++k) m.initial_position.values()[at * 2 + k] = plan.nodes[i][k];
+      if (!plan.mass.empty()) m.inverse_mass.values()[at] = 1.0 / plan.mass[i];
+    }
     for (std::size_t e = 0; e < m_springs; ++e) {
       const std::size_t at = static_cast<std::size_t>(c) * m_springs + e;
       m.stiffness.values()[at] = plan.springs[e].stiffness;

@@ -5,6 +5,7 @@
 //   V  square whose vertical edges are actuators (DiffTaichi's actuated square)
 //   H  square whose horizontal edges are actuators
 //   ^  triangle foot hanging under the cell above (DiffTaichi's mesh triangle)
+//   B  a block to carry: a passive square whose corners weigh `block_mass` each
 // Neighbouring modules share corner nodes and edges. assemble() turns a plan, replicated any
 // number of times, into a mass-spring model whose actuators are the plan's actuated springs.
 #pragma once
@@ -32,11 +33,14 @@ struct BodyPlan {
   std::vector<Vec<double, 2>> nodes;
   std::vector<PlanSpring> springs;
   std::int32_t head = 0;  // the node whose position walking and reaching measure
+  std::vector<double> mass;          // per node; empty: every node weighs 1
+  std::vector<std::int32_t> block;   // the nodes of the block a carrying task measures
 
   // The actuated springs, in spring order: actuator k drives springs[actuated()[k]].
   std::vector<std::int32_t> actuated() const;
   // Throws std::invalid_argument on a spring joining a node to itself or a missing node, a
-  // non-positive length or stiffness, or a head that is not a node.
+  // non-positive length or stiffness, a head or block node that is not a node, or masses that
+  // are not one positive number per node.
   void validate() const;
 };
 
@@ -58,6 +62,9 @@ class ModuleGrid {
   // A triangle from the centre of cell (i, j) to the two top corners of the cell.
   void triangle(int i, int j, double stiffness);
 
+  // A passive square whose corners weigh `mass` and join the plan's block.
+  void block(int i, int j, double stiffness, double mass);
+
   BodyPlan& plan() { return plan_; }
 
  private:
@@ -75,6 +82,7 @@ struct GridOptions {
   double stiffness = 3e4;
   double stiff_factor = 2.0;          // 'R' modules: stiffness times this
   double actuation = 0.15;
+  double block_mass = 4.0;            // 'B' modules: the mass of each corner
 };
 
 // A text-row plan is wrong at a row and column (both from 1, rows counted from the top).

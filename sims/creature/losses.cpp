@@ -1,6 +1,7 @@
 #include "sims/creature/losses.hpp"
 
 #include <array>
+#include <stdexcept>
 
 #include "core/relax.hpp"
 
@@ -8,17 +9,20 @@ namespace simgrad::creature {
 
 namespace {
 
-// Per creature, the head node alone or all its nodes.
-Incidence measured_nodes(const Creature& creature, Task task, std::int32_t head) {
+// Per creature, the head node alone, the block's nodes or all its nodes.
+Incidence measured_nodes(const Creature& creature, Task task, std::int32_t head, const std::vector<std::int32_t>& block) {
   const int n = creature.nodes();
-  const bool whole = task == Task::kWalkCentre || task == Task::kJump;
-  std::vector<std::int32_t> nodes;
-  for (int c = 0; c < creature.creatures(); ++c) {
-    if (!whole) nodes.push_back(c * n + head);
-    else
-      for (int j = 0; j < n; ++j) nodes.push_back(c * n + j);
+  std::vector<std::int32_t> own{head};
+  if (task == Task::kCarry) own = block;
+  if (task == Task::kWalkCentre || task == Task::kJump) {
+    own.clear();
+    for (int j = 0; j < n; ++j) own.push_back(j);
   }
-  return Incidence(whole ? n : 1, std::move(nodes), static_cast<Index>(creature.creatures()) * n);
+  if (own.empty()) throw std::invalid_argument("creature task: carrying needs the block's nodes");
+  std::vector<std::int32_t> nodes;
+  for (int c = 0; c < creature.creatures(); ++c)
+    for (std::int32_t j : own) nodes.push_back(c * n + j);
+  return Incidence(static_cast<int>(own.size()), std::move(nodes), static_cast<Index>(creature.creatures()) * n);
 }
 
 }  // namespace
@@ -43,17 +47,18 @@ struct TaskLoss::Body {
     Vec<S, 2> centre = e.slot(x, 0);
     for (int s = 1; s < e.arity(); ++s) centre += e.slot(x, s);
     centre = (1.0 / e.arity()) * centre;
-    if (task == Task::kWalkCentre) return -weight * centre[0];
+    if (task == Task::kWalkCentre || task == Task::kCarry) return -weight * centre[0];
     const std::array<S, 2> pair{e.own(peak), centre[1]};
     return -weight * relax::logsumexp_max(std::span<const S>(pair), temperature);
   }
 };
 
-TaskLoss::TaskLoss(Creature& creature, Task task, std::int32_t head, Vec<double, 2> target)
+TaskLoss::TaskLoss(Creature& creature, Task task, std::int32_t head, Vec<double, 2> target,
+                   const std::vector<std::int32_t>& block)
     : creature_(creature),
       task_(task),
       target_(target),
-      nodes_(measured_nodes(creature, task, head)),
+      nodes_(measured_nodes(creature, task, head, block)),
       kernel_("creature_task_loss", &nodes_) {}
 
 TaskLoss::Body TaskLoss::body(std::span<const double> state, double* adjoint) const {
@@ -79,10 +84,11 @@ double TaskLoss::figure(std::span<const double> state, int c) const {
       const double dx = at(head, 0) - target_[0], dy = at(head, 1) - target_[1];
       return std::sqrt(dx * dx + dy * dy);
     }
-    case Task::kWalkCentre: {
+    case Task::kWalkCentre:
+    case Task::kCarry: {
       double s = 0.0;
-      for (int j = 0; j < n; ++j) s += at(j, 0);
-      return s / n;
+      for (int k = 0; k < nodes_.arity(); ++k) s += at(nodes_.node(c, k) - c * n, 0);
+      return s / nodes_.arity();
     }
     case Task::kJump: {
       const std::array<double, 2> pair{state[static_cast<std::size_t>(creature_.body_size() + c)],

@@ -3,6 +3,7 @@
 //   walk        -x of the head node (DiffTaichi's loss), or of the centre of mass
 //   jump        -the peak centre height: smax(running peak, final centre height)
 //   reach       |head - target|^2
+//   carry       -x of the centre of the block's nodes
 #pragma once
 
 #include <cstdint>
@@ -12,12 +13,14 @@
 
 namespace simgrad::creature {
 
-enum class Task { kWalkHead, kWalkCentre, kJump, kReach };
+enum class Task { kWalkHead, kWalkCentre, kJump, kReach, kCarry };
 
 class TaskLoss final : public TrajectoryLoss {
  public:
-  // head: the node, within one creature, that walking by head and reaching measure.
-  TaskLoss(Creature& creature, Task task, std::int32_t head, Vec<double, 2> target = Vec<double, 2>::zero());
+  // head: the node, within one creature, that walking by head and reaching measure; block: the
+  // nodes, within one creature, that carrying measures.
+  TaskLoss(Creature& creature, Task task, std::int32_t head, Vec<double, 2> target = Vec<double, 2>::zero(),
+           const std::vector<std::int32_t>& block = {});
 
   bool has_term(int t, int steps) const override { return t == steps; }
   double term(int t, std::span<const double> state) override;
@@ -34,7 +37,7 @@ class TaskLoss final : public TrajectoryLoss {
   Creature& creature_;
   Task task_;
   Vec<double, 2> target_;
-  Incidence nodes_;  // per creature: the head alone, or all its nodes
+  Incidence nodes_;  // per creature: the head alone, the block's nodes, or all its nodes
   Kernel kernel_;
 };
 

@@ -38,7 +38,7 @@ TEST(CreatureScenario, ShippedRobotsAreDiffTaichisBodyPlans) {
 }
 
 TEST(CreatureScenario, ExamplesLoadAndReScoreOnTheHardModel) {
-  for (const char* name : {"creature_robot1", "creature_grid_walker", "creature_jumper", "creature_swimmer"}) {
+  for (const char* name : {"creature_robot1", "creature_grid_walker", "creature_jumper", "creature_swimmer", "creature_carrier"}) {
     ScenarioOverrides overrides;
     auto s = load_scenario(example(name), overrides);
     EXPECT_EQ(s->simulator(), "creature");
