@@ -11,8 +11,10 @@
 // would have alone, on any number of threads.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/field.hpp"
