@@ -187,6 +187,33 @@ TEST(CreatureRollout, CarryGradientMatchesFiniteDifferences) {
     if (!c.ok) ADD_FAILURE() << c.label << " ad " << c.ad << " fd " << c.fd;
 }
 
+// DiffTaichi's ground: a falling rod lands, stops at the ground and rests on it, without
+// sinking step after step under gravity.
+TEST(CreatureRollout, ImpactStopGroundHoldsALandedBodyAtItsHeight) {
+  BodyPlan rod;
+  rod.nodes = {{{0.2, 0.3}}, {{0.3, 0.3}}};
+  rod.springs = {{0, 1, 0.1, 1e3, 0.1}};
+  CreatureSettings s;
+  s.steps = 400;
+  auto model = assemble(rod, 1, s);
+  ControllerLayout layout;
+  layout.nodes = 2;
+  layout.strength = {0.0};
+  SineBank bank(layout);
+  Creature creature(model, bank);
+  TaskLoss loss(creature, Task::kWalkHead, 0);
+  double lowest = 1.0;
+  RolloutOptions record;
+  record.observer = [&](int, std::span<const double> st) { lowest = std::min({lowest, st[1], st[3]}); };
+  Rollout rollout(creature, loss, 400, record);
+  rollout.loss();
+  const auto st = rollout.final_state();
+  EXPECT_NEAR(st[1], 0.1, 1e-15);
+  EXPECT_NEAR(st[3], 0.1, 1e-15);
+  EXPECT_GE(lowest, 0.1 - 1e-15);
+  for (int k = 4; k < 8; ++k) EXPECT_EQ(st[static_cast<std::size_t>(k)], 0.0);
+}
+
 // Final state and gradient of a batch, hashed.
 testing::Hashes run_batch(int threads, const char* policy) {
   set_thread_count(threads);
