@@ -11,6 +11,11 @@
 //                   (0: removed), and friction reduces the tangential velocity by friction times
 //                   the change of normal speed. The position is not corrected: with restitution
 //                   this is the naive bounce whose gradient has the wrong sign.
+//   impact_stop     DiffTaichi's mass_spring time of impact: a node whose step (at its new
+//                   velocity) crosses the plane moving into it faster than 1e-4 stops there, at
+//                   the time of impact, with the velocity an impact leaves (restitution and
+//                   Coulomb friction as above; 0 and sticking friction stop it dead). A node
+//                   resting on the plane stays on it.
 #pragma once
 
 #include "core/local_ad.hpp"
@@ -19,7 +24,7 @@
 
 namespace simgrad::softbody {
 
-enum class ContactModel { kPenalty, kTimeOfImpact, kProjection };
+enum class ContactModel { kPenalty, kTimeOfImpact, kProjection, kImpactStop };
 
 template <int D>
 struct ContactPlane {
@@ -104,6 +109,13 @@ void resolve_contact(const ContactPlane<D>& plane, double dt, const Vec<S, D>& x
   using std::sqrt;
   const S vn = dot(plane.normal, v);
   if (!(dot(plane.normal, x_next) < plane.offset && vn < 0.0)) return;
+  if (plane.model == ContactModel::kImpactStop) {
+    if (!(vn < -1e-4)) return;
+    const S impact_time = -(dot(plane.normal, x) - plane.offset) / vn;
+    x_next = x + impact_time * v;
+    v = impact_velocity(plane, v);
+    return;
+  }
   if (plane.model == ContactModel::kProjection) {
     const Vec<S, D> tangential = v - vn * plane.normal;
     v = (-plane.restitution * vn) * plane.normal + tangential;
