@@ -106,6 +106,10 @@ class ContagionScenario final : public Scenario {
     for (double m : s.mean_interactions)
       if (!(m > 0)) disease.fail("mean_interactions", "expected numbers > 0");
     if (disease.has("layer_weight")) s.layer_weight = disease.numbers("layer_weight", static_cast<std::size_t>(population_.layers));
+    if (disease.has("active_share")) read_active_share(disease);
+    s.reproduction_curve = disease.choice("reproduction_curve", {"weekly", "linear"}, "weekly") == "weekly"
+                               ? cg::ReproductionCurve::kWeekly
+                               : cg::ReproductionCurve::kLinear;
     s.sampler = disease.choice("sampler", {"gumbel_softmax", "straight_through"}, "gumbel_softmax") == "gumbel_softmax"
                     ? cg::Sampler::kGumbelSoftmax
                     : cg::Sampler::kStraightThrough;
@@ -273,6 +277,19 @@ class ContagionScenario final : public Scenario {
     }
     last_fit_day_ = fit_.observations.back().day;
     data_days_ = first_day + (fit_windows + held) * window;
+  }
+
+  // Rows of per-layer shares of active contacts, one row a day, repeating.
+  void read_active_share(const ScenarioNode& disease) {
+    if (population_.complete) disease.fail("active_share", "a complete population has no contacts to switch off");
+    const std::vector<ScenarioNode> rows = disease.array("active_share");
+    if (rows.empty()) disease.fail("active_share", "expected at least one row");
+    for (const ScenarioNode& row : rows) {
+      std::vector<double> shares = row.as_numbers(static_cast<std::size_t>(population_.layers));
+      for (double v : shares)
+        if (!(v >= 0.0 && v <= 1.0)) row.fail("expected shares in [0, 1]");
+      model_.settings.active_share.push_back(std::move(shares));
+    }
   }
 
   void read_parameters(const ScenarioNode& node) {
