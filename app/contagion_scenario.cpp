@@ -13,6 +13,7 @@
 #include "sims/contagion/infectiousness.hpp"
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/parameters.hpp"
+#include "sims/contagion/seed_average.hpp"
 
 namespace simgrad::app {
 
@@ -131,6 +132,8 @@ class ContagionScenario final : public Scenario {
     const std::optional<ScenarioNode> loss_node = root.optional_child("loss");
     const std::string scale = loss_node ? loss_node->choice("scale", {"sqrt", "log", "linear"}, "sqrt") : "sqrt";
     scale_ = scale == "sqrt" ? cg::Scale::kSqrt : scale == "log" ? cg::Scale::kLog : cg::Scale::kLinear;
+    // The loss tuned is the mean over this many noise draws (seed, seed + 1, ...).
+    const int loss_seeds = loss_node ? static_cast<int>(loss_node->integer("seeds", 1, 1000, 1)) : 1;
     loss_ = std::make_unique<cg::CountLoss>(*system_, std::vector<cg::Series>{fit_}, scale_);
     if (auto report = root.optional_child("report")) {
       report_seeds_ = static_cast<int>(report->integer("seeds", 1, 10000, report_seeds_));
@@ -148,16 +151,17 @@ class ContagionScenario final : public Scenario {
     options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
     // The loss needs no state after the last fitted day.
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, std::max(1, last_fit_day_), options, std::move(bound));
+    if (loss_seeds > 1) averaged_ = std::make_unique<cg::SeedAveragedProblem>(*problem_, model_, loss_seeds);
   }
 
   std::string simulator() const override { return "contagion"; }
-  tune::RolloutProblem& problem() override { return *problem_; }
+  tune::Problem& problem() override { return averaged_ ? static_cast<tune::Problem&>(*averaged_) : *problem_; }
 
   // Straight-through rollouts are already hard in value; the relaxed twin is not.
   double hard_loss(std::span<const double> x) override {
     const bool straight = model_.settings.straight_through;
     model_.settings.straight_through = true;
-    const double loss = problem_->value(x);
+    const double loss = problem().value(x);
     model_.settings.straight_through = straight;
     return loss;
   }
@@ -361,6 +365,7 @@ class ContagionScenario final : public Scenario {
   double load_seconds_ = 0.0;
   std::unique_ptr<cg::CountLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;
+  std::unique_ptr<cg::SeedAveragedProblem> averaged_;
 };
 
 }  // namespace

@@ -61,9 +61,8 @@ TEST(EpidemicDeterminism, ScheduledContactsAndLinearRSameHashesForEveryThreadCou
   const Population pop = testing::small_population(6000);
   const Hashes reference = run(pop, true, 1, "all", true);
   EXPECT_NE(reference, run(pop, true, 1, "all"));  // the schedule changes the run
-  for (int threads : {2, 4})
-    for (const char* policy : {"every:4", "binomial:5"})
-      EXPECT_EQ(run(pop, true, threads, policy, true), reference) << threads << " threads, " << policy;
+  EXPECT_EQ(run(pop, true, 2, "every:4", true), reference) << "2 threads, every:4";
+  EXPECT_EQ(run(pop, true, 4, "binomial:5", true), reference) << "4 threads, binomial:5";
 }
 
 TEST(EpidemicDeterminism, CompletePopulationSameHashesForEveryThreadCount) {
