@@ -18,6 +18,7 @@
 #include "sims/contagion/infectiousness.hpp"
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/parameters.hpp"
+#include "sims/contagion/seed_average.hpp"
 #include "sims/contagion/transition.hpp"
 
 namespace simgrad::app {
@@ -122,6 +123,10 @@ class ContagionScenario final : public Scenario {
     for (double m : s.mean_interactions)
       if (!(m > 0)) disease.fail("mean_interactions", "expected numbers > 0");
     if (disease.has("layer_weight")) s.layer_weight = disease.numbers("layer_weight", static_cast<std::size_t>(population_.layers));
+    if (disease.has("active_share")) read_active_share(disease);
+    s.reproduction_curve = disease.choice("reproduction_curve", {"weekly", "linear"}, "weekly") == "weekly"
+                               ? cg::ReproductionCurve::kWeekly
+                               : cg::ReproductionCurve::kLinear;
     s.sampler = disease.choice("sampler", {"gumbel_softmax", "straight_through"}, "gumbel_softmax") == "gumbel_softmax"
                     ? cg::Sampler::kGumbelSoftmax
                     : cg::Sampler::kStraightThrough;
@@ -143,6 +148,8 @@ class ContagionScenario final : public Scenario {
     const std::optional<ScenarioNode> loss_node = root.optional_child("loss");
     const std::string scale = loss_node ? loss_node->choice("scale", {"sqrt", "log", "linear"}, "sqrt") : "sqrt";
     scale_ = scale == "sqrt" ? cg::Scale::kSqrt : scale == "log" ? cg::Scale::kLog : cg::Scale::kLinear;
+    // The loss tuned is the mean over this many noise draws (seed, seed + 1, ...).
+    const int loss_seeds = loss_node ? static_cast<int>(loss_node->integer("seeds", 1, 1000, 1)) : 1;
     loss_ = std::make_unique<cg::CountLoss>(*system_, std::vector<cg::Series>{fit_}, scale_);
     if (auto report = root.optional_child("report")) {
       report_seeds_ = static_cast<int>(report->integer("seeds", 1, 10000, report_seeds_));
@@ -160,16 +167,17 @@ class ContagionScenario final : public Scenario {
     options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
     // The loss needs no state after the last fitted day.
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, std::max(1, last_fit_day_), options, std::move(bound));
+    if (loss_seeds > 1) averaged_ = std::make_unique<cg::SeedAveragedProblem>(*problem_, model_, loss_seeds);
   }
 
   std::string simulator() const override { return "contagion"; }
-  tune::RolloutProblem& problem() override { return *problem_; }
+  tune::Problem& problem() override { return averaged_ ? static_cast<tune::Problem&>(*averaged_) : *problem_; }
 
   // Straight-through rollouts are already hard in value; the relaxed twin is not.
   double hard_loss(std::span<const double> x) override {
     const bool straight = model_.settings.straight_through;
     model_.settings.straight_through = true;
-    const double loss = problem_->value(x);
+    const double loss = problem().value(x);
     model_.settings.straight_through = straight;
     return loss;
   }
@@ -420,6 +428,19 @@ class ContagionScenario final : public Scenario {
     data_days_ = first_day + (fit_windows + held) * window;
   }
 
+  // Rows of per-layer shares of active contacts, one row a day, repeating.
+  void read_active_share(const ScenarioNode& disease) {
+    if (population_.complete) disease.fail("active_share", "a complete population has no contacts to switch off");
+    const std::vector<ScenarioNode> rows = disease.array("active_share");
+    if (rows.empty()) disease.fail("active_share", "expected at least one row");
+    for (const ScenarioNode& row : rows) {
+      std::vector<double> shares = row.as_numbers(static_cast<std::size_t>(population_.layers));
+      for (double v : shares)
+        if (!(v >= 0.0 && v <= 1.0)) row.fail("expected shares in [0, 1]");
+      model_.settings.active_share.push_back(std::move(shares));
+    }
+  }
+
   void read_parameters(const ScenarioNode& node) {
     for (const auto& info : cg::epidemic_parameters()) {
       if (info.name == "profile" && node.has("profile") && node.member("profile").json().is_object()) {
@@ -489,6 +510,7 @@ class ContagionScenario final : public Scenario {
   double load_seconds_ = 0.0;
   std::unique_ptr<cg::CountLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;
+  std::unique_ptr<cg::SeedAveragedProblem> averaged_;
 };
 
 }  // namespace

@@ -23,6 +23,12 @@ enum class Sampler {
   kStraightThrough,  // straight-through Bernoulli: relaxed value p, d sample / d p = 1 (unbiased for one event's mean)
 };
 
+// How R moves between its weekly values.
+enum class ReproductionCurve {
+  kWeekly,  // a step: week w's value all week
+  kLinear,  // piecewise-linear through knots on the first day of each week (week w's value on day 7w)
+};
+
 // What a state counts on a day (losses and reports read these from the state).
 enum class Count {
   kInfections,  // newly infected that day
@@ -47,6 +53,11 @@ struct DiseaseSettings {
   std::uint64_t seed = 1;
   std::vector<double> mean_interactions = {2, 2, 4, 4, 4, 4, 4, 3};  // Ibar per age group
   std::vector<double> layer_weight = {1.0};                          // per contact layer
+  ReproductionCurve reproduction_curve = ReproductionCurve::kWeekly;
+  // Share of each layer's contacts active on a day: row t mod rows, one entry per layer (seven
+  // rows make a weekly pattern). A contact is active on day t when its own draw, keyed by (seed,
+  // t, the pair), falls below the share: the same for both directions. Empty: every contact, every day.
+  std::vector<std::vector<double>> active_share;
   int reduction_start = 0;    // first day contact reductions apply
   int vaccination_start = 0;  // first day of vaccination
 
@@ -95,11 +106,28 @@ struct DiseaseModel {
 
   // Sizes every parameter for the settings and fills GradABM's values.
   void reset(int age_groups, int layers);
+  // Where day t lies between the weekly values of R: week `week`, and the share of the next
+  // week's value in R (0 for a step, and after the last value).
+  struct Knots {
+    std::size_t week;
+    double next_share;
+  };
+  Knots reproduction_knots(int t) const {
+    const std::size_t n = parameters.reproduction.value.size();
+    const std::size_t w = std::min(static_cast<std::size_t>(t / 7), n - 1);
+    if (settings.reproduction_curve == ReproductionCurve::kWeekly || w + 1 >= n) return {w, 0.0};
+    return {w, (t % 7) / 7.0};
+  }
   // R on day t.
   double reproduction_on(int t) const {
     const auto& r = parameters.reproduction.value;
-    const std::size_t w = std::min(static_cast<std::size_t>(t / 7), r.size() - 1);
-    return r[w];
+    const Knots k = reproduction_knots(t);
+    return k.next_share == 0.0 ? r[k.week] : (1.0 - k.next_share) * r[k.week] + k.next_share * r[k.week + 1];
+  }
+  // Share of layer l's contacts active on day t (1 without a schedule).
+  double active_share_on(int layer, int t) const {
+    if (settings.active_share.empty()) return 1.0;
+    return settings.active_share[static_cast<std::size_t>(t) % settings.active_share.size()][static_cast<std::size_t>(layer)];
   }
   // Share protected by vaccination on day t, and its derivative by the rate.
   double protected_share(int t, double* d_rate = nullptr) const;

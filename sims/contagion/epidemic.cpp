@@ -13,7 +13,7 @@ namespace simgrad::contagion {
 namespace {
 
 // Draw indices of the three kinds of event, so that no two share a Philox block.
-enum Draw : std::uint32_t { kInfectionDraw = 0, kSeedingDraw = 1, kDeathDraw = 2 };
+enum Draw : std::uint32_t { kInfectionDraw = 0, kSeedingDraw = 1, kDeathDraw = 2, kContactDraw = 3 };
 
 // Layout of one block's parameter adjoint partials.
 struct PartialLayout {
@@ -52,6 +52,14 @@ Epidemic::Epidemic(const Population& population, DiseaseModel& model)
   adjoint_mask_.assign((n + 63) / 64, 0);
   hazard_adjoint_.assign(n, 0.0);
   layer_weight_.assign(static_cast<std::size_t>(population.layers), 1.0);
+  active_share_.assign(static_cast<std::size_t>(population.layers), 1.0);
+  for (const std::vector<double>& row : model.settings.active_share) {
+    if (population.complete) throw std::invalid_argument("a complete population has no contacts to switch off (active_share)");
+    if (row.size() < static_cast<std::size_t>(population.layers))
+      throw std::invalid_argument("an active_share row has fewer entries than the population has layers");
+    for (double v : row)
+      if (!(v >= 0.0 && v <= 1.0)) throw std::invalid_argument("active_share entries must lie in [0, 1]");
+  }
   shedding_table_.assign(static_cast<std::size_t>(model.settings.removal_day()) + 1, 0.0);
   if (model.parameters.susceptibility.value.size() < static_cast<std::size_t>(population.age_groups))
     throw std::invalid_argument("the model has fewer susceptibility entries than the population has age groups");
@@ -112,7 +120,20 @@ void Epidemic::initial_state_adjoint(std::span<const double> state_adjoint) {
 }
 
 void Epidemic::set_layer_weights(int t) {
-  for (int l = 0; l < population_.layers; ++l) layer_weight_[static_cast<std::size_t>(l)] = model_.contact_weight(l, t);
+  day_ = t;
+  masking_ = false;
+  for (int l = 0; l < population_.layers; ++l) {
+    layer_weight_[static_cast<std::size_t>(l)] = model_.contact_weight(l, t);
+    active_share_[static_cast<std::size_t>(l)] = model_.active_share_on(l, t);
+    masking_ = masking_ || active_share_[static_cast<std::size_t>(l)] < 1.0;
+  }
+}
+
+bool Epidemic::contact_drawn(int t, Index i, Index j, double share) const {
+  if (share >= 1.0) return true;
+  // Keyed by the unordered pair, so both rows of a contact see one draw.
+  const std::uint64_t pair = (static_cast<std::uint64_t>(std::min(i, j)) << 32) | static_cast<std::uint64_t>(std::max(i, j));
+  return uniform01(model_.settings.seed, static_cast<std::uint64_t>(t), pair, kContactDraw) < share;
 }
 
 void Epidemic::shed(int t, std::span<const double> state) {
@@ -163,6 +184,13 @@ double Epidemic::hazard_sum(Index i) const {
   auto sheds = [mask](std::int32_t j) { return (mask[j >> 6] >> (j & 63)) & 1u; };
   // Terms of agents that do not shed are +0.0 and would not change the sum: skipped.
   double h = 0.0;
+  if (masking_) {
+    for (std::int64_t e = first; e < last; ++e) {
+      const std::size_t l = population_.layers == 1 ? 0 : population_.layer[static_cast<std::size_t>(e)];
+      if (sheds(nb[e]) && active_today(i, nb[e], l)) h += layer_weight_[l] * shedding_[static_cast<std::size_t>(nb[e])];
+    }
+    return h;
+  }
   if (population_.layers == 1) {
     for (std::int64_t e = first; e < last; ++e)
       if (sheds(nb[e])) h += shedding_[static_cast<std::size_t>(nb[e])];
@@ -294,8 +322,15 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     total_hazard_adjoint_ = 0.0;
     flush(partials_, layout.size, blocks, layout.seeding, 1, &total_hazard_adjoint_);
   }
-  const std::size_t week = std::min(static_cast<std::size_t>(t / 7), p.reproduction.value.size() - 1);
-  flush(partials_, layout.size, blocks, layout.reproduction, 1, &p.reproduction.adjoint[week]);
+  const DiseaseModel::Knots knots = model_.reproduction_knots(t);
+  if (knots.next_share == 0.0) {
+    flush(partials_, layout.size, blocks, layout.reproduction, 1, &p.reproduction.adjoint[knots.week]);
+  } else {
+    double r_bar = 0.0;
+    flush(partials_, layout.size, blocks, layout.reproduction, 1, &r_bar);
+    p.reproduction.adjoint[knots.week] += (1.0 - knots.next_share) * r_bar;
+    p.reproduction.adjoint[knots.week + 1] += knots.next_share * r_bar;
+  }
   flush(partials_, layout.size, blocks, layout.susceptibility, p.susceptibility.value.size(), p.susceptibility.adjoint.data());
   flush(partials_, layout.size, blocks, layout.vaccination, 1, p.vaccination_rate.adjoint.data());
 
@@ -325,8 +360,9 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
         for (std::int64_t e = e0; e < e1; ++e) {
           const std::int32_t i = nb[e];
           if (!((mask[i >> 6] >> (i & 63)) & 1u)) continue;
-          const double hb = hazard_adjoint_[static_cast<std::size_t>(i)];
           const std::size_t l = layers == 1 ? 0 : layer[e];
+          if (masking_ && !active_today(j, i, l)) continue;
+          const double hb = hazard_adjoint_[static_cast<std::size_t>(i)];
           c_bar += layer_weight_[l] * hb;
           part[layout.reduction + l] += c * hb;
         }

@@ -11,8 +11,9 @@
 //
 // A step (day t) is an explicit list of stages:
 //   1. shedding     per agent: c_j = sum over k < removal of m_j[t - k] A[stage k] g[k]
-//   2. infection    per agent: H_i = sum over contacts of weight(layer, t) c_j, a gather over
-//                   the CSR row in a fixed order; lambda_i = R_t S[age] / Ibar[age] H_i,
+//   2. infection    per agent: H_i = sum over active contacts of weight(layer, t) c_j, a gather
+//                   over the CSR row in a fixed order (a contact is active on a day by its own
+//                   draw when a layer's active share is below 1); lambda_i = R_t S[age] / Ibar[age] H_i,
 //                   p_i = (1 - V_t)(1 - exp(-lambda_i)), sampled as an Event (transition.hpp);
 //                   x -= x z, m[t + 1] = x z; waning immunity sends recovered agents back.
 // The step's residual is H (the adjoint replays the hazard sums where the rollout keeps none).
@@ -52,6 +53,10 @@ class Epidemic : public System {
   double infection_draw(int t, Index i) const;
   double seeding_draw(Index i) const;
   double death_draw(int infection_day, Index i) const;
+  // Whether the contact of agents i and j in layer l is active on day t (the same for j and i).
+  bool contact_active(int t, Index i, Index j, int layer) const {
+    return contact_drawn(t, i, j, model_.active_share_on(layer, t));
+  }
   // Whether an agent infected on day tau dies (its hard death event).
   bool dies(double tau, Index i) const;
   // Days of history in a state (H), and where agent i's occupancy infected on day d lies in it.
@@ -63,8 +68,12 @@ class Epidemic : public System {
  private:
   // Stage 1: shedding c of every agent on day t.
   void shed(int t, std::span<const double> state);
-  // The weighted sum of c over agent i's contacts on day t.
+  // The weighted sum of c over agent i's active contacts on day t.
   double hazard_sum(Index i) const;
+  // Whether the contact of agents i and j in layer l is active on the day set_layer_weights set.
+  bool active_today(Index i, Index j, std::size_t l) const { return contact_drawn(day_, i, j, active_share_[l]); }
+  // Whether the contact of agents i and j is active on day t when a share `share` of its layer is.
+  bool contact_drawn(int t, Index i, Index j, double share) const;
   // Whether an agent infected on day tau is susceptible again at the end of day t.
   bool wanes(int t, double tau, Index i) const;
   void set_layer_weights(int t);
@@ -78,6 +87,9 @@ class Epidemic : public System {
   int history_;
   std::vector<double> hazard_adjoint_; // H-bar, per agent
   std::vector<double> layer_weight_;   // this day's weight per layer
+  std::vector<double> active_share_;   // this day's share of active contacts per layer
+  bool masking_ = false;               // this day, some layer has contacts off
+  int day_ = 0;                        // the day set_layer_weights last set
   std::vector<double> shedding_table_; // A[stage] g[k] per day since infection k (+ a trailing 0)
   std::vector<double> partials_;       // per block: parameter adjoint partial sums
   double total_shedding_ = 0.0;        // complete populations: sum of c

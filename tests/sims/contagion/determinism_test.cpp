@@ -19,11 +19,18 @@ namespace {
 using simgrad::testing::Hashes;
 using simgrad::testing::hash_doubles;
 
-Hashes run(const Population& pop, bool straight_through, int threads, const char* policy) {
+Hashes run(const Population& pop, bool straight_through, int threads, const char* policy, bool scheduled = false) {
   set_thread_count(threads);
   const int days = 35;
   DiseaseModel model = testing::small_model(pop, days, 0.01);
   model.settings.straight_through = straight_through;
+  if (scheduled) {
+    // Half the contacts of every layer active on even days, all on odd days; R piecewise-linear.
+    model.settings.active_share = {std::vector<double>(static_cast<std::size_t>(pop.layers), 0.5),
+                                   std::vector<double>(static_cast<std::size_t>(pop.layers), 1.0)};
+    model.settings.reproduction_curve = ReproductionCurve::kLinear;
+    for (std::size_t w = 0; w < model.parameters.reproduction.value.size(); ++w) model.parameters.reproduction.value[w] = 2.0 + (w % 2);
+  }
   Epidemic system(pop, model);
   Series deaths{Count::kDeaths, {}, 1.0};
   for (int d = 7; d <= days; d += 7) deaths.observations.push_back({d, 7, 3.0});
@@ -48,6 +55,14 @@ TEST(EpidemicDeterminism, SameHashesForEveryThreadCountAndCheckpointPolicy) {
         EXPECT_EQ(run(pop, straight_through, threads, policy), reference)
             << threads << " threads, " << policy << (straight_through ? ", straight-through" : ", relaxed");
   }
+}
+
+TEST(EpidemicDeterminism, ScheduledContactsAndLinearRSameHashesForEveryThreadCountAndCheckpointPolicy) {
+  const Population pop = testing::small_population(6000);
+  const Hashes reference = run(pop, true, 1, "all", true);
+  EXPECT_NE(reference, run(pop, true, 1, "all"));  // the schedule changes the run
+  EXPECT_EQ(run(pop, true, 2, "every:4", true), reference) << "2 threads, every:4";
+  EXPECT_EQ(run(pop, true, 4, "binomial:5", true), reference) << "4 threads, binomial:5";
 }
 
 TEST(EpidemicDeterminism, CompletePopulationSameHashesForEveryThreadCount) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "contagion_fixtures.hpp"
@@ -28,11 +29,13 @@ std::vector<Series> made_up_series(int days) {
 }
 
 // Gradient check of every parameter of the model through a rollout of the relaxed twin.
-void check_every_parameter(Sampler sampler, double temperature, int immune_days = 0) {
+void check_every_parameter(Sampler sampler, double temperature, int immune_days = 0,
+                           const std::function<void(DiseaseModel&)>& configure = {}) {
   const int days = 24;
   const Population pop = small_population(600);
   DiseaseModel model = small_model(pop, days);
   model.settings.immune_days = immune_days;
+  if (configure) configure(model);
   model.settings.straight_through = false;
   model.settings.sampler = sampler;
   model.settings.temperature = temperature;
@@ -69,6 +72,91 @@ TEST(Epidemic, StraightThroughGradientOfEveryParameterMatchesFiniteDifferences) 
 
 TEST(Epidemic, SeirsGradientOfEveryParameterMatchesFiniteDifferences) {
   check_every_parameter(Sampler::kGumbelSoftmax, 0.7, 2);  // recovered agents susceptible again after 2 days
+}
+
+// R piecewise-linear between weekly knots: R of every week gets the gradient of the days around it.
+TEST(Epidemic, LinearReproductionCurveGradientOfEveryParameterMatchesFiniteDifferences) {
+  check_every_parameter(Sampler::kGumbelSoftmax, 0.7, 0, [](DiseaseModel& m) {
+    m.settings.reproduction_curve = ReproductionCurve::kLinear;
+    for (std::size_t w = 0; w < m.parameters.reproduction.value.size(); ++w) m.parameters.reproduction.value[w] = 2.0 + 0.5 * static_cast<double>(w % 3);
+  });
+}
+
+// A weekly pattern of active contacts: schools and workplaces (layers 1, 2) off at weekends, half
+// the random contacts (layer 3) on any day.
+std::vector<std::vector<double>> weekly_activity() {
+  std::vector<std::vector<double>> rows(7, {1.0, 1.0, 1.0, 0.5});
+  for (int d : {5, 6}) rows[static_cast<std::size_t>(d)] = {1.0, 0.0, 0.2, 0.5};
+  return rows;
+}
+
+TEST(Epidemic, DailyActiveContactsGradientOfEveryParameterMatchesFiniteDifferences) {
+  check_every_parameter(Sampler::kGumbelSoftmax, 0.7, 0, [](DiseaseModel& m) { m.settings.active_share = weekly_activity(); });
+}
+
+TEST(Epidemic, ReproductionCurvePassesThroughItsWeeklyKnots) {
+  DiseaseModel m;
+  m.settings.days = 21;
+  m.reset(1, 1);
+  m.parameters.reproduction.value = {1.0, 3.0, 2.0, 2.0};
+  m.settings.reproduction_curve = ReproductionCurve::kLinear;
+  EXPECT_EQ(m.reproduction_on(0), 1.0);
+  EXPECT_EQ(m.reproduction_on(7), 3.0);
+  EXPECT_NEAR(m.reproduction_on(3), 1.0 + 2.0 * 3.0 / 7.0, 1e-15);
+  EXPECT_NEAR(m.reproduction_on(10), 3.0 - 3.0 / 7.0, 1e-15);
+  EXPECT_EQ(m.reproduction_on(100), 2.0);  // the last value holds
+  m.settings.reproduction_curve = ReproductionCurve::kWeekly;
+  EXPECT_EQ(m.reproduction_on(3), 1.0);
+  EXPECT_EQ(m.reproduction_on(10), 3.0);
+}
+
+TEST(Epidemic, ActiveContactsAreSymmetricAndTheirShareIsTheSchedules) {
+  const Population pop = small_population(3000);
+  DiseaseModel model = small_model(pop, 14);
+  model.settings.active_share = weekly_activity();
+  Epidemic system(pop, model);
+  for (int t : {0, 5}) {
+    std::vector<double> active(4, 0.0), total(4, 0.0);
+    for (Index i = 0; i < pop.agents; ++i)
+      for (std::int64_t e = pop.offsets[static_cast<std::size_t>(i)]; e < pop.offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+        const int l = pop.layer[static_cast<std::size_t>(e)];
+        const Index j = pop.neighbors[static_cast<std::size_t>(e)];
+        const bool on = system.contact_active(t, i, j, l);
+        EXPECT_EQ(on, system.contact_active(t, j, i, l));
+        active[static_cast<std::size_t>(l)] += on;
+        total[static_cast<std::size_t>(l)] += 1.0;
+      }
+    for (int l = 0; l < 4; ++l) {
+      const double share = weekly_activity()[static_cast<std::size_t>(t)][static_cast<std::size_t>(l)];
+      const double n = total[static_cast<std::size_t>(l)];
+      ASSERT_GT(n, 100.0);
+      // Within 4 binomial standard deviations (directed contacts come in pairs: twice the variance).
+      EXPECT_NEAR(active[static_cast<std::size_t>(l)] / n, share, 4.0 * std::sqrt(2.0 * share * (1.0 - share) / n) + 1e-12)
+          << "day " << t << " layer " << l;
+    }
+  }
+}
+
+TEST(Epidemic, EveryContactActiveIsTheUnscheduledModelAndNoneActiveSpreadsNothing) {
+  const Population pop = small_population(2000);
+  auto final_state = [&](const std::vector<std::vector<double>>& schedule) {
+    DiseaseModel model = small_model(pop, 20);
+    model.settings.active_share = schedule;
+    Epidemic system(pop, model);
+    CountLoss loss(system, made_up_series(20), Scale::kSqrt);
+    Rollout rollout(system, loss, 20);
+    rollout.loss();
+    return std::vector<double>(rollout.final_state().begin(), rollout.final_state().end());
+  };
+  const std::vector<double> unscheduled = final_state({});
+  EXPECT_EQ(final_state({{1.0, 1.0, 1.0, 1.0}}), unscheduled);
+  const std::vector<double> closed = final_state({{0.0, 0.0, 0.0, 0.0}});
+  DiseaseModel model = small_model(pop, 20);
+  Epidemic system(pop, model);
+  std::vector<double> s0(static_cast<std::size_t>(system.state_size()));
+  system.initial_state(s0);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(pop.agents); ++i) EXPECT_EQ(closed[i], s0[i]);  // x: only the seeds
+  EXPECT_NE(closed, unscheduled);
 }
 
 // Deaths on day 60 only, as a function of R per week.

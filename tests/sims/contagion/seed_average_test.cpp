@@ -1,0 +1,51 @@
+// The seed-averaged loss is the mean of the seeds' losses, and its gradient matches finite
+// differences of the relaxed twin.
+#include "sims/contagion/seed_average.hpp"
+
+#include <gtest/gtest.h>
+
+#include "contagion_fixtures.hpp"
+#include "core/gradcheck.hpp"
+#include "sims/contagion/epidemic.hpp"
+#include "sims/contagion/losses.hpp"
+#include "sims/contagion/parameters.hpp"
+
+namespace simgrad::contagion {
+namespace {
+
+TEST(SeedAverage, MeanOfTheSeedsLossesAndGradientMatchesFiniteDifferences) {
+  const int days = 20;
+  const Population pop = testing::small_population(400);
+  DiseaseModel model = testing::small_model(pop, days);
+  model.settings.straight_through = false;
+  model.settings.temperature = 0.7;
+  Epidemic system(pop, model);
+  Series cases{Count::kCases, {}, 1.0};
+  for (int d = 7; d <= days; d += 7) cases.observations.push_back({d, 7, 10.0});
+  CountLoss loss(system, {cases}, Scale::kSqrt);
+  std::vector<tune::BoundParameter> bound{bind_parameter(model.parameters, {"reproduction", true}),
+                                          bind_parameter(model.parameters, {"initial_infected"})};
+  tune::RolloutProblem inner(system, loss, days, {}, std::move(bound));
+  SeedAveragedProblem averaged(inner, model, 3);
+  const std::vector<double> x = averaged.initial();
+
+  double sum = 0.0;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    model.settings.seed = seed;
+    sum += inner.value(x);
+  }
+  model.settings.seed = 1;
+  const double mean = averaged.value(x);
+  EXPECT_EQ(mean, sum / 3);
+  EXPECT_NE(mean, inner.value(x));  // the seeds differ
+  EXPECT_EQ(model.settings.seed, 1u);  // restored
+
+  std::vector<double> g(x.size());
+  EXPECT_EQ(averaged.value_and_gradient(x, g), mean);
+  const GradCheckReport report = check_gradient([&](std::span<const double> p) { return averaged.value(p); }, x, g);
+  for (const auto& c : report.checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
+  EXPECT_NE(g[0], 0.0);
+}
+
+}  // namespace
+}  // namespace simgrad::contagion
