@@ -102,6 +102,7 @@ constexpr const char* kScript = R"JS(
         (f.points || []).forEach(function (p) { grow(p[0], p[1]); });
         (f.values || []).forEach(function (v) { cmax = Math.max(cmax, Math.abs(v)); });
         (f.arrows || []).forEach(function (a) { grow(a[0], a[1]); grow(a[0] + a[2], a[1] + a[3]); });
+        if (f.grid) { grow(f.grid.origin[0], f.grid.origin[1]); grow(f.grid.origin[0] + f.grid.nx * f.grid.cell, f.grid.origin[1] + f.grid.ny * f.grid.cell); }
       });
       run.cmax = run.scale || cmax;
       longest = Math.max(longest, run.frames.length);
@@ -129,6 +130,17 @@ constexpr const char* kScript = R"JS(
             ctx.strokeStyle = colour(l[4], run.cmax);
             ctx.beginPath(); ctx.moveTo(X(l[0]), Y(l[1])); ctx.lineTo(X(l[2]), Y(l[3])); ctx.stroke();
           });
+        }
+        // A scalar field on a grid ({origin, cell, nx, ny, max, values from the bottom row}): grey image.
+        if (f.grid) {
+          var g = f.grid, img = ctx.createImageData(g.nx, g.ny), off = document.createElement('canvas');
+          for (var k = 0; k < g.nx * g.ny; ++k) {
+            var q = 4 * ((g.ny - 1 - Math.floor(k / g.nx)) * g.nx + k % g.nx), grey = 255 - Math.round(255 * Math.min(1, g.values[k] / g.max));
+            img.data[q] = img.data[q + 1] = img.data[q + 2] = grey; img.data[q + 3] = 255;
+          }
+          off.width = g.nx; off.height = g.ny; off.getContext('2d').putImageData(img, 0, 0);
+          ctx.imageSmoothingEnabled = false;
+          ctx.drawImage(off, X(g.origin[0]), Y(g.origin[1] + g.ny * g.cell), g.nx * g.cell * scale, g.ny * g.cell * scale);
         }
         ctx.lineWidth = 1;
         if (run.background) lines(run.background.lines);

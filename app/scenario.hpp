@@ -70,7 +70,8 @@ class Scenario {
   // frame drawn under every frame), "trail": true (each point's path so far is drawn; every frame
   // then has the same points), "edges": [[a, b]] (lines between points a and b of every frame,
   // coloured by the frame's "values", one per edge: a large body's topology is sent once), "charts": [{"title", "x_label", "y_label", "series": [{"name",
-  // "x", "y"}]}]}. Null: no animation.
+  // "x", "y"}]}]}; a frame's "grid": {"origin": [x, y], "cell", "nx", "ny", "max", "values" (row-major
+  // from the bottom row)} is drawn as a grey image under the rest. Null: no animation.
   virtual nlohmann::json frames(std::span<const double> x) {
     (void)x;
     return nullptr;
