@@ -44,8 +44,10 @@ inline void locate(double g, int count, bool wrap, int& i0, int& i1, double& f, 
   if (wrap) {
     const double fl = std::floor(g);
     f = g - fl;
-    long k = static_cast<long>(fl) % count;
-    if (k < 0) k += count;
+    // Traced-back points lie within a few periods: a loop beats an integer division.
+    long k = static_cast<long>(fl);
+    while (k < 0) k += count;
+    while (k >= count) k -= count;
     i0 = static_cast<int>(k);
     i1 = i0 + 1 == count ? 0 : i0 + 1;
     return;

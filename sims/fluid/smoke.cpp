@@ -56,7 +56,8 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
   advect(g, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
   if (!snapshots) {
     advect(g, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
-    advect(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
+    if (model_.temperature_inert()) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
+    else advect(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
   }
   const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
   for (int k = 0; k < model_.source_count(); ++k) {
@@ -101,7 +102,8 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
   advect_adjoint(g, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
   advect_adjoint(g, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
   advect_adjoint(g, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
-  advect_adjoint(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u, sa.v);
+  if (!model_.temperature_inert())
+    advect_adjoint(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u, sa.v);
   for (std::size_t k = 0; k < state_adjoint.size(); ++k)
     if (!std::isfinite(state_adjoint[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), true);
 }

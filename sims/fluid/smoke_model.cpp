@@ -67,6 +67,11 @@ void SmokeModel::clear_adjoints() {
     std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
 }
 
+bool SmokeModel::temperature_inert() const {
+  auto zero = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; }); };
+  return settings.buoyancy == 0.0 && zero(temperature_rate.value) && zero(initial_temperature.value);
+}
+
 FieldsView fields_of(const Grid& g, std::span<double> state) {
   const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count()),
                     nc = static_cast<std::size_t>(g.cells());

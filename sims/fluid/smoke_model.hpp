@@ -59,6 +59,9 @@ struct SmokeModel {
   double scheduled(const Quantity& q, int s, int t, int& knot, double& fraction) const;
   // Zeroes every adjoint.
   void clear_adjoints();
+  // Whether temperature is zero throughout and acts on nothing (no buoyancy, no hot source, none
+  // at the start): then steps need not advect it, nor adjoints carry it back.
+  bool temperature_inert() const;
 };
 
 // Views of a state's parts.
