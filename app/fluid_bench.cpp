@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <ctime>
+#include <functional>
 #include <filesystem>
 #include <string>
 
@@ -82,15 +84,23 @@ json measure(SmokeTask task, int repeats, int threads) {
   fl::SmokeLoss loss(task.model, task.loss);
   Rollout rollout(system, loss, steps, RolloutOptions{});
   rollout.loss_and_gradient();  // warm-up
-  std::vector<double> forward, gradient;
+  std::vector<double> forward, gradient, forward_cpu, gradient_cpu;
   double value = 0.0;
+  // Process CPU time too: on a shared machine it is the steadier measure.
+  auto cpu_of = [](const std::function<void()>& f) {
+    const std::clock_t start = std::clock();
+    f();
+    return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  };
   const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
   for (int r = 0; r < runs; ++r) {
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    gradient.push_back(time_of([&] { value = rollout.loss_and_gradient(); }));
+    forward_cpu.push_back(cpu_of([&] { forward.push_back(time_of([&] { rollout.loss(); })); }));
+    gradient_cpu.push_back(cpu_of([&] { gradient.push_back(time_of([&] { value = rollout.loss_and_gradient(); })); }));
   }
   return {{"forward_s", median(forward)},
           {"gradient_s", median(gradient)},
+          {"forward_cpu_s", median(forward_cpu)},
+          {"gradient_cpu_s", median(gradient_cpu)},
           {"runs", runs},
           {"loss", value},
           {"pressure_iterations_max", system.projection().max_iterations_seen()},
@@ -134,6 +144,8 @@ json entry(const std::string& name, const json& run, int threads) {
             {"forward_s", run.value("forward_s", 0.0)},
             {"gradient_s", run.value("gradient_s", 0.0)},
             {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+            {"forward_cpu_s", run.value("forward_cpu_s", 0.0)},
+            {"gradient_cpu_s", run.value("gradient_cpu_s", 0.0)},
             {"pressure_iterations_max", run.value("pressure_iterations_max", 0)},
             {"stored_mb", run.value("stored_mb", 0.0)},
             {"peak_rss_mb", run["peak_rss_mb"]},
@@ -178,6 +190,8 @@ void fluid_benchmarks(const std::regex& filter, int repeats, int threads, const 
       b["reference_peak_rss_mb"] = peer["peak_rss_mb"];
       b["ours_over_reference"] = b["gradient_s"].get<double>() / peer.value("gradient_s", 1.0);
       b["reference_over_ours"] = peer.value("gradient_s", 0.0) / b["gradient_s"].get<double>();
+      b["reference_gradient_cpu_s"] = peer.value("gradient_cpu_s", 0.0);
+      b["reference_over_ours_cpu"] = peer.value("gradient_cpu_s", 0.0) / b["gradient_cpu_s"].get<double>();
       b["loss_difference"] = std::abs(peer.value("loss", 0.0) - ours.value("loss", 0.0));
       b["gradient_max_rel_difference"] = relative_difference(ours["gradient"], peer["gradient"]);
     }

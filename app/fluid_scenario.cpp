@@ -315,23 +315,11 @@ class FluidScenario final : public Scenario {
       for (std::int64_t s : p.integers("sources", 0, std::max(0, model_.source_count() - 1)))
         r.sources.push_back(static_cast<int>(s));
     r.uniform = p.boolean("uniform", false);
-    r.lower = p.number("lower", r.lower);
-    r.upper = p.number("upper", r.upper);
-    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
-    r.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
-    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
-      p.fail("transform", "a logit transform needs finite lower and upper bounds");
-    tune::BoundParameter b;
-    try {
-      b = fl::bind_parameter(model_, r);
-    } catch (const std::invalid_argument& e) {
-      p.fail("name", e.what());
-    }
-    for (double v : b.parameter.initial)
-      if (v < r.lower || v > r.upper)
-        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
-    return b;
+    const ParameterBounds bounds = read_parameter_bounds(p);
+    r.lower = bounds.lower;
+    r.upper = bounds.upper;
+    r.transform = bounds.transform;
+    return bind_within_bounds(p, bounds, [&] { return fl::bind_parameter(model_, r); });
   }
 
   fl::SmokeModel model_;

@@ -33,6 +33,32 @@ CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrid
   }
 }
 
+ParameterBounds read_parameter_bounds(const ScenarioNode& p) {
+  ParameterBounds b;
+  b.lower = p.number("lower", b.lower);
+  b.upper = p.number("upper", b.upper);
+  if (!(b.lower < b.upper)) p.fail("upper", "expected upper > lower");
+  b.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
+  if (b.transform == tune::Transform::log && !(b.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+  if (b.transform == tune::Transform::logit && (b.lower < -1e299 || b.upper > 1e299))
+    p.fail("transform", "a logit transform needs finite lower and upper bounds");
+  return b;
+}
+
+tune::BoundParameter bind_within_bounds(const ScenarioNode& p, const ParameterBounds& bounds,
+                                        const std::function<tune::BoundParameter()>& bind) {
+  tune::BoundParameter b;
+  try {
+    b = bind();
+  } catch (const std::invalid_argument& e) {
+    p.fail("name", e.what());
+  }
+  for (double v : b.parameter.initial)
+    if (v < bounds.lower || v > bounds.upper)
+      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + b.parameter.name + "\" lies outside [lower, upper]");
+  return b;
+}
+
 std::unique_ptr<Scenario> load_scenario(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
   if (file.empty()) return load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, overrides);
   return load_scenario_file(ScenarioFile::load(file), file.filename().string(), overrides);

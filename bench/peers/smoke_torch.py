@@ -8,7 +8,8 @@ mean-free divergence. Loss: mean squared difference between the final smoke and 
 The gradient is PyTorch autograd's with respect to the whole initial velocity field.
 
 Usage: smoke_torch.py SETTINGS.json  (written by `simgrad bench`); prints one JSON object:
-forward_s (no autograd graph), gradient_s (forward plus backward), medians over the repeats,
+forward_s (no autograd graph), gradient_s (forward plus backward) and gradient_cpu_s (its process
+CPU time), medians over the repeats,
 loss and gradient (x-face then y-face values, row-major from the bottom row).
 """
 import json
@@ -77,21 +78,23 @@ def main():
     settings = json.load(open(sys.argv[1]))
     torch.set_num_threads(settings["threads"])
     model = Smoke(settings)
-    forward, gradient = [], []
+    forward, gradient, gradient_cpu = [], [], []
     for _ in range(settings["repeats"]):
         start = time.perf_counter()
         with torch.no_grad():
             model.loss(model.u0, model.v0)
         forward.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         u = model.u0.clone().requires_grad_(True)
         v = model.v0.clone().requires_grad_(True)
         loss = model.loss(u, v)
         loss.backward()
         gradient.append(time.perf_counter() - start)
+        gradient_cpu.append(time.process_time() - start_cpu)
     print(json.dumps({
         "forward_s": statistics.median(forward),
         "gradient_s": statistics.median(gradient),
+        "gradient_cpu_s": statistics.median(gradient_cpu),
         "loss": loss.item(),
         "gradient": u.grad.reshape(-1).tolist() + v.grad.reshape(-1).tolist(),
     }))

@@ -18,9 +18,10 @@ struct Velocity {
   double vx, vy;
 };
 
+template <bool kDerivatives>
 Velocity velocity_at(const Grid& grid, std::span<const double> u, std::span<const double> v, double x, double y) {
   const double h = grid.h();
-  Velocity w{stencil_at(grid.u_lattice(), h, x, y), stencil_at(grid.v_lattice(), h, x, y), 0.0, 0.0};
+  Velocity w{stencil_at<kDerivatives>(grid.u_lattice(), h, x, y), stencil_at<kDerivatives>(grid.v_lattice(), h, x, y), 0.0, 0.0};
   w.vx = apply(w.su, u.data());
   w.vy = apply(w.sv, v.data());
   return w;
@@ -49,9 +50,9 @@ void advect(const Grid& grid, const Lattice& l, std::span<const double> q, std::
       sample_position(l, h, k, x, y);
       // Midpoint (second-order Runge-Kutta) trace back: a first-order trace drifts outwards
       // on curved paths, shrinking a rotating blob by about (omega dt)^2 / 2 of its mass a step.
-      const Velocity w0 = velocity_at(grid, u, v, x, y);
-      const Velocity wm = velocity_at(grid, u, v, x - 0.5 * dt * w0.vx, y - 0.5 * dt * w0.vy);
-      out[static_cast<std::size_t>(k)] = apply(stencil_at(l, h, x - dt * wm.vx, y - dt * wm.vy), q.data());
+      const Velocity w0 = velocity_at<false>(grid, u, v, x, y);
+      const Velocity wm = velocity_at<false>(grid, u, v, x - 0.5 * dt * w0.vx, y - 0.5 * dt * w0.vy);
+      out[static_cast<std::size_t>(k)] = apply(stencil_at<false>(l, h, x - dt * wm.vx, y - dt * wm.vy), q.data());
     }
   });
 }
@@ -72,8 +73,8 @@ void advect_adjoint(const Grid& grid, const Lattice& l, std::span<const double> 
     if (a == 0.0) continue;
     double x, y;
     sample_position(l, h, k, x, y);
-    const Velocity w0 = velocity_at(grid, u, v, x, y);
-    const Velocity wm = velocity_at(grid, u, v, x - 0.5 * dt * w0.vx, y - 0.5 * dt * w0.vy);
+    const Velocity w0 = velocity_at<false>(grid, u, v, x, y);
+    const Velocity wm = velocity_at<true>(grid, u, v, x - 0.5 * dt * w0.vx, y - 0.5 * dt * w0.vy);
     const Stencil sq = stencil_at(l, h, x - dt * wm.vx, y - dt * wm.vy);
     for (int m = 0; m < 4; ++m) dq[static_cast<std::size_t>(sq.index[m])] += sq.weight[m] * a;
     // Back through x_b = x - dt V(x_m), x_m = x - dt V(x) / 2.

@@ -80,20 +80,17 @@ void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
       f.temperature[static_cast<std::size_t>(c)] += rate_t * w;
     }
   });
-  parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
-      if (g.u_wall(k)) continue;
-      const double w = footprint_at(g, ul, k, sv.cx, sv.cy, sv.r).g;
-      f.u[static_cast<std::size_t>(k)] += w * (tx - f.u[static_cast<std::size_t>(k)]);
-    }
-  });
-  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
-      if (g.v_wall(k)) continue;
-      const double w = footprint_at(g, vl, k, sv.cx, sv.cy, sv.r).g;
-      f.v[static_cast<std::size_t>(k)] += w * (ty - f.v[static_cast<std::size_t>(k)]);
-    }
-  });
+  auto pull = [&](const Lattice& l, auto is_wall, std::span<double> q, double target) {
+    parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
+      for (Index k = first; k < last; ++k) {
+        if (is_wall(k)) continue;
+        const double w = footprint_at(g, l, k, sv.cx, sv.cy, sv.r).g;
+        q[static_cast<std::size_t>(k)] += w * (target - q[static_cast<std::size_t>(k)]);
+      }
+    });
+  };
+  pull(ul, [&](Index k) { return g.u_wall(k); }, f.u, tx);
+  pull(vl, [&](Index k) { return g.v_wall(k); }, f.v, ty);
 }
 
 void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u_before,
@@ -121,24 +118,20 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u
     d_rate_t += dt * fp.g * at;
     add_footprint(fp, rate_d * ad + rate_t * at);
   }
-  for (Index k = 0; k < g.u_count(); ++k) {
-    if (g.u_wall(k)) continue;
-    const std::size_t ks = static_cast<std::size_t>(k);
-    const Footprint fp = footprint_at(g, ul, k, sv.cx, sv.cy, sv.r);
-    const double au = a.u[ks];
-    dtx += fp.g * au;
-    add_footprint(fp, (tx - u_before[ks]) * au);
-    a.u[ks] = (1.0 - fp.g) * au;
-  }
-  for (Index k = 0; k < g.v_count(); ++k) {
-    if (g.v_wall(k)) continue;
-    const std::size_t ks = static_cast<std::size_t>(k);
-    const Footprint fp = footprint_at(g, vl, k, sv.cx, sv.cy, sv.r);
-    const double av = a.v[ks];
-    dty += fp.g * av;
-    add_footprint(fp, (ty - v_before[ks]) * av);
-    a.v[ks] = (1.0 - fp.g) * av;
-  }
+  // A velocity component: out = in + g (target - in).
+  auto velocity_part = [&](const Lattice& l, auto is_wall, std::span<double> av,
+                           std::span<const double> before, double target, double& dtarget) {
+    for (Index k = 0; k < static_cast<Index>(l.cx) * l.cy; ++k) {
+      if (is_wall(k)) continue;
+      const std::size_t ks = static_cast<std::size_t>(k);
+      const Footprint fp = footprint_at(g, l, k, sv.cx, sv.cy, sv.r);
+      dtarget += fp.g * av[ks];
+      add_footprint(fp, (target - before[ks]) * av[ks]);
+      av[ks] = (1.0 - fp.g) * av[ks];
+    }
+  };
+  velocity_part(ul, [&](Index k) { return g.u_wall(k); }, a.u, u_before, tx, dtx);
+  velocity_part(vl, [&](Index k) { return g.v_wall(k); }, a.v, v_before, ty, dty);
   m.source_x.adjoint[si] += dcx;
   m.source_y.adjoint[si] += dcy;
   m.source_radius.adjoint[si] += dr;

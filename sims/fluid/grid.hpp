@@ -70,7 +70,9 @@ inline void locate(double g, int count, bool wrap, int& i0, int& i1, double& f, 
   f = g - fl;
 }
 
-// The bilinear stencil of lattice `l` at the point (x, y) (in length units, cell size h).
+// The bilinear stencil of lattice `l` at the point (x, y) (in length units, cell size h); the
+// derivative weights only when `kDerivatives` (forward passes skip them).
+template <bool kDerivatives = true>
 inline Stencil stencil_at(const Lattice& l, double h, double x, double y) {
   int i0, i1, j0, j1;
   double fx, fy;
@@ -78,7 +80,7 @@ inline Stencil stencil_at(const Lattice& l, double h, double x, double y) {
   locate(x / h - l.ox, l.cx, l.wrap_x, i0, i1, fx, cx_clamped);
   locate(y / h - l.oy, l.cy, l.wrap_y, j0, j1, fy, cy_clamped);
   const double dx = cx_clamped ? 0.0 : 1.0 / h, dy = cy_clamped ? 0.0 : 1.0 / h;
-  Stencil s;
+  Stencil s{};
   s.index[0] = static_cast<Index>(j0) * l.cx + i0;
   s.index[1] = static_cast<Index>(j0) * l.cx + i1;
   s.index[2] = static_cast<Index>(j1) * l.cx + i0;
@@ -87,6 +89,7 @@ inline Stencil stencil_at(const Lattice& l, double h, double x, double y) {
   s.weight[1] = fx * (1 - fy);
   s.weight[2] = (1 - fx) * fy;
   s.weight[3] = fx * fy;
+  if constexpr (!kDerivatives) return s;
   s.dweight_dx[0] = -(1 - fy) * dx;
   s.dweight_dx[1] = (1 - fy) * dx;
   s.dweight_dx[2] = -fy * dx;

@@ -296,4 +296,16 @@ TEST(Cli, ContagionBadInputNamesFileLineAndField) {
   fs::remove(column);
 }
 
+// The fluid simulator through the command line: a run reports the region's density and the
+// smoke's mass.
+TEST(Cli, FluidRunReportsTheRegionDensity) {
+  const Result r = simgrad("run " + example("vent_room.json") + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["simulator"], "fluid");
+  EXPECT_GT(j["summary"]["final_region_density"].get<double>(), 0.0);
+  EXPECT_NEAR(j["loss"].get<double>(), -j["summary"]["final_region_density"].get<double>(), 1e-12);
+  EXPECT_GT(j["summary"]["final_smoke_mass"].get<double>(), 0.0);
+}
+
 }  // namespace
