@@ -46,8 +46,7 @@ fl::Grid read_grid(const ScenarioNode& node) {
   return fl::Grid(static_cast<int>(n[0]), static_cast<int>(n[1]), h, s[0], s[1], s[2], s[3]);
 }
 
-// Whether the centre of cell (i, j) lies in a shape: {"box": [x0, y0, x1, y1]} or
-// {"circle": [x, y, r]}.
+// Whether a point lies in a shape: {"box": [x0, y0, x1, y1]} or {"circle": [x, y, r]}.
 struct Shape {
   bool circle = false;
   std::vector<double> v;
@@ -123,9 +122,24 @@ class FluidScenario final : public Scenario {
     fl::Grid grid = read_grid(root.child("grid"));
     if (root.has("obstacles")) {
       std::vector<Shape> shapes;
-      for (const ScenarioNode& o : root.array("obstacles")) shapes.push_back(read_shape(o.as_object()));
-      grid.set_solid(mask_of(grid, shapes));
-      obstacles_ = shapes;
+      std::vector<std::uint8_t> from_images(static_cast<std::size_t>(grid.cells()), 0);
+      for (const ScenarioNode& o : root.array("obstacles")) {
+        const ScenarioNode obstacle = o.as_object();
+        if (!obstacle.has("image")) {
+          shapes.push_back(read_shape(obstacle));
+          continue;
+        }
+        // A mask picture stretched over the domain: dark pixels are solid.
+        try {
+          const std::vector<double> dark = fl::image_on_grid(fl::read_pgm(obstacle.existing_file("image")), grid, true, 1.0);
+          for (std::size_t c = 0; c < dark.size(); ++c) from_images[c] |= dark[c] > 0.5 ? 1 : 0;
+        } catch (const std::runtime_error& e) {
+          obstacle.fail("image", e.what());
+        }
+      }
+      std::vector<std::uint8_t> solid = mask_of(grid, shapes);
+      for (std::size_t c = 0; c < solid.size(); ++c) solid[c] |= from_images[c];
+      grid.set_solid(std::move(solid));
     }
     fl::SmokeSettings s;
     s.steps = steps;
@@ -232,7 +246,17 @@ class FluidScenario final : public Scenario {
       }
     };
     outline({false, {0.0, 0.0, g.width(), g.height()}}, 0.0);
-    for (const Shape& s : obstacles_) outline(s, -1.0);
+    // Obstacles as drawn by the grid: the edges between solid cells and the rest.
+    for (int j = 0; j < g.ny(); ++j)
+      for (int i = 0; i < g.nx(); ++i) {
+        if (!g.solid(g.cell(i, j))) continue;
+        const double x0 = i * g.h(), y0 = j * g.h(), x1 = x0 + g.h(), y1 = y0 + g.h();
+        auto open = [&](int a, int b) { return a < 0 || b < 0 || a >= g.nx() || b >= g.ny() || !g.solid(g.cell(a, b)); };
+        if (open(i - 1, j)) background["lines"].push_back({x0, y0, x0, y1, -1.0});
+        if (open(i + 1, j)) background["lines"].push_back({x1, y0, x1, y1, -1.0});
+        if (open(i, j - 1)) background["lines"].push_back({x0, y0, x1, y0, -1.0});
+        if (open(i, j + 1)) background["lines"].push_back({x0, y1, x1, y1, -1.0});
+      }
     for (int s = 0; s < model_.source_count(); ++s)
       outline({true, {model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                       model_.source_radius.value[static_cast<std::size_t>(s)]}},
@@ -323,7 +347,6 @@ class FluidScenario final : public Scenario {
   }
 
   fl::SmokeModel model_;
-  std::vector<Shape> obstacles_;
   std::unique_ptr<fl::Smoke> system_;
   std::unique_ptr<fl::SmokeLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;
