@@ -325,6 +325,7 @@ class FluidScenario final : public Scenario {
       if (std::none_of(l.region.begin(), l.region.end(), [](std::uint8_t r) { return r != 0; }))
         loss.fail("region", "the region holds no cell centre");
       l.region_step = static_cast<int>(loss.integer("region_step", 0, steps, steps));
+      if (loss.has("region_density")) l.region_target = loss.non_negative("region_density");
     }
     if (l.target.empty() && l.region.empty()) loss.fail("target_image", "expected a \"target_image\" or a \"region\"");
     l.smoothness = loss.non_negative("smoothness", 0.0);

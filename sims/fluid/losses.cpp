@@ -61,7 +61,10 @@ double SmokeLoss::term(int t, std::span<const double> state) {
   double value = 0.0;
   if (t == 0 && settings_.smoothness > 0.0) value += smoothness_penalty(false, 0.0);
   if (t == steps) value += settings_.image_weight * image_mismatch(state);
-  if (!settings_.region.empty() && t == region_step(steps)) value -= region_density(state);
+  if (!settings_.region.empty() && t == region_step(steps)) {
+    const double mean = region_density(state);
+    value += settings_.region_target ? (mean - *settings_.region_target) * (mean - *settings_.region_target) : -mean;
+  }
   return value;
 }
 
@@ -74,9 +77,11 @@ void SmokeLoss::term_adjoint(int t, std::span<const double> state, double seed, 
     const double scale = seed * settings_.image_weight * 2.0 / static_cast<double>(settings_.target.size());
     for (std::size_t c = 0; c < settings_.target.size(); ++c) a.density[c] += scale * (f.density[c] - settings_.target[c]);
   }
-  if (!settings_.region.empty() && t == region_step(steps))
+  if (!settings_.region.empty() && t == region_step(steps)) {
+    const double dmean = settings_.region_target ? 2.0 * (region_density(state) - *settings_.region_target) : -1.0;
     for (std::size_t c = 0; c < settings_.region.size(); ++c)
-      if (settings_.region[c]) a.density[c] -= seed / region_cells_;
+      if (settings_.region[c]) a.density[c] += seed * dmean / region_cells_;
+  }
 }
 
 }  // namespace simgrad::fluid

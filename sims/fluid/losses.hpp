@@ -3,6 +3,7 @@
 // that depends on the parameters only).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -16,10 +17,12 @@ struct SmokeLossSettings {
   // step, times `image_weight`; no image term when target is empty.
   std::vector<double> target;
   double image_weight = 1.0;
-  // Minus the mean density over the cells of `region` (one flag per cell) at `region_step`
-  // (-1: the last step); no region term when region is empty.
+  // Over the cells of `region` (one flag per cell) at `region_step` (-1: the last step): minus
+  // the mean density, or with `region_target` set, the squared difference between the mean
+  // density and it (a loss that stays positive); no region term when region is empty.
   std::vector<std::uint8_t> region;
   int region_step = -1;
+  std::optional<double> region_target;
   // smoothness times the sum over sources and neighbouring knots of squared differences of
   // speed and of angle.
   double smoothness = 0.0;
