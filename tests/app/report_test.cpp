@@ -113,7 +113,8 @@ TEST(Report, RendersInHeadlessChromiumWithoutErrorsAndAnimates) {
     GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it): the report was not opened in a browser";
   const std::pair<std::string, std::string> examples[] = {{"mass_spring_simple", "--iterations 5"},
                                                           {"ten_bar_truss", "--iterations 2"},
-                                                          {"vehicle/bmw_320i_fit", "--iterations 1 --threads 2"}};
+                                                          {"vehicle/bmw_320i_fit", "--iterations 1 --threads 2"},
+                                                          {"vent_room", "--iterations 1 --threads 2"}};
   for (const auto& [example, flags] : examples) {
     SCOPED_TRACE(example);
     const std::string name = fs::path(example).filename().string();
