@@ -9,10 +9,14 @@
 
 namespace simgrad::fluid {
 
-Smoke::Smoke(SmokeModel& model) : model_(model), projection_(model.grid, model.settings.pressure) { rebuild(); }
+Smoke::Smoke(SmokeModel& model) : model_(model), projection_(model.grid, model.settings.pressure) { size_buffers(); }
 
 void Smoke::rebuild() {
   projection_ = Projection(model_.grid, model_.settings.pressure);
+  size_buffers();
+}
+
+void Smoke::size_buffers() {
   const Grid& g = model_.grid;
   scratch_.assign(static_cast<std::size_t>(std::max(g.u_count(), g.v_count())), 0.0);
   replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);

@@ -37,6 +37,8 @@ class Smoke final : public System {
   void rebuild();
 
  private:
+  // Sizes the scratch buffers for the model's grid and sources.
+  void size_buffers();
   // Steps 1-2 into `next`; with `snapshots` (a replay for the adjoint), only the velocities,
   // and the velocity each source saw is kept.
   void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots);
