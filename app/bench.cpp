@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <regex>
@@ -93,6 +95,30 @@ json in_child(const std::function<json()>& body) {
   json result = text.empty() ? json{{"error", "benchmark process died"}} : json::parse(text);
   result["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
   return result;
+}
+
+std::string peer_python() {
+  if (const char* p = std::getenv("SIMGRAD_PYTHON")) return p;
+  for (const char* candidate : {"/usr/bin/python3", "python3"})
+    if (std::system((std::string(candidate) + " -c 'import torch' > /dev/null 2>&1").c_str()) == 0) return candidate;
+  return "";
+}
+
+json run_peer(const std::string& python, const std::string& script, const json& settings,
+              const std::filesystem::path& settings_file) {
+  std::FILE* f = std::fopen(settings_file.c_str(), "w");
+  if (f == nullptr) return {{"error", "cannot write " + settings_file.string()}};
+  std::fputs(settings.dump().c_str(), f);
+  std::fclose(f);
+  const std::string path = std::string(SIMGRAD_SOURCE_DIR) + "/bench/peers/" + script;
+  std::FILE* pipe = popen((python + " " + path + " " + settings_file.string()).c_str(), "r");
+  std::string text;
+  char buffer[4096];
+  std::size_t r;
+  while ((r = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, r);
+  const int status = pclose(pipe);
+  if (status != 0 || text.empty()) return {{"error", "the PyTorch peer failed (exit status " + std::to_string(status) + ")"}};
+  return json::parse(text);
 }
 
 namespace {
@@ -387,6 +413,7 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
   }
   contagion_benchmarks(filter, repeats, threads, report);
   creature_benchmarks(filter, repeats, threads, report);
+  fluid_benchmarks(filter, repeats, threads, report);
   if (common.json) print_json(json{{"benchmarks", benchmarks}});
   return 0;
 }

@@ -2,8 +2,10 @@
 // the benchmarks of each simulator.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <regex>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,10 +22,21 @@ int repeats_for(double seconds_per_run, int repeats);
 // Runs `body` in a child process; returns its JSON result with the child's peak RSS added.
 nlohmann::json in_child(const std::function<nlohmann::json()>& body);
 
+// The Python that has torch (SIMGRAD_PYTHON, else Debian's /usr/bin/python3 or python3 if it
+// imports torch); empty if none.
+std::string peer_python();
+// Runs bench/peers/SCRIPT with `settings` written to `settings_file`; returns the JSON it prints,
+// or {"error": ...}.
+nlohmann::json run_peer(const std::string& python, const std::string& script, const nlohmann::json& settings,
+                        const std::filesystem::path& settings_file);
+
 // The contagion benchmarks whose names match `filter`, each handed to `report`
 // (app/contagion_bench.cpp).
 void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
                           const std::function<void(const nlohmann::json&)>& report);
+// The fluid benchmarks (app/fluid_bench.cpp), likewise.
+void fluid_benchmarks(const std::regex& filter, int repeats, int threads,
+                      const std::function<void(const nlohmann::json&)>& report);
 
 // The creature benchmarks whose names match `filter` (app/creature_bench.cpp).
 void creature_benchmarks(const std::regex& filter, int repeats, int threads,

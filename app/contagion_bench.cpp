@@ -101,14 +101,6 @@ json measure_simgrad(const std::filesystem::path& dir, int days, int repeats, in
                         {"infectiousness", q.infectiousness.adjoint}, {"profile", q.profile.adjoint}}}};
 }
 
-// The Python that has torch: Debian's python3-torch lives in /usr/bin/python3.
-std::string peer_python() {
-  if (const char* p = std::getenv("SIMGRAD_PYTHON")) return p;
-  for (const char* candidate : {"/usr/bin/python3", "python3"})
-    if (std::system((std::string(candidate) + " -c 'import torch' > /dev/null 2>&1").c_str()) == 0) return candidate;
-  return "";
-}
-
 // The PyTorch peer's side, run in this (child) process's own child.
 json measure_peer(const std::string& python, const std::filesystem::path& dir, const cg::Population& p, int days,
                   int repeats, int threads) {
@@ -133,19 +125,7 @@ json measure_peer(const std::string& python, const std::filesystem::path& dir, c
                                          {"initial_infected", q.initial_infected.value[0]},
                                          {"susceptibility", q.susceptibility.value}, {"infectiousness", q.infectiousness.value},
                                          {"profile", q.profile.value}}}};
-  const std::filesystem::path file = dir / "peer_settings.json";
-  std::FILE* f = std::fopen(file.c_str(), "w");
-  std::fputs(settings.dump().c_str(), f);
-  std::fclose(f);
-  const std::string script = std::string(SIMGRAD_SOURCE_DIR) + "/bench/peers/contagion_torch.py";
-  std::FILE* pipe = popen((python + " " + script + " " + file.string()).c_str(), "r");
-  std::string text;
-  char buffer[4096];
-  std::size_t r;
-  while ((r = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, r);
-  const int status = pclose(pipe);
-  if (status != 0 || text.empty()) return {{"error", "the PyTorch peer failed (exit status " + std::to_string(status) + ")"}};
-  return json::parse(text);
+  return run_peer(python, "contagion_torch.py", settings, dir / "peer_settings.json");
 }
 
 // The largest relative difference between two gradients (same layout), over their entries.

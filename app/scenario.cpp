@@ -6,6 +6,7 @@
 #include "app/contagion_scenario.hpp"
 #include "app/creature_scenario.hpp"
 #include "app/default_scenario.hpp"
+#include "app/fluid_scenario.hpp"
 #include "app/softbody_scenario.hpp"
 #include "app/structure_scenario.hpp"
 #include "app/vehicle_scenario.hpp"
@@ -31,6 +32,32 @@ CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrid
   } catch (const std::invalid_argument&) {
     root.fail("checkpoint", "expected one of \"all\", \"every:K\", \"binomial:S\", got \"" + text + "\"");
   }
+}
+
+ParameterBounds read_parameter_bounds(const ScenarioNode& p) {
+  ParameterBounds b;
+  b.lower = p.number("lower", b.lower);
+  b.upper = p.number("upper", b.upper);
+  if (!(b.lower < b.upper)) p.fail("upper", "expected upper > lower");
+  b.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
+  if (b.transform == tune::Transform::log && !(b.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+  if (b.transform == tune::Transform::logit && (b.lower < -1e299 || b.upper > 1e299))
+    p.fail("transform", "a logit transform needs finite lower and upper bounds");
+  return b;
+}
+
+tune::BoundParameter bind_within_bounds(const ScenarioNode& p, const ParameterBounds& bounds,
+                                        const std::function<tune::BoundParameter()>& bind) {
+  tune::BoundParameter b;
+  try {
+    b = bind();
+  } catch (const std::invalid_argument& e) {
+    p.fail("name", e.what());
+  }
+  for (double v : b.parameter.initial)
+    if (v < bounds.lower || v > bounds.upper)
+      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + b.parameter.name + "\" lies outside [lower, upper]");
+  return b;
 }
 
 std::unique_ptr<Scenario> load_scenario(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
@@ -63,7 +90,8 @@ void check_parameters_unique(const ScenarioNode& root) {
 std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, const std::string& name,
                                              const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
-  const std::string simulator = root.choice("simulator", {"softbody", "structure", "vehicle", "contagion", "creature"});
+  const std::string simulator =
+      root.choice("simulator", {"softbody", "structure", "vehicle", "contagion", "creature", "fluid"});
   check_parameters_unique(root);
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
@@ -72,6 +100,7 @@ std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, 
   if (simulator == "vehicle") scenario = load_vehicle_scenario(root, overrides);
   if (simulator == "contagion") scenario = load_contagion_scenario(root, overrides);
   if (simulator == "creature") scenario = load_creature_scenario(root, overrides);
+  if (simulator == "fluid") scenario = load_fluid_scenario(root, overrides);
   root.finish();
   scenario->name = name;
   scenario->description = description;
@@ -79,7 +108,7 @@ std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, 
 }
 
 std::vector<SimulatorInfo> simulators() {
-  return {softbody_info(), structure_info(), vehicle_info(), contagion_info(), creature_info()};
+  return {softbody_info(), structure_info(), vehicle_info(), contagion_info(), creature_info(), fluid_info()};
 }
 
 }  // namespace simgrad::app

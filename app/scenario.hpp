@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -100,6 +101,18 @@ TuneSettings read_tune_settings(const ScenarioNode& tune);
 
 // The checkpoint policy of a scenario: the override, else the file's "checkpoint" field.
 CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrides& overrides);
+
+// A tuned parameter's "lower", "upper" and "transform", checked against each other.
+struct ParameterBounds {
+  double lower = -1e300;
+  double upper = 1e300;
+  tune::Transform transform = tune::Transform::identity;
+};
+ParameterBounds read_parameter_bounds(const ScenarioNode& p);
+// Binds parameter `p` with `bind`; its errors, and a model value outside the bounds, are
+// reported at p's "name".
+tune::BoundParameter bind_within_bounds(const ScenarioNode& p, const ParameterBounds& bounds,
+                                        const std::function<tune::BoundParameter()>& bind);
 
 // Simulators, for `simgrad list`.
 struct SimulatorInfo {

@@ -298,6 +298,19 @@ TEST(Cli, ContagionBadInputNamesFileLineAndField) {
   fs::remove(column);
 }
 
+// The fluid simulator through the command line: a run reports the region's density and the
+// smoke's mass.
+TEST(Cli, FluidRunReportsTheRegionDensity) {
+  const Result r = simgrad("run " + example("vent_room.json") + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["simulator"], "fluid");
+  EXPECT_GT(j["summary"]["final_region_density"].get<double>(), 0.0);
+  const double density = j["summary"]["final_region_density"].get<double>();
+  EXPECT_NEAR(j["loss"].get<double>(), (density - 1.0) * (density - 1.0), 1e-12);  // the example's target 1
+  EXPECT_GT(j["summary"]["final_smoke_mass"].get<double>(), 0.0);
+}
+
 }  // namespace
 
 namespace {

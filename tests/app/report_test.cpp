@@ -114,7 +114,8 @@ TEST(Report, RendersInHeadlessChromiumWithoutErrorsAndAnimates) {
   const std::pair<std::string, std::string> examples[] = {{"mass_spring_simple", "--iterations 5"},
                                                           {"ten_bar_truss", "--iterations 2"},
                                                           {"vehicle/bmw_320i_fit", "--iterations 1 --threads 2"},
-                                                          {"contagion_boarding_school", "--iterations 1"}};
+                                                          {"contagion_boarding_school", "--iterations 1"},
+                                                          {"vent_room", "--iterations 1 --threads 2"}};
   for (const auto& [example, flags] : examples) {
     SCOPED_TRACE(example);
     const std::string name = fs::path(example).filename().string();

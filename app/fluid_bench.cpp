@@ -1,0 +1,202 @@
+// `simgrad bench` for the fluid simulator: gradient over forward time of 2D smoke on 128 x 128
+// cells over 100 steps, with each pressure solver, and DiffTaichi's smoke task (110 x 110
+// periodic, 100 steps, 6 Jacobi sweeps, the whole initial velocity field tuned) side by side
+// with a plain-PyTorch implementation of the same discretisation (bench/peers/smoke_torch.py) at
+// the same thread count; both must reach the same loss and gradient.
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+#include <functional>
+#include <filesystem>
+#include <string>
+
+#include "app/bench_support.hpp"
+#include "core/parallel.hpp"
+#include "core/rng.hpp"
+#include "core/rollout.hpp"
+#include "sims/fluid/losses.hpp"
+#include "sims/fluid/smoke.hpp"
+
+namespace simgrad::app {
+
+namespace {
+
+using nlohmann::json;
+namespace fl = simgrad::fluid;
+
+// DiffTaichi's task on n x n periodic cells: checkerboard smoke, a random initial velocity
+// (deterministic), a disc of smoke as the target.
+struct SmokeTask {
+  fl::SmokeModel model;
+  fl::SmokeLossSettings loss;
+};
+
+SmokeTask smoke_task(int n, int steps, bool jacobi) {
+  SmokeTask task;
+  fl::SmokeSettings s;
+  s.steps = steps;
+  s.dt = 0.03;
+  if (jacobi) {
+    s.pressure.solver = fl::PressureSolver::kJacobi;
+    s.pressure.jacobi_iterations = 6;
+  } else {
+    s.pressure.tolerance = 1e-6;
+  }
+  const double h = 1.0 / n;
+  task.model.reset(fl::Grid(n, n, h, fl::Side::kPeriodic, fl::Side::kPeriodic, fl::Side::kPeriodic, fl::Side::kPeriodic), s);
+  const fl::Grid& g = task.model.grid;
+  for (std::size_t k = 0; k < task.model.initial_velocity.size(); ++k)
+    task.model.initial_velocity.value[k] = 0.2 * standard_normal(3, 0, k);
+  task.loss.target.assign(static_cast<std::size_t>(g.cells()), 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const std::size_t c = static_cast<std::size_t>(g.cell(i, j));
+      task.model.initial_density.value[c] = ((i / 16 + j / 16) % 2 == 0) ? 1.0 : 0.0;
+      task.loss.target[c] = std::hypot((i + 0.5) * h - 0.5, (j + 0.5) * h - 0.5) < 0.4 ? 1.0 : 0.0;
+    }
+  return task;
+}
+
+// A hot emitter on the floor of a closed box open at the top, with buoyancy: the CG solver.
+SmokeTask plume_task(int n, int steps) {
+  SmokeTask task;
+  fl::SmokeSettings s;
+  s.steps = steps;
+  s.dt = 0.02;
+  s.buoyancy = 2.0;
+  s.pressure.tolerance = 1e-6;
+  task.model.reset(fl::Grid(n, n, 1.0 / n, fl::Side::kClosed, fl::Side::kClosed, fl::Side::kClosed, fl::Side::kOpen), s);
+  task.model.add_source("emitter", 0.4, 0.1, 0.05, 5.0, 5.0, 0.5, 1.2);
+  std::vector<std::uint8_t> region(static_cast<std::size_t>(task.model.grid.cells()), 0);
+  for (int j = n / 2; j < n; ++j)
+    for (int i = n / 2; i < n; ++i) region[static_cast<std::size_t>(task.model.grid.cell(i, j))] = 1;
+  task.loss.region = region;
+  return task;
+}
+
+// Forward and gradient medians, interleaved; the loss and the gradient with respect to the
+// initial velocity.
+json measure(SmokeTask task, int repeats, int threads) {
+  set_thread_count(threads);
+  const int steps = task.model.settings.steps;
+  fl::Smoke system(task.model);
+  fl::SmokeLoss loss(task.model, task.loss);
+  Rollout rollout(system, loss, steps, RolloutOptions{});
+  rollout.loss_and_gradient();  // warm-up
+  std::vector<double> forward, gradient, forward_cpu, gradient_cpu;
+  double value = 0.0;
+  // Process CPU time too: on a shared machine it is the steadier measure.
+  auto cpu_of = [](const std::function<void()>& f) {
+    const std::clock_t start = std::clock();
+    f();
+    return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  };
+  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    forward_cpu.push_back(cpu_of([&] { forward.push_back(time_of([&] { rollout.loss(); })); }));
+    gradient_cpu.push_back(cpu_of([&] { gradient.push_back(time_of([&] { value = rollout.loss_and_gradient(); })); }));
+  }
+  return {{"forward_s", median(forward)},
+          {"gradient_s", median(gradient)},
+          {"forward_cpu_s", median(forward_cpu)},
+          {"gradient_cpu_s", median(gradient_cpu)},
+          {"runs", runs},
+          {"loss", value},
+          {"pressure_iterations_max", system.projection().max_iterations_seen()},
+          {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
+          {"gradient", task.model.initial_velocity.adjoint}};
+}
+
+// The PyTorch peer on the same task.
+json measure_peer(const std::string& python, const SmokeTask& task, int repeats, int threads) {
+  const fl::SmokeModel& m = task.model;
+  const json settings = {{"nx", m.grid.nx()},
+                         {"ny", m.grid.ny()},
+                         {"cell_size", m.grid.h()},
+                         {"dt", m.settings.dt},
+                         {"steps", m.settings.steps},
+                         {"jacobi_iterations", m.settings.pressure.jacobi_iterations},
+                         {"threads", threads},
+                         {"repeats", repeats},
+                         {"initial_density", m.initial_density.value},
+                         {"initial_velocity", m.initial_velocity.value},
+                         {"target", task.loss.target}};
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("simgrad_smoke_peer_" + std::to_string(getpid()) + ".json");
+  json result = run_peer(python, "smoke_torch.py", settings, file);
+  std::filesystem::remove(file);
+  return result;
+}
+
+// The largest difference between two gradients over the largest entry of the first.
+double relative_difference(const json& a, const json& b) {
+  double worst = 0.0, scale = 0.0;
+  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    worst = std::max(worst, std::abs(a[k].get<double>() - b[k].get<double>()));
+    scale = std::max(scale, std::abs(a[k].get<double>()));
+  }
+  return scale > 0.0 ? worst / scale : worst;
+}
+
+json entry(const std::string& name, const json& run, int threads) {
+  json b = {{"name", name},
+            {"forward_s", run.value("forward_s", 0.0)},
+            {"gradient_s", run.value("gradient_s", 0.0)},
+            {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+            {"forward_cpu_s", run.value("forward_cpu_s", 0.0)},
+            {"gradient_cpu_s", run.value("gradient_cpu_s", 0.0)},
+            {"pressure_iterations_max", run.value("pressure_iterations_max", 0)},
+            {"stored_mb", run.value("stored_mb", 0.0)},
+            {"peak_rss_mb", run["peak_rss_mb"]},
+            {"threads", threads}};
+  if (run.contains("error")) b["error"] = run["error"];
+  return b;
+}
+
+}  // namespace
+
+void fluid_benchmarks(const std::regex& filter, int repeats, int threads, const std::function<void(const json&)>& report) {
+  const int used_threads = threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  for (const char* solver : {"cg", "jacobi:6"}) {
+    const std::string name = std::string("fluid/cells:128x128/steps:100/solver:") + solver;
+    if (!std::regex_search(name, filter)) continue;
+    const bool jacobi = solver[0] == 'j';
+    json run = in_child([&] {
+      json r = measure(jacobi ? smoke_task(128, 100, true) : plume_task(128, 100), repeats, threads);
+      r.erase("gradient");
+      return r;
+    });
+    json b = entry(name, run, used_threads);
+    b["scenario"] = jacobi ? "DiffTaichi's smoke task at 128 x 128 (periodic, 6 Jacobi sweeps)"
+                           : "hot emitter in a closed box open at the top, buoyancy, MIC(0)-CG to 1e-6 with implicit adjoint";
+    report(b);
+  }
+  const std::string name = "fluid_smoke_target/cells:110x110/steps:100/jacobi:6";
+  if (!std::regex_search(name, filter)) return;
+  json ours = in_child([&] { return measure(smoke_task(110, 100, true), repeats, threads); });
+  json b = entry(name, ours, used_threads);
+  const std::string python = peer_python();
+  if (python.empty()) {
+    b["reference"] = "none: python3 with torch not found (install Debian's python3-torch)";
+  } else {
+    json peer = in_child([&] { return measure_peer(python, smoke_task(110, 100, true), repeats, used_threads); });
+    b["reference"] = "plain PyTorch (bench/peers/smoke_torch.py), same discretisation, " + std::to_string(used_threads) + " threads";
+    if (peer.contains("error")) {
+      b["reference_error"] = peer["error"];
+    } else {
+      b["reference_forward_s"] = peer.value("forward_s", 0.0);
+      b["reference_s"] = peer.value("gradient_s", 0.0);
+      b["reference_peak_rss_mb"] = peer["peak_rss_mb"];
+      b["ours_over_reference"] = b["gradient_s"].get<double>() / peer.value("gradient_s", 1.0);
+      b["reference_over_ours"] = peer.value("gradient_s", 0.0) / b["gradient_s"].get<double>();
+      b["reference_gradient_cpu_s"] = peer.value("gradient_cpu_s", 0.0);
+      b["reference_over_ours_cpu"] = peer.value("gradient_cpu_s", 0.0) / b["gradient_cpu_s"].get<double>();
+      b["loss_difference"] = std::abs(peer.value("loss", 0.0) - ours.value("loss", 0.0));
+      b["gradient_max_rel_difference"] = relative_difference(ours["gradient"], peer["gradient"]);
+    }
+  }
+  report(b);
+}
+
+}  // namespace simgrad::app

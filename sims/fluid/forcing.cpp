@@ -1,0 +1,265 @@
+#include "sims/fluid/forcing.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "core/parallel.hpp"
+
+namespace simgrad::fluid {
+
+namespace {
+
+// A source's footprint at sample k of lattice l: g = exp(-|x - c|^2 / r^2) and its derivatives
+// with respect to the centre and the radius. Along a periodic axis of length L the offset d is
+// replaced by (L / pi) sin(pi d / L): periodic and smooth everywhere (a nearest-image offset
+// jumps half a domain away), and equal to d to second order near the source.
+struct Footprint {
+  double g, dcx, dcy, dr;
+};
+
+// The offset along one axis and its derivative with respect to the source's coordinate.
+void axis_offset(double d, bool periodic, double length, double& offset, double& doffset_dc) {
+  if (!periodic) {
+    offset = d;
+    doffset_dc = -1.0;
+    return;
+  }
+  const double k = std::numbers::pi / length;
+  offset = std::sin(k * d) / k;
+  doffset_dc = -std::cos(k * d);
+}
+
+Footprint footprint_at(const Grid& grid, const Lattice& l, Index k, double cx, double cy, double r) {
+  const double h = grid.h();
+  double dx, dy, ddx, ddy;
+  axis_offset((static_cast<double>(k % l.cx) + l.ox) * h - cx, grid.periodic_x(), grid.width(), dx, ddx);
+  axis_offset((static_cast<double>(k / l.cx) + l.oy) * h - cy, grid.periodic_y(), grid.height(), dy, ddy);
+  const double d2 = dx * dx + dy * dy;
+  const double g = std::exp(-d2 / (r * r));
+  return {g, -g * 2.0 * dx * ddx / (r * r), -g * 2.0 * dy * ddy / (r * r), g * 2.0 * d2 / (r * r * r)};
+}
+
+struct SourceValues {
+  double cx, cy, r, speed, angle;
+  int speed_knot, angle_knot;
+  double speed_fraction, angle_fraction;
+};
+
+SourceValues source_values(const SmokeModel& m, int s, int t) {
+  SourceValues sv{};
+  const std::size_t i = static_cast<std::size_t>(s);
+  sv.cx = m.source_x.value[i];
+  sv.cy = m.source_y.value[i];
+  sv.r = m.source_radius.value[i];
+  sv.speed = m.scheduled(m.speed, s, t, sv.speed_knot, sv.speed_fraction);
+  sv.angle = m.scheduled(m.angle, s, t, sv.angle_knot, sv.angle_fraction);
+  return sv;
+}
+
+// Spreads the adjoint of a scheduled value onto its two knots.
+void add_to_knots(Quantity& q, const SmokeModel& m, int s, int knot, double fraction, double adjoint) {
+  double* a = q.adjoint.data() + static_cast<std::size_t>(s * m.knots);
+  a[knot] += (1.0 - fraction) * adjoint;
+  if (m.knots > 1) a[knot + 1] += fraction * adjoint;
+}
+
+}  // namespace
+
+void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
+  const Grid& g = m.grid;
+  const SourceValues sv = source_values(m, s, t);
+  const double rate_d = m.settings.dt * m.density_rate.value[static_cast<std::size_t>(s)];
+  const double rate_t = m.settings.dt * m.temperature_rate.value[static_cast<std::size_t>(s)];
+  const double tx = sv.speed * std::cos(sv.angle), ty = sv.speed * std::sin(sv.angle);
+  const Lattice cl = g.cell_lattice(), ul = g.u_lattice(), vl = g.v_lattice();
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      if (g.solid(c)) continue;
+      const double w = footprint_at(g, cl, c, sv.cx, sv.cy, sv.r).g;
+      f.density[static_cast<std::size_t>(c)] += rate_d * w;
+      f.temperature[static_cast<std::size_t>(c)] += rate_t * w;
+    }
+  });
+  auto pull = [&](const Lattice& l, auto is_wall, std::span<double> q, double target) {
+    parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
+      for (Index k = first; k < last; ++k) {
+        if (is_wall(k)) continue;
+        const double w = footprint_at(g, l, k, sv.cx, sv.cy, sv.r).g;
+        q[static_cast<std::size_t>(k)] += w * (target - q[static_cast<std::size_t>(k)]);
+      }
+    });
+  };
+  pull(ul, [&](Index k) { return g.u_wall(k); }, f.u, tx);
+  pull(vl, [&](Index k) { return g.v_wall(k); }, f.v, ty);
+}
+
+void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u_before,
+                          std::span<const double> v_before, FieldsView a) {
+  const Grid& g = m.grid;
+  const std::size_t si = static_cast<std::size_t>(s);
+  const SourceValues sv = source_values(m, s, t);
+  const double dt = m.settings.dt;
+  const double rate_d = dt * m.density_rate.value[si], rate_t = dt * m.temperature_rate.value[si];
+  const double cs = std::cos(sv.angle), sn = std::sin(sv.angle);
+  const double tx = sv.speed * cs, ty = sv.speed * sn;
+  const Lattice cl = g.cell_lattice(), ul = g.u_lattice(), vl = g.v_lattice();
+  double dcx = 0.0, dcy = 0.0, dr = 0.0, d_rate_d = 0.0, d_rate_t = 0.0, dtx = 0.0, dty = 0.0;
+  // The footprint's adjoint: sum of d(out)/dg times dg/d(centre, radius).
+  auto add_footprint = [&](const Footprint& fp, double dg) {
+    dcx += dg * fp.dcx;
+    dcy += dg * fp.dcy;
+    dr += dg * fp.dr;
+  };
+  for (Index c = 0; c < g.cells(); ++c) {
+    if (g.solid(c)) continue;
+    const Footprint fp = footprint_at(g, cl, c, sv.cx, sv.cy, sv.r);
+    const double ad = a.density[static_cast<std::size_t>(c)], at = a.temperature[static_cast<std::size_t>(c)];
+    d_rate_d += dt * fp.g * ad;
+    d_rate_t += dt * fp.g * at;
+    add_footprint(fp, rate_d * ad + rate_t * at);
+  }
+  // A velocity component: out = in + g (target - in).
+  auto velocity_part = [&](const Lattice& l, auto is_wall, std::span<double> av,
+                           std::span<const double> before, double target, double& dtarget) {
+    for (Index k = 0; k < static_cast<Index>(l.cx) * l.cy; ++k) {
+      if (is_wall(k)) continue;
+      const std::size_t ks = static_cast<std::size_t>(k);
+      const Footprint fp = footprint_at(g, l, k, sv.cx, sv.cy, sv.r);
+      dtarget += fp.g * av[ks];
+      add_footprint(fp, (target - before[ks]) * av[ks]);
+      av[ks] = (1.0 - fp.g) * av[ks];
+    }
+  };
+  velocity_part(ul, [&](Index k) { return g.u_wall(k); }, a.u, u_before, tx, dtx);
+  velocity_part(vl, [&](Index k) { return g.v_wall(k); }, a.v, v_before, ty, dty);
+  m.source_x.adjoint[si] += dcx;
+  m.source_y.adjoint[si] += dcy;
+  m.source_radius.adjoint[si] += dr;
+  m.density_rate.adjoint[si] += d_rate_d;
+  m.temperature_rate.adjoint[si] += d_rate_t;
+  add_to_knots(m.speed, m, s, sv.speed_knot, sv.speed_fraction, dtx * cs + dty * sn);
+  add_to_knots(m.angle, m, s, sv.angle_knot, sv.angle_fraction, sv.speed * (-dtx * sn + dty * cs));
+}
+
+namespace {
+
+// The cells below and above y-face k, each -1 outside the domain.
+void cells_of_v_face(const Grid& g, Index k, Index& below, Index& above) {
+  const int i = static_cast<int>(k % g.nx()), j = static_cast<int>(k / g.nx());
+  below = g.v_below(i, j);
+  above = g.v_above(i, j);
+}
+
+}  // namespace
+
+void apply_buoyancy(const SmokeModel& m, FieldsView f) {
+  const Grid& g = m.grid;
+  const double a = m.settings.dt * m.settings.buoyancy, b = m.settings.dt * m.settings.weight;
+  if (a == 0.0 && b == 0.0) return;
+  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
+      if (g.v_wall(k)) continue;
+      Index below, above;
+      cells_of_v_face(g, k, below, above);
+      double force = 0.0;
+      int n = 0;
+      for (Index c : {below, above}) {
+        if (c < 0) continue;
+        force += a * f.temperature[static_cast<std::size_t>(c)] - b * f.density[static_cast<std::size_t>(c)];
+        ++n;
+      }
+      f.v[static_cast<std::size_t>(k)] += force / n;
+    }
+  });
+}
+
+void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a) {
+  const Grid& g = m.grid;
+  const double ca = m.settings.dt * m.settings.buoyancy, cb = m.settings.dt * m.settings.weight;
+  if (ca == 0.0 && cb == 0.0) return;
+  for (Index k = 0; k < g.v_count(); ++k) {
+    if (g.v_wall(k)) continue;
+    Index below, above;
+    cells_of_v_face(g, k, below, above);
+    const int n = (below >= 0) + (above >= 0);
+    const double av = a.v[static_cast<std::size_t>(k)] / n;
+    for (Index c : {below, above}) {
+      if (c < 0) continue;
+      a.temperature[static_cast<std::size_t>(c)] += ca * av;
+      a.density[static_cast<std::size_t>(c)] -= cb * av;
+    }
+  }
+}
+
+namespace {
+
+// q += c L x on the samples of lattice l where skip(k) is false (L: 5-point graph Laplacian,
+// neighbours outside a non-periodic domain left out, so L is symmetric).
+template <class Skip>
+void add_laplacian(const Lattice& l, double c, std::span<const double> x, std::span<double> q, const Skip& skip) {
+  parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
+      if (skip(k)) continue;
+      const int i = static_cast<int>(k % l.cx), j = static_cast<int>(k / l.cx);
+      const double xk = x[static_cast<std::size_t>(k)];
+      double lap = 0.0;
+      auto add = [&](int ii, int jj) {
+        if (ii < 0 || ii >= l.cx) {
+          if (!l.wrap_x) return;
+          ii = (ii + l.cx) % l.cx;
+        }
+        if (jj < 0 || jj >= l.cy) {
+          if (!l.wrap_y) return;
+          jj = (jj + l.cy) % l.cy;
+        }
+        lap += x[static_cast<std::size_t>(static_cast<Index>(jj) * l.cx + ii)] - xk;
+      };
+      add(i - 1, j);
+      add(i + 1, j);
+      add(i, j - 1);
+      add(i, j + 1);
+      q[static_cast<std::size_t>(k)] += c * lap;
+    }
+  });
+}
+
+// Forward (adjoint = false): q' = q + c M L q, M masking walls. Adjoint: a' = a + c L M a.
+template <class IsWall>
+void diffuse(const Lattice& l, double c, std::span<double> q, std::span<double> scratch, const IsWall& is_wall,
+             bool adjoint) {
+  const Index n = static_cast<Index>(l.cx) * l.cy;
+  for (Index k = 0; k < n; ++k)
+    scratch[static_cast<std::size_t>(k)] = adjoint && is_wall(k) ? 0.0 : q[static_cast<std::size_t>(k)];
+  const std::span<const double> x = scratch.subspan(0, static_cast<std::size_t>(n));
+  if (adjoint) add_laplacian(l, c, x, q, [](Index) { return false; });
+  else add_laplacian(l, c, x, q, is_wall);
+}
+
+// Both components, forward or adjoint.
+void viscosity_pass(const SmokeModel& m, std::span<double> u, std::span<double> v, std::span<double> scratch,
+                    bool adjoint) {
+  const Grid& g = m.grid;
+  if (m.settings.viscosity == 0.0) return;
+  const double c = m.settings.dt * m.settings.viscosity / (g.h() * g.h());
+  diffuse(g.u_lattice(), c, u, scratch, [&](Index k) { return g.u_wall(k); }, adjoint);
+  diffuse(g.v_lattice(), c, v, scratch, [&](Index k) { return g.v_wall(k); }, adjoint);
+}
+
+}  // namespace
+
+void apply_viscosity(const SmokeModel& m, std::span<double> u, std::span<double> v, std::span<double> scratch) {
+  viscosity_pass(m, u, v, scratch, false);
+}
+
+void apply_viscosity_adjoint(const SmokeModel& m, std::span<double> du, std::span<double> dv, std::span<double> scratch) {
+  viscosity_pass(m, du, dv, scratch, true);
+}
+
+void zero_walls(const Grid& g, std::span<double> u, std::span<double> v) {
+  for (Index k = 0; k < g.u_count(); ++k)
+    if (g.u_wall(k)) u[static_cast<std::size_t>(k)] = 0.0;
+  for (Index k = 0; k < g.v_count(); ++k)
+    if (g.v_wall(k)) v[static_cast<std::size_t>(k)] = 0.0;
+}
+
+}  // namespace simgrad::fluid

@@ -1,0 +1,32 @@
+// What acts on the smoke between advection and projection: sources (emitters and vents),
+// buoyancy, viscosity and the walls. Each has its forward operation and its adjoint; adjoints
+// that scatter run serially, and sums into a source's parameters run in sample order.
+#pragma once
+
+#include <span>
+
+#include "sims/fluid/smoke_model.hpp"
+
+namespace simgrad::fluid {
+
+// Applies source s at step t to the fields, in place.
+void apply_source(const SmokeModel& m, int s, int t, FieldsView f);
+// The adjoint of apply_source: `before` holds the velocities source s saw; the adjoint `a` is
+// mapped in place and the source's parameter adjoints accumulate in the model.
+void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u_before,
+                          std::span<const double> v_before, FieldsView a);
+
+// v += dt (buoyancy T - weight density), averaged onto the y-faces that are not walls.
+void apply_buoyancy(const SmokeModel& m, FieldsView f);
+void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a);
+
+// Explicit viscosity: each velocity component += dt nu Laplacian (5-point, on faces that are not
+// walls); `scratch` holds one copy of a component. L is symmetric, so the adjoint is L applied
+// to the adjoint with its walls masked.
+void apply_viscosity(const SmokeModel& m, std::span<double> u, std::span<double> v, std::span<double> scratch);
+void apply_viscosity_adjoint(const SmokeModel& m, std::span<double> du, std::span<double> dv, std::span<double> scratch);
+
+// Sets the velocity on walls to zero (its own adjoint).
+void zero_walls(const Grid& g, std::span<double> u, std::span<double> v);
+
+}  // namespace simgrad::fluid

@@ -1,0 +1,87 @@
+#include "sims/fluid/losses.hpp"
+
+#include <stdexcept>
+
+namespace simgrad::fluid {
+
+SmokeLoss::SmokeLoss(SmokeModel& model, SmokeLossSettings settings) : model_(model), settings_(std::move(settings)) {
+  const std::size_t cells = static_cast<std::size_t>(model.grid.cells());
+  if (!settings_.target.empty() && settings_.target.size() != cells)
+    throw std::invalid_argument("the target image has " + std::to_string(settings_.target.size()) +
+                                " values, expected one per cell (" + std::to_string(cells) + ")");
+  if (!settings_.region.empty()) {
+    if (settings_.region.size() != cells) throw std::invalid_argument("the target region needs one flag per cell");
+    for (std::uint8_t r : settings_.region) region_cells_ += r ? 1.0 : 0.0;
+    if (region_cells_ == 0.0) throw std::invalid_argument("the target region holds no cell");
+  }
+}
+
+bool SmokeLoss::has_term(int t, int steps) const {
+  if (t == 0 && settings_.smoothness > 0.0) return true;
+  if (t == steps && !settings_.target.empty()) return true;
+  return !settings_.region.empty() && t == region_step(steps);
+}
+
+double SmokeLoss::image_mismatch(std::span<const double> state) const {
+  const ConstFieldsView f = fields_of(model_.grid, state);
+  double sum = 0.0;
+  for (std::size_t c = 0; c < settings_.target.size(); ++c) {
+    const double d = f.density[c] - settings_.target[c];
+    sum += d * d;
+  }
+  return settings_.target.empty() ? 0.0 : sum / static_cast<double>(settings_.target.size());
+}
+
+double SmokeLoss::region_density(std::span<const double> state) const {
+  const ConstFieldsView f = fields_of(model_.grid, state);
+  double sum = 0.0;
+  for (std::size_t c = 0; c < settings_.region.size(); ++c)
+    if (settings_.region[c]) sum += f.density[c];
+  return settings_.region.empty() ? 0.0 : sum / region_cells_;
+}
+
+double SmokeLoss::smoothness_penalty(bool add_adjoint, double seed) {
+  double sum = 0.0;
+  for (Quantity* q : {&model_.speed, &model_.angle})
+    for (int s = 0; s < model_.source_count(); ++s)
+      for (int k = 0; k + 1 < model_.knots; ++k) {
+        const std::size_t i = static_cast<std::size_t>(s * model_.knots + k);
+        const double d = q->value[i + 1] - q->value[i];
+        sum += d * d;
+        if (add_adjoint) {
+          q->adjoint[i + 1] += seed * settings_.smoothness * 2.0 * d;
+          q->adjoint[i] -= seed * settings_.smoothness * 2.0 * d;
+        }
+      }
+  return settings_.smoothness * sum;
+}
+
+double SmokeLoss::term(int t, std::span<const double> state) {
+  const int steps = model_.settings.steps;
+  double value = 0.0;
+  if (t == 0 && settings_.smoothness > 0.0) value += smoothness_penalty(false, 0.0);
+  if (t == steps) value += settings_.image_weight * image_mismatch(state);
+  if (!settings_.region.empty() && t == region_step(steps)) {
+    const double mean = region_density(state);
+    value += settings_.region_target ? (mean - *settings_.region_target) * (mean - *settings_.region_target) : -mean;
+  }
+  return value;
+}
+
+void SmokeLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
+  const int steps = model_.settings.steps;
+  const ConstFieldsView f = fields_of(model_.grid, state);
+  const FieldsView a = fields_of(model_.grid, state_adjoint);
+  if (t == 0 && settings_.smoothness > 0.0) smoothness_penalty(true, seed);
+  if (t == steps && !settings_.target.empty()) {
+    const double scale = seed * settings_.image_weight * 2.0 / static_cast<double>(settings_.target.size());
+    for (std::size_t c = 0; c < settings_.target.size(); ++c) a.density[c] += scale * (f.density[c] - settings_.target[c]);
+  }
+  if (!settings_.region.empty() && t == region_step(steps)) {
+    const double dmean = settings_.region_target ? 2.0 * (region_density(state) - *settings_.region_target) : -1.0;
+    for (std::size_t c = 0; c < settings_.region.size(); ++c)
+      if (settings_.region[c]) a.density[c] += seed * dmean / region_cells_;
+  }
+}
+
+}  // namespace simgrad::fluid

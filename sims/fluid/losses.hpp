@@ -1,0 +1,53 @@
+// Losses of smoke rollouts: match a target density image at the last step, fill a target
+// region by a given step, and a smoothness penalty on the sources' schedules (a term at step 0
+// that depends on the parameters only).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/system.hpp"
+#include "sims/fluid/smoke_model.hpp"
+
+namespace simgrad::fluid {
+
+struct SmokeLossSettings {
+  // Mean squared difference between the density and `target` (one value per cell) at the last
+  // step, times `image_weight`; no image term when target is empty.
+  std::vector<double> target;
+  double image_weight = 1.0;
+  // Over the cells of `region` (one flag per cell) at `region_step` (-1: the last step): minus
+  // the mean density, or with `region_target` set, the squared difference between the mean
+  // density and it (a loss that stays positive); no region term when region is empty.
+  std::vector<std::uint8_t> region;
+  int region_step = -1;
+  std::optional<double> region_target;
+  // smoothness times the sum over sources and neighbouring knots of squared differences of
+  // speed and of angle.
+  double smoothness = 0.0;
+};
+
+class SmokeLoss final : public TrajectoryLoss {
+ public:
+  SmokeLoss(SmokeModel& model, SmokeLossSettings settings);
+
+  bool has_term(int t, int steps) const override;
+  double term(int t, std::span<const double> state) override;
+  void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
+
+  // The parts of the loss at a final state (for reports): image mismatch and region density.
+  double image_mismatch(std::span<const double> state) const;
+  double region_density(std::span<const double> state) const;
+  const SmokeLossSettings& settings() const { return settings_; }
+
+ private:
+  int region_step(int steps) const { return settings_.region_step < 0 ? steps : settings_.region_step; }
+  double smoothness_penalty(bool add_adjoint, double seed);
+
+  SmokeModel& model_;
+  SmokeLossSettings settings_;
+  double region_cells_ = 0.0;
+};
+
+}  // namespace simgrad::fluid

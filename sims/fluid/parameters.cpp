@@ -1,0 +1,76 @@
+#include "sims/fluid/parameters.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace simgrad::fluid {
+
+const std::vector<ParameterInfo>& smoke_parameters() {
+  static const std::vector<ParameterInfo> info = {
+      {"initial_velocity", "m/s", "face", "velocity at the start, one value per x-face then per y-face"},
+      {"initial_density", "1", "cell", "smoke density at the start"},
+      {"source_x", "m", "source", "x of a source's centre (smooth footprint: need not sit on a cell)"},
+      {"source_y", "m", "source", "y of a source's centre"},
+      {"source_radius", "m", "source", "radius of a source's Gaussian footprint"},
+      {"density_rate", "1/s", "source", "smoke density an emitter adds per second at its centre"},
+      {"temperature_rate", "K/s", "source", "temperature an emitter adds per second at its centre"},
+      {"speed", "m/s", "source and knot", "speed of the flow a source or vent drives, per schedule knot"},
+      {"angle", "rad", "source and knot", "direction of that flow (0: +x, pi/2: +y), per schedule knot"}};
+  return info;
+}
+
+tune::BoundParameter bind_parameter(SmokeModel& model, const ParameterRequest& request) {
+  const std::string& n = request.name;
+  Quantity* q = nullptr;
+  int per_source = 0;  // entries per source; 0: not a per-source quantity
+  if (n == "initial_velocity") q = &model.initial_velocity;
+  else if (n == "initial_density") q = &model.initial_density;
+  else if (n == "source_x") q = &model.source_x, per_source = 1;
+  else if (n == "source_y") q = &model.source_y, per_source = 1;
+  else if (n == "source_radius") q = &model.source_radius, per_source = 1;
+  else if (n == "density_rate") q = &model.density_rate, per_source = 1;
+  else if (n == "temperature_rate") q = &model.temperature_rate, per_source = 1;
+  else if (n == "speed") q = &model.speed, per_source = model.knots;
+  else if (n == "angle") q = &model.angle, per_source = model.knots;
+  else throw std::invalid_argument("unknown fluid parameter \"" + n + "\"");
+  // The entries of the quantity this parameter moves.
+  std::vector<std::size_t> entries;
+  if (per_source == 0) {
+    if (!request.sources.empty()) throw std::invalid_argument("\"" + n + "\" is not a per-source quantity");
+    for (std::size_t i = 0; i < q->size(); ++i) entries.push_back(i);
+  } else {
+    std::vector<int> sources = request.sources;
+    if (sources.empty())
+      for (int s = 0; s < model.source_count(); ++s) sources.push_back(s);
+    for (int s : sources) {
+      if (s < 0 || s >= model.source_count())
+        throw std::invalid_argument("source " + std::to_string(s) + " does not exist (the model has " +
+                                    std::to_string(model.source_count()) + ")");
+      for (int k = 0; k < per_source; ++k) entries.push_back(static_cast<std::size_t>(s * per_source + k));
+    }
+  }
+  if (entries.empty()) throw std::invalid_argument("parameter \"" + n + "\" has no entries in this model");
+  std::string unit;
+  for (const ParameterInfo& p : smoke_parameters())
+    if (p.name == n) unit = p.unit;
+  tune::BoundParameter b;
+  b.parameter.name = n;
+  b.parameter.unit = unit;
+  b.parameter.lower = request.lower;
+  b.parameter.upper = request.upper;
+  b.parameter.transform = request.transform;
+  const bool uniform = request.uniform;
+  if (uniform) b.parameter.initial = {q->value[entries[0]]};
+  else
+    for (std::size_t e : entries) b.parameter.initial.push_back(q->value[e]);
+  b.assign = [q, entries, uniform](std::span<const double> x) {
+    for (std::size_t k = 0; k < entries.size(); ++k) q->value[entries[k]] = x[uniform ? 0 : k];
+  };
+  b.gradient = [q, entries, uniform](std::span<double> g) {
+    std::fill(g.begin(), g.end(), 0.0);
+    for (std::size_t k = 0; k < entries.size(); ++k) g[uniform ? 0 : k] += q->adjoint[entries[k]];
+  };
+  return b;
+}
+
+}  // namespace simgrad::fluid

@@ -1,0 +1,279 @@
+#include "sims/fluid/pressure.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/diagnostics.hpp"
+#include "core/parallel.hpp"
+
+namespace simgrad::fluid {
+
+Projection::Projection(const Grid& grid, PressureSettings settings) : grid_(&grid), settings_(settings) { build(); }
+
+void Projection::build() {
+  const Grid& g = *grid_;
+  const int nx = g.nx(), ny = g.ny();
+  const std::size_t n = static_cast<std::size_t>(g.cells());
+  diagonal_.assign(n, 0.0);
+  right_.assign(n, 0);
+  top_.assign(n, 0);
+  fluid_cells_ = 0;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const Index c = g.cell(i, j);
+      if (g.solid(c)) {
+        diagonal_[static_cast<std::size_t>(c)] = 1.0;
+        continue;
+      }
+      ++fluid_cells_;
+      const Index faces[4] = {g.u_face(i, j), g.right_face(i, j), g.v_face(i, j), g.top_face(i, j)};
+      double d = 0.0;
+      for (int k = 0; k < 2; ++k) d += g.u_wall(faces[k]) ? 0.0 : 1.0;
+      for (int k = 2; k < 4; ++k) d += g.v_wall(faces[k]) ? 0.0 : 1.0;
+      diagonal_[static_cast<std::size_t>(c)] = d;
+      // A free face between two cells couples them; one on an open side couples to p = 0.
+      if (!g.u_wall(faces[1]) && (i + 1 < nx || g.periodic_x())) right_[static_cast<std::size_t>(c)] = 1;
+      if (!g.v_wall(faces[3]) && (j + 1 < ny || g.periodic_y())) top_[static_cast<std::size_t>(c)] = 1;
+    }
+  singular_ = !g.has_open_side();
+  // MIC(0) on the couplings that do not wrap (Bridson, Fluid Simulation for Computer Graphics).
+  constexpr double tau = 0.97, sigma = 0.25;
+  precon_.assign(n, 0.0);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const Index c = g.cell(i, j);
+      const std::size_t cs = static_cast<std::size_t>(c);
+      double e = diagonal_[cs];
+      if (!g.solid(c)) {
+        if (i > 0 && right_[cs - 1]) {
+          const double pl = precon_[cs - 1];
+          const double ay = (j + 1 < ny && top_[cs - 1]) ? 1.0 : 0.0;
+          e -= pl * pl * (1.0 + tau * ay);
+        }
+        if (j > 0 && top_[cs - static_cast<std::size_t>(nx)]) {
+          const double pb = precon_[cs - static_cast<std::size_t>(nx)];
+          const double ax = (i + 1 < nx && right_[cs - static_cast<std::size_t>(nx)]) ? 1.0 : 0.0;
+          e -= pb * pb * (1.0 + tau * ax);
+        }
+        if (e < sigma * diagonal_[cs]) e = diagonal_[cs];
+      }
+      precon_[cs] = e > 0.0 ? 1.0 / std::sqrt(e) : 0.0;
+    }
+  for (auto* v : {&b_, &p_, &r_, &z_, &s_, &q_}) v->assign(n, 0.0);
+  partial_.assign(static_cast<std::size_t>(block_count(g.cells())), 0.0);
+}
+
+void Projection::divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const {
+  const Grid& g = *grid_;
+  const int nx = g.nx();
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
+      out[static_cast<std::size_t>(c)] =
+          g.solid(c) ? 0.0
+                     : (u[static_cast<std::size_t>(g.right_face(i, j))] - u[static_cast<std::size_t>(g.u_face(i, j))] +
+                        v[static_cast<std::size_t>(g.top_face(i, j))] - v[static_cast<std::size_t>(g.v_face(i, j))]) /
+                           g.h();
+    }
+  });
+}
+
+double Projection::dot(std::span<const double> a, std::span<const double> b) {
+  parallel_for_indexed_blocks(static_cast<Index>(a.size()), [&](Index block, Index first, Index last) {
+    double s = 0.0;
+    for (Index k = first; k < last; ++k) s += a[static_cast<std::size_t>(k)] * b[static_cast<std::size_t>(k)];
+    partial_[static_cast<std::size_t>(block)] = s;
+  });
+  double total = 0.0;
+  for (double s : partial_) total += s;
+  return total;
+}
+
+void Projection::remove_mean(std::span<double> x) const {
+  double sum = 0.0;
+  for (Index c = 0; c < grid_->cells(); ++c)
+    if (!grid_->solid(c)) sum += x[static_cast<std::size_t>(c)];
+  const double mean = sum / static_cast<double>(fluid_cells_ > 0 ? fluid_cells_ : 1);
+  for (Index c = 0; c < grid_->cells(); ++c)
+    if (!grid_->solid(c)) x[static_cast<std::size_t>(c)] -= mean;
+}
+
+void Projection::apply_matrix(std::span<const double> x, std::span<double> out) const {
+  const Grid& g = *grid_;
+  const int nx = g.nx(), ny = g.ny();
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
+      const std::size_t cs = static_cast<std::size_t>(c);
+      double y = diagonal_[cs] * x[cs];
+      const std::size_t l = static_cast<std::size_t>(g.cell(i == 0 ? nx - 1 : i - 1, j));
+      const std::size_t r = static_cast<std::size_t>(g.cell(i + 1 == nx ? 0 : i + 1, j));
+      const std::size_t b = static_cast<std::size_t>(g.cell(i, j == 0 ? ny - 1 : j - 1));
+      const std::size_t t = static_cast<std::size_t>(g.cell(i, j + 1 == ny ? 0 : j + 1));
+      if (right_[cs]) y -= x[r];
+      if (top_[cs]) y -= x[t];
+      if ((i > 0 || g.periodic_x()) && right_[l]) y -= x[l];
+      if ((j > 0 || g.periodic_y()) && top_[b]) y -= x[b];
+      out[cs] = y;
+    }
+  });
+}
+
+void Projection::apply_preconditioner(std::span<const double> r, std::span<double> z) {
+  const Grid& g = *grid_;
+  const int nx = g.nx(), ny = g.ny();
+  const std::size_t w = static_cast<std::size_t>(nx);
+  // Forward substitution L q = r, then back substitution L^T z = q, in cell order.
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const std::size_t c = static_cast<std::size_t>(g.cell(i, j));
+      double t = r[c];
+      if (i > 0 && right_[c - 1]) t += precon_[c - 1] * q_[c - 1];
+      if (j > 0 && top_[c - w]) t += precon_[c - w] * q_[c - w];
+      q_[c] = t * precon_[c];
+    }
+  for (int j = ny - 1; j >= 0; --j)
+    for (int i = nx - 1; i >= 0; --i) {
+      const std::size_t c = static_cast<std::size_t>(g.cell(i, j));
+      double t = q_[c];
+      if (i + 1 < nx && right_[c]) t += precon_[c] * z[c + 1];
+      if (j + 1 < ny && top_[c]) t += precon_[c] * z[c + w];
+      z[c] = t * precon_[c];
+    }
+}
+
+void Projection::conjugate_gradient(std::span<const double> b, std::span<double> x) {
+  const std::size_t n = b.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    x[k] = 0.0;
+    r_[k] = b[k];
+  }
+  const double b_norm = std::sqrt(dot(b, b));
+  last_iterations_ = 0;
+  if (b_norm == 0.0) return;
+  const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(n) + 10;
+  // q_ doubles as the preconditioner's scratch before each matrix product overwrites it.
+  apply_preconditioner(r_, z_);
+  for (std::size_t k = 0; k < n; ++k) s_[k] = z_[k];
+  double rho = dot(r_, z_);
+  for (int it = 1; it <= max_iterations; ++it) {
+    apply_matrix(s_, q_);
+    const double alpha = rho / dot(s_, q_);
+    for (std::size_t k = 0; k < n; ++k) {
+      x[k] += alpha * s_[k];
+      r_[k] -= alpha * q_[k];
+    }
+    last_iterations_ = it;
+    const double r_norm = std::sqrt(dot(r_, r_));
+    if (!std::isfinite(r_norm)) throw NonFiniteError("pressure_cg", 0, false);
+    if (r_norm <= settings_.tolerance * b_norm) break;
+    apply_preconditioner(r_, z_);
+    const double rho_next = dot(r_, z_);
+    const double beta = rho_next / rho;
+    rho = rho_next;
+    for (std::size_t k = 0; k < n; ++k) s_[k] = z_[k] + beta * s_[k];
+  }
+  if (last_iterations_ > max_iterations_seen_) max_iterations_seen_ = last_iterations_;
+}
+
+void Projection::jacobi(std::span<const double> b, std::span<double> x) {
+  const Grid& g = *grid_;
+  const int nx = g.nx(), ny = g.ny();
+  for (std::size_t k = 0; k < b.size(); ++k) x[k] = 0.0;
+  for (int it = 0; it < settings_.jacobi_iterations; ++it) {
+    // Off-diagonal part of A applied to x, then x <- D^-1 (b - offdiag x).
+    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
+        const std::size_t cs = static_cast<std::size_t>(c);
+        double y = b[cs];
+        const std::size_t l = static_cast<std::size_t>(g.cell(i == 0 ? nx - 1 : i - 1, j));
+        const std::size_t r = static_cast<std::size_t>(g.cell(i + 1 == nx ? 0 : i + 1, j));
+        const std::size_t bl = static_cast<std::size_t>(g.cell(i, j == 0 ? ny - 1 : j - 1));
+        const std::size_t t = static_cast<std::size_t>(g.cell(i, j + 1 == ny ? 0 : j + 1));
+        if (right_[cs]) y += x[r];
+        if (top_[cs]) y += x[t];
+        if ((i > 0 || g.periodic_x()) && right_[l]) y += x[l];
+        if ((j > 0 || g.periodic_y()) && top_[bl]) y += x[bl];
+        z_[cs] = diagonal_[cs] > 0.0 ? y / diagonal_[cs] : 0.0;
+      }
+    });
+    for (std::size_t k = 0; k < b.size(); ++k) x[k] = z_[k];
+  }
+}
+
+void Projection::solve(std::span<double> b, std::span<double> p) {
+  if (singular_) remove_mean(b);
+  if (settings_.solver == PressureSolver::kConjugateGradient) conjugate_gradient(b, p);
+  else jacobi(b, p);
+}
+
+void Projection::project(std::span<double> u, std::span<double> v) {
+  const Grid& g = *grid_;
+  const int nx = g.nx();
+  const double h = g.h();
+  divergence(u, v, b_);
+  for (double& x : b_) x *= -h * h;
+  solve(b_, p_);
+  auto pressure = [&](Index c) { return c < 0 ? 0.0 : p_[static_cast<std::size_t>(c)]; };
+  parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      if (g.u_wall(f)) continue;
+      const int i = static_cast<int>(f % g.u_columns()), j = static_cast<int>(f / g.u_columns());
+      u[static_cast<std::size_t>(f)] -= (pressure(g.u_right(i, j)) - pressure(g.u_left(i, j))) / h;
+    }
+  });
+  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      if (g.v_wall(f)) continue;
+      const int i = static_cast<int>(f % nx), j = static_cast<int>(f / nx);
+      v[static_cast<std::size_t>(f)] -= (pressure(g.v_above(i, j)) - pressure(g.v_below(i, j))) / h;
+    }
+  });
+}
+
+void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
+  // Forward: u' = u - G S P (-h^2 div u). Adjoint: du += h^2 div^T P S G^T du; every operator
+  // here is a gather over the cells or faces.
+  const Grid& g = *grid_;
+  const int nx = g.nx();
+  const double h = g.h();
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      const std::size_t cs = static_cast<std::size_t>(c);
+      if (g.solid(c)) {
+        b_[cs] = 0.0;
+        continue;
+      }
+      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
+      const Index faces_u[2] = {g.u_face(i, j), g.right_face(i, j)};
+      const Index faces_v[2] = {g.v_face(i, j), g.top_face(i, j)};
+      // G^T: a cell is the right/upper end of its left/lower face (+) and the left/lower end of
+      // its right/upper face (-).
+      double s = 0.0;
+      if (!g.u_wall(faces_u[0])) s += du[static_cast<std::size_t>(faces_u[0])];
+      if (!g.u_wall(faces_u[1])) s -= du[static_cast<std::size_t>(faces_u[1])];
+      if (!g.v_wall(faces_v[0])) s += dv[static_cast<std::size_t>(faces_v[0])];
+      if (!g.v_wall(faces_v[1])) s -= dv[static_cast<std::size_t>(faces_v[1])];
+      b_[cs] = s / h;
+    }
+  });
+  solve(b_, p_);
+  if (singular_) remove_mean(p_);
+  // div^T: face f gets (mu_left - mu_right) / h, times h^2.
+  auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };
+  parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      const int i = static_cast<int>(f % g.u_columns()), j = static_cast<int>(f / g.u_columns());
+      du[static_cast<std::size_t>(f)] += h * (mu(g.u_left(i, j)) - mu(g.u_right(i, j)));
+    }
+  });
+  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      const int i = static_cast<int>(f % nx), j = static_cast<int>(f / nx);
+      dv[static_cast<std::size_t>(f)] += h * (mu(g.v_below(i, j)) - mu(g.v_above(i, j)));
+    }
+  });
+}
+
+}  // namespace simgrad::fluid

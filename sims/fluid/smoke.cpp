@@ -1,0 +1,115 @@
+#include "sims/fluid/smoke.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/diagnostics.hpp"
+#include "sims/fluid/advect.hpp"
+#include "sims/fluid/forcing.hpp"
+
+namespace simgrad::fluid {
+
+Smoke::Smoke(SmokeModel& model) : model_(model), projection_(model.grid, model.settings.pressure) { size_buffers(); }
+
+void Smoke::rebuild() {
+  projection_ = Projection(model_.grid, model_.settings.pressure);
+  size_buffers();
+}
+
+void Smoke::size_buffers() {
+  const Grid& g = model_.grid;
+  scratch_.assign(static_cast<std::size_t>(std::max(g.u_count(), g.v_count())), 0.0);
+  replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
+  adjoint_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
+  snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * (g.u_count() + g.v_count())), 0.0);
+}
+
+void Smoke::initial_state(std::span<double> state) {
+  const Grid& g = model_.grid;
+  const FieldsView f = fields_of(g, state);
+  const auto& v0 = model_.initial_velocity.value;
+  std::copy(v0.begin(), v0.begin() + g.u_count(), f.u.begin());
+  std::copy(v0.begin() + g.u_count(), v0.end(), f.v.begin());
+  zero_walls(g, f.u, f.v);
+  std::copy(model_.initial_density.value.begin(), model_.initial_density.value.end(), f.density.begin());
+  std::copy(model_.initial_temperature.value.begin(), model_.initial_temperature.value.end(), f.temperature.begin());
+}
+
+void Smoke::initial_state_adjoint(std::span<const double> state_adjoint) {
+  const Grid& g = model_.grid;
+  const ConstFieldsView a = fields_of(g, state_adjoint);
+  auto& dv0 = model_.initial_velocity.adjoint;
+  for (Index k = 0; k < g.u_count(); ++k)
+    if (!g.u_wall(k)) dv0[static_cast<std::size_t>(k)] += a.u[static_cast<std::size_t>(k)];
+  for (Index k = 0; k < g.v_count(); ++k)
+    if (!g.v_wall(k)) dv0[static_cast<std::size_t>(g.u_count() + k)] += a.v[static_cast<std::size_t>(k)];
+  for (Index c = 0; c < g.cells(); ++c) {
+    model_.initial_density.adjoint[static_cast<std::size_t>(c)] += a.density[static_cast<std::size_t>(c)];
+    model_.initial_temperature.adjoint[static_cast<std::size_t>(c)] += a.temperature[static_cast<std::size_t>(c)];
+  }
+}
+
+void Smoke::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots) {
+  const Grid& g = model_.grid;
+  // A replay for the sources' adjoints needs the velocities only.
+  if (snapshots && model_.source_count() == 0) return;
+  const double dt = model_.settings.dt;
+  const ConstFieldsView s = fields_of(g, state);
+  const FieldsView n = fields_of(g, next);
+  advect(g, g.u_lattice(), s.u, s.u, s.v, dt, n.u);
+  advect(g, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
+  if (!snapshots) {
+    advect(g, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
+    if (model_.temperature_inert()) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
+    else advect(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
+  }
+  const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
+  for (int k = 0; k < model_.source_count(); ++k) {
+    if (snapshots) std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(faces), snapshots_.begin() + static_cast<std::ptrdiff_t>(k * faces));
+    apply_source(model_, k, t, n);
+  }
+}
+
+void Smoke::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  (void)residual;
+  const Grid& g = model_.grid;
+  advect_and_source(t, state, next, false);
+  const FieldsView n = fields_of(g, next);
+  apply_buoyancy(model_, n);
+  apply_viscosity(model_, n.u, n.v, scratch_);
+  zero_walls(g, n.u, n.v);
+  projection_.project(n.u, n.v);
+  for (std::size_t k = 0; k < next.size(); ++k)
+    if (!std::isfinite(next[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), false);
+}
+
+void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                         std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  (void)residual;
+  const Grid& g = model_.grid;
+  const double dt = model_.settings.dt;
+  advect_and_source(t, state, replay_, true);
+  std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
+  const FieldsView a = fields_of(g, std::span<double>(adjoint_));
+  projection_.project_adjoint(a.u, a.v);
+  zero_walls(g, a.u, a.v);
+  apply_viscosity_adjoint(model_, a.u, a.v, scratch_);
+  apply_buoyancy_adjoint(model_, a);
+  const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
+  for (int k = model_.source_count() - 1; k >= 0; --k) {
+    const std::span<const double> before(snapshots_.data() + k * faces, faces);
+    apply_source_adjoint(model_, k, t, before.subspan(0, static_cast<std::size_t>(g.u_count())),
+                         before.subspan(static_cast<std::size_t>(g.u_count())), a);
+  }
+  const ConstFieldsView s = fields_of(g, state);
+  const FieldsView sa = fields_of(g, state_adjoint);
+  advect_adjoint(g, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
+  advect_adjoint(g, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
+  advect_adjoint(g, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
+  if (!model_.temperature_inert())
+    advect_adjoint(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u, sa.v);
+  for (std::size_t k = 0; k < state_adjoint.size(); ++k)
+    if (!std::isfinite(state_adjoint[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), true);
+}
+
+}  // namespace simgrad::fluid

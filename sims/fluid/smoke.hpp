@@ -1,0 +1,51 @@
+// 2D Eulerian smoke as a differentiable system (core/system.hpp). One step:
+//   1. semi-Lagrangian advection of velocity, density and temperature by the old velocity;
+//   2. sources (emitters and vents), in their order; 3. buoyancy; 4. viscosity;
+//   5. walls set to zero velocity; 6. pressure projection (CG with its implicit adjoint, or
+//      fixed Jacobi sweeps).
+// The state is [x-face velocities, y-face velocities, density, temperature]. The adjoint
+// replays steps 1-2 of the step it reverses (the sources need the velocity they saw), so the
+// system keeps no residuals; every stage's adjoint is hand-written (advect.hpp, forcing.hpp,
+// pressure.hpp).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/system.hpp"
+#include "sims/fluid/pressure.hpp"
+#include "sims/fluid/smoke_model.hpp"
+
+namespace simgrad::fluid {
+
+class Smoke final : public System {
+ public:
+  // Keeps a reference to the model: tuning writes parameters there between rollouts.
+  explicit Smoke(SmokeModel& model);
+
+  Index state_size() const override { return model_.state_size(); }
+  void initial_state(std::span<double> state) override;
+  void initial_state_adjoint(std::span<const double> state_adjoint) override;
+  void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
+  void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                    std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
+  void clear_adjoints() override { model_.clear_adjoints(); }
+
+  SmokeModel& model() { return model_; }
+  const Projection& projection() const { return projection_; }
+  // Rebuilds the pressure solver after the grid or the pressure settings changed.
+  void rebuild();
+
+ private:
+  // Sizes the scratch buffers for the model's grid and sources.
+  void size_buffers();
+  // Steps 1-2 into `next`; with `snapshots` (a replay for the adjoint), only the velocities,
+  // and the velocity each source saw is kept.
+  void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots);
+
+  SmokeModel& model_;
+  Projection projection_;
+  std::vector<double> scratch_, replay_, adjoint_, snapshots_;
+};
+
+}  // namespace simgrad::fluid
