@@ -386,6 +386,7 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
     report(b);
   }
   contagion_benchmarks(filter, repeats, threads, report);
+  fem_benchmarks(filter, options.steps, repeats, threads, report);
   if (common.json) print_json(json{{"benchmarks", benchmarks}});
   return 0;
 }

@@ -25,4 +25,8 @@ nlohmann::json in_child(const std::function<nlohmann::json()>& body);
 void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
                           const std::function<void(const nlohmann::json&)>& report);
 
+// The FEM benchmarks whose names match `filter` (app/fem_bench.cpp).
+void fem_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
+                    const std::function<void(const nlohmann::json&)>& report);
+
 }  // namespace simgrad::app

@@ -16,23 +16,6 @@ namespace sb = simgrad::softbody;
 
 namespace {
 
-// A number given once for all entries, or one per entry.
-std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
-  if (!node.has(key)) return std::vector<double>(entries, fallback);
-  const ScenarioNode value = node.member(key);
-  if (value.json().is_number()) return std::vector<double>(entries, value.as_number());
-  return node.numbers(key, entries);
-}
-
-template <int D>
-Vec<double, D> vec_of(const ScenarioNode& node, std::string_view key, Vec<double, D> fallback) {
-  if (!node.has(key)) return fallback;
-  const std::vector<double> v = node.numbers(key, D);
-  Vec<double, D> r;
-  for (int k = 0; k < D; ++k) r[k] = v[static_cast<std::size_t>(k)];
-  return r;
-}
-
 // The body: explicit nodes and springs, or a generated lattice.
 template <int D>
 sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
@@ -73,24 +56,6 @@ sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
     m.rest_length.values()[e] = std::sqrt(d2);
   }
   return m;
-}
-
-template <int D>
-sb::ContactPlane<D> read_plane(const ScenarioNode& p) {
-  sb::ContactPlane<D> plane;
-  const std::vector<double> normal = p.numbers("normal", D);
-  double n2 = 0.0;
-  for (double c : normal) n2 += c * c;
-  if (n2 == 0.0) p.fail("normal", "expected a non-zero vector");
-  for (int k = 0; k < D; ++k) plane.normal[k] = normal[static_cast<std::size_t>(k)] / std::sqrt(n2);
-  plane.offset = p.number("offset", 0.0);
-  plane.friction = p.non_negative("friction", 0.0);
-  plane.restitution = p.in_range("restitution", 0.0, 1.0, 0.0);
-  const std::string model = p.choice("model", {"penalty", "time_of_impact", "projection"}, "penalty");
-  plane.model = model == "penalty"          ? sb::ContactModel::kPenalty
-                : model == "time_of_impact" ? sb::ContactModel::kTimeOfImpact
-                                            : sb::ContactModel::kProjection;
-  return plane;
 }
 
 // Uniform values for the "generate" section of a reference: the quantities used to make it.
@@ -142,7 +107,7 @@ class SoftbodyScenario final : public Scenario {
     for (std::size_t i = 0; i < nodes; ++i)
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = v0[k];
     if (root.has("planes"))
-      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_plane<D>(p.as_object()));
+      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
 
     system_ = std::make_unique<sb::MassSpring<D>>(model_);
     read_loss(root.child("loss"));
@@ -315,6 +280,34 @@ class SoftbodyScenario final : public Scenario {
 };
 
 }  // namespace
+
+std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
+  if (!node.has(key)) return std::vector<double>(entries, fallback);
+  const ScenarioNode value = node.member(key);
+  if (value.json().is_number()) return std::vector<double>(entries, value.as_number());
+  return node.numbers(key, entries);
+}
+
+template <int D>
+sb::ContactPlane<D> read_contact_plane(const ScenarioNode& p) {
+  sb::ContactPlane<D> plane;
+  const std::vector<double> normal = p.numbers("normal", D);
+  double n2 = 0.0;
+  for (double c : normal) n2 += c * c;
+  if (n2 == 0.0) p.fail("normal", "expected a non-zero vector");
+  for (int k = 0; k < D; ++k) plane.normal[k] = normal[static_cast<std::size_t>(k)] / std::sqrt(n2);
+  plane.offset = p.number("offset", 0.0);
+  plane.friction = p.non_negative("friction", 0.0);
+  plane.restitution = p.in_range("restitution", 0.0, 1.0, 0.0);
+  const std::string model = p.choice("model", {"penalty", "time_of_impact", "projection"}, "penalty");
+  plane.model = model == "penalty"          ? sb::ContactModel::kPenalty
+                : model == "time_of_impact" ? sb::ContactModel::kTimeOfImpact
+                                            : sb::ContactModel::kProjection;
+  return plane;
+}
+
+template sb::ContactPlane<2> read_contact_plane<2>(const ScenarioNode&);
+template sb::ContactPlane<3> read_contact_plane<3>(const ScenarioNode&);
 
 std::unique_ptr<Scenario> load_softbody_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
   const std::int64_t dimension = root.integer("dimension", 2, 3);

@@ -16,7 +16,14 @@ Fem<D>::Fem(FemModel<D>& model)
   lambda_.resize(model.element_count(), true);
   beta_.resize(model.element_count(), true);
   node_force_.resize(model.node_count, true);
+  if (model.settings.integrator == FemIntegrator::kImplicitEuler) {
+    implicit_ = std::make_unique<ImplicitEuler<D>>(*this);
+    replay_.resize(static_cast<std::size_t>(state_size()));
+  }
 }
+
+template <int D>
+Fem<D>::~Fem() = default;
 
 template <int D>
 Field<D> Fem<D>::positions(std::span<const double> state, double* adjoint) const {
@@ -108,6 +115,12 @@ void Fem<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
 
 template <int D>
 void Fem<D>::step(int, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  if (implicit_) {
+    implicit_->step(state, next);
+    const Index n = D * model_.node_count;
+    if (!residual.empty()) std::copy(next.begin() + n, next.end(), residual.begin());
+    return;
+  }
   const Field<D> x = positions(state), v = velocities(state);
   // The node forces go straight into the residual when the rollout keeps one.
   Field<D> force = node_force_.field();
@@ -119,6 +132,16 @@ void Fem<D>::step(int, std::span<const double> state, std::span<double> next, st
 template <int D>
 void Fem<D>::step_adjoint(int, std::span<const double> state, std::span<const double> residual,
                           std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  if (implicit_) {
+    // The new velocity: the residual, or the step replayed.
+    std::span<const double> new_velocity = residual;
+    if (residual.empty()) {
+      implicit_->step(state, replay_);
+      new_velocity = std::span<const double>(replay_).subspan(D * model_.node_count);
+    }
+    implicit_->step_adjoint(state, new_velocity, next_adjoint, state_adjoint);
+    return;
+  }
   const Field<D> x = positions(state, state_adjoint.data());
   const Field<D> v = velocities(state, state_adjoint.data());
   double* next_adj = const_cast<double*>(next_adjoint.data());
@@ -159,8 +182,13 @@ template <int D>
 void Fem<D>::force_jacobians(std::span<const double> state, ForceJacobians& out) {
   expand_materials();
   const Index n = D * model_.node_count;
-  softbody::force_jacobians(model_, mu_.values(), lambda_.values(), damped() ? beta_.values().data() : nullptr,
-                            state.first(n), state.subspan(n, n), out);
+  force_jacobians_at(state.first(n), state.subspan(n, n), out);
+}
+
+template <int D>
+void Fem<D>::force_jacobians_at(std::span<const double> x, std::span<const double> v, ForceJacobians& out) {
+  softbody::force_jacobians(model_, mu_.values(), lambda_.values(), damped() ? beta_.values().data() : nullptr, x, v,
+                            out);
 }
 
 template <int D>

@@ -8,13 +8,18 @@
 //   2. integrate        semi-implicit (symplectic) Euler, Rayleigh mass damping, gravity, penalty
 //                       or impact contact with planes, pinned nodes (the mass-spring integrator)
 // The step's residual is the node force. The state is [positions (n x D), velocities (n x D)].
+// With settings.integrator = kImplicitEuler the step is instead a backward Euler solve
+// (fem_implicit.hpp), whose residual is the new velocity.
 #pragma once
 
+#include <memory>
 #include <span>
+#include <vector>
 
 #include "core/kernel.hpp"
 #include "core/system.hpp"
 #include "sims/softbody/fem_force.hpp"
+#include "sims/softbody/fem_implicit.hpp"
 #include "sims/softbody/fem_model.hpp"
 #include "sims/softbody/fem_stiffness.hpp"
 #include "sims/softbody/integrate.hpp"
@@ -25,6 +30,7 @@ template <int D>
 class Fem : public System {
  public:
   explicit Fem(FemModel<D>& model);
+  ~Fem() override;
 
   Index state_size() const override { return 2 * D * model_.node_count; }
   void initial_state(std::span<double> state) override;
@@ -50,6 +56,9 @@ class Fem : public System {
   double energy(std::span<const double> state);
 
  private:
+  friend class ImplicitEuler<D>;
+  // The Jacobians at positions x and velocities v with the materials as expanded.
+  void force_jacobians_at(std::span<const double> x, std::span<const double> v, ForceJacobians& out);
   ElasticForce<D> force_body(Field<D> x, Field<D> v, Field<D> force);
   Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next);
   ExpandMaterial material_body();
@@ -62,6 +71,8 @@ class Fem : public System {
   Kernel energy_;
   Array<1> mu_, lambda_, beta_;  // per element
   Array<D> node_force_;
+  std::unique_ptr<ImplicitEuler<D>> implicit_;  // when the integrator is implicit
+  std::vector<double> replay_;                   // a recomputed next state (implicit adjoint)
 };
 
 extern template class Fem<2>;

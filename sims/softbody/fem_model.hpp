@@ -15,12 +15,20 @@
 
 namespace simgrad::softbody {
 
+enum class FemIntegrator { kSymplecticEuler, kImplicitEuler };
+
 struct FemSettings {
+  FemIntegrator integrator = FemIntegrator::kSymplecticEuler;
   double dt = 1e-3;
   int steps = 1000;
-  double mass_damping = 0.0;  // Rayleigh alpha (1/s): velocities decay by exp(-alpha dt) each step
+  // Rayleigh alpha (1/s): velocities decay by exp(-alpha dt) each step (symplectic Euler), or a
+  // force -alpha M v (implicit Euler).
+  double mass_damping = 0.0;
   MaterialModel material = MaterialModel::kCorotated;
   PenaltySettings penalty;
+  // Implicit Euler: Newton stops when its update is below this fraction of the largest velocity.
+  double newton_tolerance = 1e-12;
+  int newton_iterations = 30;
 };
 
 template <int D>

@@ -1,0 +1,381 @@
+#include "app/fem_scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/softbody_scenario.hpp"
+#include "core/rng.hpp"
+#include "sims/softbody/fem.hpp"
+#include "sims/softbody/fem_mesh.hpp"
+#include "sims/softbody/fem_parameters.hpp"
+#include "sims/softbody/losses.hpp"
+
+namespace simgrad::app {
+
+namespace sb = simgrad::softbody;
+
+namespace {
+
+// The mesh: a generated shape or a TetGen / Triangle file pair.
+template <int D>
+sb::FemMesh<D> read_mesh(const ScenarioNode& mesh) {
+  const std::string type = mesh.choice("type", {"box", "beam", "rectangle", "disk", "tetgen"});
+  const bool three = type == "box" || type == "beam";
+  const bool two = type == "rectangle" || type == "disk";
+  if ((D == 2 && three) || (D == 3 && two))
+    mesh.fail("type", "a " + type + " mesh needs \"dimension\": " + std::string(three ? "3" : "2"));
+  const Vec<double, D> origin = vec_of<D>(mesh, type == "disk" ? "centre" : "origin", Vec<double, D>::zero());
+  if (type == "tetgen") {
+    // The .ele file lies beside the .node file.
+    std::filesystem::path base = mesh.existing_file("node_file");
+    base.replace_extension();
+    try {
+      return sb::read_tetgen<D>(base.string());
+    } catch (const std::invalid_argument& e) {
+      mesh.fail("node_file", e.what());
+    }
+  }
+  if constexpr (D == 3) {
+    if (type == "beam") {
+      return sb::make_beam_mesh(mesh.positive("length"), mesh.positive("height"), mesh.positive("width"),
+                                static_cast<int>(mesh.integer("cells_along", 1, 10000)),
+                                static_cast<int>(mesh.integer("cells_across", 1, 1000)), origin);
+    }
+    const std::vector<std::int64_t> cells = mesh.integers("cells", 1, 1000, 3);
+    const std::vector<double> size = mesh.numbers("size", 3);
+    for (double s : size)
+      if (!(s > 0.0)) mesh.fail("size", "expected sizes > 0");
+    return sb::make_box_mesh(static_cast<int>(cells[0]), static_cast<int>(cells[1]), static_cast<int>(cells[2]),
+                             {{size[0], size[1], size[2]}}, origin);
+  } else {
+    if (type == "disk")
+      return sb::make_disk_mesh(mesh.positive("radius"), static_cast<int>(mesh.integer("rings", 1, 1000)), origin);
+    const std::vector<std::int64_t> cells = mesh.integers("cells", 1, 10000, 2);
+    const std::vector<double> size = mesh.numbers("size", 2);
+    for (double s : size)
+      if (!(s > 0.0)) mesh.fail("size", "expected sizes > 0");
+    return sb::make_rectangle_mesh(static_cast<int>(cells[0]), static_cast<int>(cells[1]), {{size[0], size[1]}},
+                                   origin);
+  }
+}
+
+// Per-region material values: one number for all regions or one per region.
+template <int D>
+void read_materials(const ScenarioNode& root, sb::FemModel<D>& m) {
+  const auto regions = static_cast<std::size_t>(m.region_count);
+  const std::vector<double> youngs = per_entry(root, "youngs_modulus", regions, 1e5);
+  const std::vector<double> poisson = per_entry(root, "poisson_ratio", regions, 0.3);
+  const std::vector<double> damping = per_entry(root, "damping", regions, 0.0);
+  const std::vector<double> density = per_entry(root, "density", regions, 1000.0);
+  for (std::size_t r = 0; r < regions; ++r) {
+    if (!(youngs[r] > 0.0)) root.fail("youngs_modulus", "expected values > 0");
+    if (!(poisson[r] > -1.0 && poisson[r] < 0.5)) root.fail("poisson_ratio", "expected values in (-1, 0.5)");
+    if (!(damping[r] >= 0.0)) root.fail("damping", "expected values >= 0");
+    if (!(density[r] > 0.0)) root.fail("density", "expected values > 0");
+    m.youngs.values()[r] = youngs[r];
+    m.poisson.values()[r] = poisson[r];
+    m.damping.values()[r] = damping[r];
+    m.density[r] = density[r];
+  }
+  m.update_masses();
+}
+
+template <int D>
+class FemScenario final : public Scenario {
+ public:
+  FemScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+    steps = static_cast<int>(root.integer("steps", 1, 100000000));
+    const sb::FemMesh<D> mesh = read_mesh<D>(root.child("mesh"));
+    try {
+      model_.build(mesh.positions, mesh.elements, mesh.regions, steps);
+    } catch (const std::invalid_argument& e) {
+      root.fail("mesh", e.what());
+    }
+    sb::FemSettings& s = model_.settings;
+    s.dt = root.positive("dt");
+    s.mass_damping = root.non_negative("mass_damping", 0.0);
+    s.material = root.choice("material", {"corotated", "neo_hookean"}, "corotated") == "corotated"
+                     ? sb::MaterialModel::kCorotated
+                     : sb::MaterialModel::kNeoHookean;
+    if (auto penalty = root.optional_child("penalty")) {
+      s.penalty.stiffness = penalty->positive("stiffness", s.penalty.stiffness);
+      s.penalty.sharpness = penalty->non_negative("sharpness", s.penalty.sharpness);
+      s.penalty.friction_speed = penalty->positive("friction_speed", s.penalty.friction_speed);
+    }
+    read_materials(root, model_);
+    const std::int64_t last_node = model_.node_count - 1;
+    if (root.has("pinned"))
+      for (const ScenarioNode& p : root.array("pinned")) model_.pin(p.as_integer(0, last_node));
+    if (auto box = root.optional_child("pin_box")) pin_box(*box);
+    const Vec<double, D> g = vec_of<D>(root, "gravity", Vec<double, D>::zero());
+    for (int k = 0; k < D; ++k) model_.gravity.values()[k] = g[k];
+    const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", Vec<double, D>::zero());
+    for (Index i = 0; i < model_.node_count; ++i)
+      for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = model_.pinned[i] ? 0.0 : v0[k];
+    if (root.has("planes"))
+      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
+
+    system_ = std::make_unique<sb::Fem<D>>(model_);
+    read_loss(root.child("loss"));
+
+    const ScenarioNode tune_node = root.child("tune");
+    tune = read_tune_settings(tune_node);
+    std::vector<tune::BoundParameter> bound;
+    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
+    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    RolloutOptions options;
+    options.checkpoint = read_checkpoint(root, overrides);
+    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
+    options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
+    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+  }
+
+  std::string simulator() const override { return "fem"; }
+  tune::RolloutProblem& problem() override { return *problem_; }
+  const sb::MarkerTrajectory& reference() const { return reference_; }
+
+  double hard_loss(std::span<const double> x) override {
+    const double sharpness = model_.settings.penalty.sharpness;
+    model_.settings.penalty.sharpness = 0.0;
+    const double loss = problem_->value(x);
+    model_.settings.penalty.sharpness = sharpness;
+    return loss;
+  }
+
+  nlohmann::json summary() override {
+    return {{"dimension", D},
+            {"nodes", model_.node_count},
+            {"elements", model_.element_count()},
+            {"regions", model_.region_count},
+            {"mass", model_.total_mass()}};
+  }
+
+  // Nodes and element edges every few steps, edges coloured by strain; 3D bodies seen from the
+  // side (x, z).
+  nlohmann::json frames(std::span<const double> x) override {
+    problem_->assign(x);
+    std::map<std::pair<Index, Index>, int> unique;
+    std::vector<std::pair<Index, Index>> edges;
+    for (Index e = 0; e < model_.element_count(); ++e)
+      for (int a = 0; a <= D; ++a)
+        for (int b = a + 1; b <= D; ++b) {
+          const Index p = model_.elements.node(e, a), q = model_.elements.node(e, b);
+          const auto key = std::minmax(p, q);
+          if (unique.emplace(key, 0).second) edges.push_back(key);
+        }
+    nlohmann::json edge_list = nlohmann::json::array();
+    for (const auto& edge : edges) edge_list.push_back({edge.first, edge.second});
+    std::vector<double> rest(edges.size());
+    const auto x0 = model_.initial_position.values();
+    for (std::size_t k = 0; k < edges.size(); ++k) rest[k] = distance(x0, edges[k].first, edges[k].second);
+    nlohmann::json out = {{"legend", "element edges coloured by strain (red stretched, blue compressed); nodes black"},
+                          {"edges", edge_list},
+                          {"frames", nlohmann::json::array()}};
+    const long frames = std::clamp<long>(400000 / std::max<long>(1, static_cast<long>(edges.size())), 10, 80);
+    const int stride = static_cast<int>(std::max<long>(1, steps / frames));
+    const int up = D - 1;
+    RolloutOptions record;
+    record.observer = [&](int t, std::span<const double> state) {
+      if (t % stride != 0 && t != steps) return;
+      nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
+      for (Index i = 0; i < model_.node_count; ++i) points.push_back({state[i * D], state[i * D + up]});
+      for (std::size_t k = 0; k < edges.size(); ++k)
+        strain.push_back(distance(state, edges[k].first, edges[k].second) / rest[k] - 1.0);
+      out["frames"].push_back({{"label", "step " + std::to_string(t)}, {"points", points}, {"values", strain}});
+    };
+    Rollout(*system_, *loss_, steps, record).loss();
+    return out;
+  }
+
+ private:
+  static double distance(std::span<const double> x, Index a, Index b) {
+    double d2 = 0.0;
+    for (int k = 0; k < D; ++k) d2 += (x[b * D + k] - x[a * D + k]) * (x[b * D + k] - x[a * D + k]);
+    return std::sqrt(d2);
+  }
+
+  void pin_box(const ScenarioNode& box) {
+    const Vec<double, D> lo = vec_of<D>(box, "min", Vec<double, D>::zero());
+    const Vec<double, D> hi = vec_of<D>(box, "max", Vec<double, D>::zero());
+    int pinned = 0;
+    for (Index i = 0; i < model_.node_count; ++i) {
+      bool inside = true;
+      for (int k = 0; k < D; ++k) {
+        const double c = model_.initial_position.values()[i * D + k];
+        inside = inside && c >= lo[k] && c <= hi[k];
+      }
+      if (inside) {
+        model_.pin(i);
+        ++pinned;
+      }
+    }
+    if (pinned == 0) box.fail("min", "no node lies inside the box [min, max]");
+  }
+
+  // The reference is a CSV of marker positions, or simulated with other material values plus
+  // Gaussian noise: "noise" in metres, or "noise_relative" times the RMS marker displacement.
+  void read_loss(const ScenarioNode& loss) {
+    loss.choice("type", {"trajectory_match"});
+    const ScenarioNode reference = loss.child("reference");
+    if (reference.has("csv")) {
+      const std::filesystem::path csv = reference.existing_file("csv");
+      try {
+        reference_ = sb::read_marker_csv(csv.string(), D);
+        stride_ = sb::steps_per_frame(reference_, model_.settings.dt, csv.string());
+      } catch (const std::invalid_argument& e) {
+        reference.fail("csv", e.what());
+      }
+      for (const std::int32_t m : reference_.markers)
+        if (m >= model_.node_count)
+          reference.fail("csv", "marker node " + std::to_string(m) + " does not exist (the mesh has " +
+                                    std::to_string(model_.node_count) + " nodes)");
+    } else {
+      generate_reference(loss, reference);
+    }
+    loss_ = std::make_unique<sb::TrajectoryMatchLoss<D>>(model_.node_count, reference_.markers, stride_,
+                                                         reference_.positions);
+  }
+
+  void generate_reference(const ScenarioNode& loss, const ScenarioNode& reference) {
+    if (loss.has("markers")) {
+      for (std::int64_t m : loss.integers("markers", 0, model_.node_count - 1))
+        reference_.markers.push_back(static_cast<std::int32_t>(m));
+    } else {
+      for (Index i = 0; i < model_.node_count; ++i) reference_.markers.push_back(static_cast<std::int32_t>(i));
+    }
+    stride_ = static_cast<int>(loss.integer("stride", 1, steps));
+    reference_.dimension = D;
+    reference_.frame_interval = stride_ * model_.settings.dt;
+    const ScenarioNode generate = reference.child("generate");
+    const double noise = reference.non_negative("noise", 0.0);
+    const double noise_relative = reference.non_negative("noise_relative", 0.0);
+    const std::uint64_t seed = static_cast<std::uint64_t>(reference.integer("seed", 0, 1LL << 53, 1));
+    // Simulate with the generating values, then restore the model's own.
+    const std::vector<double> saved = material_values();
+    auto fill = [&](std::string_view key, Array<1>& a, double lo, double hi) {
+      if (generate.has(key)) {
+        const double v = generate.in_range(key, lo, hi);
+        for (double& x : a.values()) x = v;
+      }
+    };
+    fill("youngs_modulus", model_.youngs, 1e-300, 1e300);
+    fill("poisson_ratio", model_.poisson, -0.999, 0.499);
+    fill("damping", model_.damping, 0.0, 1e300);
+    std::vector<double>& frames = reference_.positions;
+    {
+      sb::TrajectoryMatchLoss<D> recorder(model_.node_count, reference_.markers, stride_,
+                                          std::vector<double>(reference_.markers.size() * D, 0.0));
+      RolloutOptions record;
+      record.observer = [&](int t, std::span<const double> state) {
+        if (t % stride_ == 0) recorder.append_frame(state, frames);
+      };
+      Rollout(*system_, recorder, steps, record).loss();
+    }
+    double sigma = noise;
+    if (noise_relative > 0.0) {
+      const std::size_t per_frame = reference_.markers.size() * D;
+      double sum = 0.0;
+      for (std::size_t i = per_frame; i < frames.size(); ++i) {
+        const double d = frames[i] - frames[i % per_frame];
+        sum += d * d;
+      }
+      sigma += noise_relative * std::sqrt(sum / static_cast<double>(std::max<std::size_t>(1, frames.size() - per_frame)));
+    }
+    for (std::size_t i = 0; i < frames.size(); ++i) frames[i] += sigma * standard_normal(seed, 0, i);
+    restore_material_values(saved);
+  }
+
+  std::vector<double> material_values() const {
+    std::vector<double> v;
+    for (const Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping})
+      v.insert(v.end(), a->values().begin(), a->values().end());
+    return v;
+  }
+  void restore_material_values(const std::vector<double>& v) {
+    std::size_t k = 0;
+    for (Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping})
+      for (double& x : a->values()) x = v[k++];
+  }
+
+  tune::BoundParameter read_parameter(const ScenarioNode& p) {
+    sb::ParameterRequest r;
+    r.name = p.string("name");
+    std::string names;
+    bool known = false;
+    for (const auto& info : sb::fem_parameters()) {
+      known = known || info.name == r.name;
+      names += (names.empty() ? "\"" : ", \"") + info.name + "\"";
+    }
+    if (!known) p.fail("name", "expected one of " + names + ", got \"" + r.name + "\"");
+    const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
+    r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
+    if (r.sharing == sb::Sharing::kGroups)
+      for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
+    r.lower = p.number("lower", r.lower);
+    r.upper = p.number("upper", r.upper);
+    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
+    r.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
+    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
+      p.fail("transform", "a logit transform needs finite lower and upper bounds");
+    if (p.has("initial")) {
+      const double v = p.number("initial");
+      if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
+      Array<1>* target = r.name == "youngs_modulus" ? &model_.youngs
+                         : r.name == "poisson_ratio" ? &model_.poisson
+                         : r.name == "damping"       ? &model_.damping
+                                                     : nullptr;
+      if (target == nullptr) p.fail("initial", "an initial value is given for material parameters only");
+      for (double& x : target->values()) x = v;
+    }
+    tune::BoundParameter b;
+    try {
+      b = sb::bind_fem_parameter(model_, r);
+    } catch (const std::invalid_argument& e) {
+      p.fail("name", e.what());
+    }
+    for (double v : b.parameter.initial)
+      if (v < r.lower || v > r.upper)
+        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
+    return b;
+  }
+
+  sb::FemModel<D> model_;
+  std::unique_ptr<sb::Fem<D>> system_;
+  sb::MarkerTrajectory reference_;
+  int stride_ = 1;
+  std::unique_ptr<TrajectoryLoss> loss_;
+  std::unique_ptr<tune::RolloutProblem> problem_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> load_fem_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  const std::int64_t dimension = root.integer("dimension", 2, 3);
+  if (dimension == 2) return std::make_unique<FemScenario<2>>(root, overrides);
+  return std::make_unique<FemScenario<3>>(root, overrides);
+}
+
+const sb::MarkerTrajectory& fem_reference(const Scenario& scenario) {
+  if (const auto* s2 = dynamic_cast<const FemScenario<2>*>(&scenario)) return s2->reference();
+  if (const auto* s3 = dynamic_cast<const FemScenario<3>*>(&scenario)) return s3->reference();
+  throw std::invalid_argument("not a fem scenario");
+}
+
+SimulatorInfo fem_info() {
+  SimulatorInfo info;
+  info.name = "fem";
+  info.description = "finite-element soft bodies in 2D (linear triangles) and 3D (linear tetrahedra): corotated or "
+                     "neo-Hookean material per region with Rayleigh damping; generated or TetGen meshes, pinned "
+                     "nodes, ground and walls with friction; fitted to marker motion (CSV)";
+  info.parameters = nlohmann::json::array();
+  for (const auto& p : sb::fem_parameters())
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
+  return info;
+}
+
+}  // namespace simgrad::app
