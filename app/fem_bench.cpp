@@ -35,7 +35,7 @@ struct FemBench {
     model.build(mesh.positions, mesh.elements, mesh.regions, steps);
     model.set_material(1e6, 0.3, 0.0, 1000.0);
     model.settings.dt = 2e-4;
-    model.settings.mass_damping = 1.0;
+    model.mass_damping.values()[0] = 1.0;
     model.settings.material = material;
     model.gravity.values()[2] = -9.8;
     for (Index i = 0; i < model.node_count; ++i)

@@ -42,7 +42,7 @@ std::vector<double> reference_fem_rollout(const softbody::FemModel<3>& model, in
   const double* w = model.inverse_mass.values().data();
   const double* g = model.gravity.values().data();
   const double dt = model.settings.dt;
-  const double decay = std::exp(-model.settings.mass_damping * dt);
+  const double decay = std::exp(-model.mass_damping.values()[0] * dt);
 
   for (int t = 0; t < steps; ++t) {
     std::fill(force.begin(), force.end(), 0.0);

@@ -97,7 +97,10 @@ class FemScenario final : public Scenario {
     }
     sb::FemSettings& s = model_.settings;
     s.dt = root.positive("dt");
-    s.mass_damping = root.non_negative("mass_damping", 0.0);
+    model_.mass_damping.values()[0] = root.non_negative("mass_damping", 0.0);
+    s.integrator = root.choice("integrator", {"symplectic_euler", "implicit_euler"}, "symplectic_euler") == "implicit_euler"
+                       ? sb::FemIntegrator::kImplicitEuler
+                       : sb::FemIntegrator::kSymplecticEuler;
     s.material = root.choice("material", {"corotated", "neo_hookean"}, "corotated") == "corotated"
                      ? sb::MaterialModel::kCorotated
                      : sb::MaterialModel::kNeoHookean;
@@ -265,6 +268,7 @@ class FemScenario final : public Scenario {
     fill("youngs_modulus", model_.youngs, 1e-300, 1e300);
     fill("poisson_ratio", model_.poisson, -0.999, 0.499);
     fill("damping", model_.damping, 0.0, 1e300);
+    fill("mass_damping", model_.mass_damping, 0.0, 1e300);
     std::vector<double>& frames = reference_.positions;
     {
       sb::TrajectoryMatchLoss<D> recorder(model_.node_count, reference_.markers, stride_,
@@ -291,13 +295,13 @@ class FemScenario final : public Scenario {
 
   std::vector<double> material_values() const {
     std::vector<double> v;
-    for (const Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping})
+    for (const Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping, &model_.mass_damping})
       v.insert(v.end(), a->values().begin(), a->values().end());
     return v;
   }
   void restore_material_values(const std::vector<double>& v) {
     std::size_t k = 0;
-    for (Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping})
+    for (Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping, &model_.mass_damping})
       for (double& x : a->values()) x = v[k++];
   }
 
@@ -328,6 +332,7 @@ class FemScenario final : public Scenario {
       Array<1>* target = r.name == "youngs_modulus" ? &model_.youngs
                          : r.name == "poisson_ratio" ? &model_.poisson
                          : r.name == "damping"       ? &model_.damping
+                         : r.name == "mass_damping"  ? &model_.mass_damping
                                                      : nullptr;
       if (target == nullptr) p.fail("initial", "an initial value is given for material parameters only");
       for (double& x : target->values()) x = v;

@@ -73,7 +73,7 @@ Integrate<D> Fem<D>::integrate_body(Field<D> x, Field<D> v, Field<D> force, Fiel
   body.planes = model_.planes;
   body.penalty = model_.settings.penalty;
   body.dt = model_.settings.dt;
-  body.velocity_decay = std::exp(-model_.settings.mass_damping * model_.settings.dt);
+  body.velocity_decay = std::exp(-model_.mass_damping.values()[0] * model_.settings.dt);
   for (const ContactPlane<D>& plane : model_.planes)
     body.has_impact_planes = body.has_impact_planes || plane.model != ContactModel::kPenalty;
   return body;
@@ -153,8 +153,25 @@ void Fem<D>::step_adjoint(int, std::span<const double> state, std::span<const do
   if (residual.empty()) elastic_forces_.forward(force_body(x, v, force));
   else force.value = const_cast<double*>(residual.data());
   fill(node_force_.adjoints(), 0.0);
-  integrate_.adjoint(integrate_body(x, v, force, x_next, v_next));
+  const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next);
+  integrate_.adjoint(integrate);
   elastic_forces_.adjoint(force_body(x, v, force));
+  if (model_.mass_damping.differentiable()) mass_damping_adjoint(integrate, state, next_adjoint);
+}
+
+// v' = exp(-alpha dt) v + ..., so alpha's adjoint is -dt exp(-alpha dt) sum_i (a_v'_i + dt a_x'_i) . v_i
+// over the free nodes. Impact planes change v' after the decay, so only penalty planes are allowed.
+template <int D>
+void Fem<D>::mass_damping_adjoint(const Integrate<D>& integrate, std::span<const double> state,
+                                  std::span<const double> next_adjoint) {
+  if (integrate.has_impact_planes)
+    throw std::logic_error("fem: mass damping is differentiated with penalty contact planes only");
+  const Index n = D * model_.node_count;
+  const double dt = model_.settings.dt;
+  double sum = 0.0;
+  for (Index i = 0; i < n; ++i)
+    if (model_.inverse_mass.values()[i / D] != 0.0) sum += (next_adjoint[n + i] + dt * next_adjoint[i]) * state[n + i];
+  model_.mass_damping.adjoints()[0] -= dt * integrate.velocity_decay * sum;
 }
 
 template <int D>
@@ -163,6 +180,7 @@ void Fem<D>::clear_adjoints() {
   zero(model_.youngs);
   zero(model_.poisson);
   zero(model_.damping);
+  zero(model_.mass_damping);
   zero(model_.gravity);
   zero(model_.initial_position);
   zero(model_.initial_velocity);

@@ -62,6 +62,8 @@ class Fem : public System {
   ElasticForce<D> force_body(Field<D> x, Field<D> v, Field<D> force);
   Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next);
   ExpandMaterial material_body();
+  void mass_damping_adjoint(const Integrate<D>& integrate, std::span<const double> state,
+                            std::span<const double> next_adjoint);
   void expand_materials();
 
   FemModel<D>& model_;

@@ -54,7 +54,7 @@ void ImplicitEuler<D>::residual(std::span<const double> state) {
   Workspace& w = *work_;
   FemModel<D>& m = fem_.model();
   const Index n = D * m.node_count;
-  const double dt = m.settings.dt, alpha = m.settings.mass_damping;
+  const double dt = m.settings.dt, alpha = m.mass_damping.values()[0];
   const auto x = state.first(n), v = state.subspan(n, n);
   auto xn = w.x_new.values(), vn = w.v_new.values();
   for (Index i = 0; i < n; ++i) xn[i] = x[i] + dt * vn[i];
@@ -81,7 +81,7 @@ template <int D>
 void ImplicitEuler<D>::factorize() {
   Workspace& w = *work_;
   FemModel<D>& m = fem_.model();
-  const double dt = m.settings.dt, alpha = m.settings.mass_damping;
+  const double dt = m.settings.dt, alpha = m.mass_damping.values()[0];
   const Index n = D * m.node_count;
   fem_.force_jacobians_at(w.x_new.values(), w.v_new.values(), w.jacobians);
   w.entries.clear();
@@ -189,6 +189,8 @@ void ImplicitEuler<D>::step_adjoint(std::span<const double> state, std::span<con
   fem_.elastic_forces_.adjoint(fem_.force_body(w.x_new.field(), w.v_new.field(), w.force.field()));
   const auto ax_new = w.x_new.adjoints();
   const bool gravity = m.gravity.differentiable();
+  // dg/dalpha = dt M v', so alpha's adjoint is -dt sum_i m_i lambda_i . v'_i.
+  double alpha_adjoint = 0.0;
   for (Index node = 0; node < m.node_count; ++node) {
     Vec<double, D> a_x, a_v = Vec<double, D>::zero(), s, xi, vi;
     for (int c = 0; c < D; ++c) {
@@ -204,10 +206,12 @@ void ImplicitEuler<D>::step_adjoint(std::span<const double> state, std::span<con
       for (int c = 0; c < D; ++c) {
         state_adjoint[n + node * D + c] += w.lambda[w.free_index[node * D + c]] / inv_mass;
         if (gravity) m.gravity.adjoints()[c] += s[c] / inv_mass;
+        alpha_adjoint -= s[c] / inv_mass * vi[c];
       }
     }
     for (int c = 0; c < D; ++c) state_adjoint[node * D + c] += next_adjoint[node * D + c] + a_x[c];
   }
+  if (m.mass_damping.differentiable()) m.mass_damping.adjoints()[0] += alpha_adjoint;
 }
 
 template class ImplicitEuler<2>;

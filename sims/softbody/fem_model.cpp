@@ -71,6 +71,7 @@ void FemModel<D>::build(std::span<const double> positions, std::vector<std::int3
   damping.resize(region_count, false);
   density.assign(static_cast<std::size_t>(region_count), 1000.0);
   gravity.resize(1, false);
+  mass_damping.resize(1, false);
   initial_position.resize(node_count, false);
   initial_velocity.resize(node_count, false);
   std::copy(positions.begin(), positions.end(), initial_position.values().begin());

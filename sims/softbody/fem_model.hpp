@@ -21,9 +21,6 @@ struct FemSettings {
   FemIntegrator integrator = FemIntegrator::kSymplecticEuler;
   double dt = 1e-3;
   int steps = 1000;
-  // Rayleigh alpha (1/s): velocities decay by exp(-alpha dt) each step (symplectic Euler), or a
-  // force -alpha M v (implicit Euler).
-  double mass_damping = 0.0;
   MaterialModel material = MaterialModel::kCorotated;
   PenaltySettings penalty;
   // Implicit Euler: Newton stops when its update is below this fraction of the largest velocity.
@@ -51,6 +48,9 @@ struct FemModel {
   Array<1> youngs;            // per region (Pa)
   Array<1> poisson;           // per region
   Array<1> damping;           // per region: Rayleigh beta (s), stiffness-proportional
+  // One entry: Rayleigh alpha (1/s), mass-proportional. Velocities decay by exp(-alpha dt) each
+  // step (symplectic Euler), or feel a force -alpha M v (implicit Euler).
+  Array<1> mass_damping;
   Array<D> gravity;           // one entry
   Array<D> initial_position;  // per node; also the rest shape
   Array<D> initial_velocity;  // per node

@@ -88,7 +88,7 @@ void write_marker_csv(std::ostream& out, const MarkerTrajectory& t) {
   std::size_t k = 0;
   for (int f = 0; f < t.frames(); ++f)
     for (const std::int32_t node : t.markers) {
-      out << f * t.frame_interval << ',' << node;
+      out << std::setprecision(12) << f * t.frame_interval << std::setprecision(17) << ',' << node;
       for (int c = 0; c < t.dimension; ++c) out << ',' << t.positions[k++];
       out << '\n';
     }
