@@ -2,7 +2,8 @@
 // under gravity for a number of steps (1,000 by default), neo-Hookean and corotated. Reports the
 // gradient (of a trajectory loss with respect to Young's modulus and Poisson ratio) over the
 // forward time, and the forward time against a hand-written loop of the same physics
-// (app/fem_reference.cpp), single-threaded.
+// (app/fem_reference.cpp), single-threaded; and the same beam under implicit Euler (gradient
+// over forward only).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -30,13 +31,14 @@ struct FemBench {
   std::unique_ptr<sb::Fem<3>> system;
   std::unique_ptr<sb::TrajectoryMatchLoss<3>> loss;
 
-  FemBench(sb::MaterialModel material, int steps) {
+  FemBench(sb::MaterialModel material, int steps, sb::FemIntegrator integrator = sb::FemIntegrator::kSymplecticEuler) {
     const sb::FemMesh<3> mesh = sb::make_beam_mesh(1.2, 0.15, 0.15, 48, 6, {{0.0, 0.0, 0.0}});
     model.build(mesh.positions, mesh.elements, mesh.regions, steps);
     model.set_material(1e6, 0.3, 0.0, 1000.0);
     model.settings.dt = 2e-4;
     model.mass_damping.values()[0] = 1.0;
     model.settings.material = material;
+    model.settings.integrator = integrator;
     model.gravity.values()[2] = -9.8;
     for (Index i = 0; i < model.node_count; ++i)
       if (mesh.positions[3 * i] == 0.0) model.pin(i);
@@ -53,9 +55,10 @@ struct FemBench {
   }
 };
 
-json measure(sb::MaterialModel material, int steps, int repeats, int threads) {
+json measure(sb::MaterialModel material, int steps, int repeats, int threads,
+             sb::FemIntegrator integrator = sb::FemIntegrator::kSymplecticEuler) {
   set_thread_count(threads);
-  FemBench bench(material, steps);
+  FemBench bench(material, steps, integrator);
   Rollout rollout(*bench.system, *bench.loss, steps);
   std::vector<double> forward, gradient;
   const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
@@ -108,6 +111,25 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
     if (run.contains("error")) b["error"] = run["error"];
     report(b);
   }
+  // Implicit Euler: a Newton solve with a sparse LU per step and one transposed solve per adjoint
+  // step; a twentieth of the steps, as each takes a factorization or more.
+  const int implicit_steps = std::max(1, steps / 20);
+  const std::string name = "fem_implicit/tets:10368/steps:" + std::to_string(implicit_steps) + "/neo_hookean";
+  if (!std::regex_search(name, filter)) return;
+  const json run = in_child([&] {
+    return measure(sb::MaterialModel::kNeoHookean, implicit_steps, repeats, threads, sb::FemIntegrator::kImplicitEuler);
+  });
+  json b = {{"name", name},
+            {"tets", run.value("tets", 0)},
+            {"forward_s", run.value("forward_s", 0.0)},
+            {"gradient_s", run.value("gradient_s", 0.0)},
+            {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
+            {"reference", nullptr},
+            {"reference_s", nullptr},
+            {"ours_over_reference", nullptr},
+            {"peak_rss_mb", run["peak_rss_mb"]}};
+  if (run.contains("error")) b["error"] = run["error"];
+  report(b);
 }
 
 }  // namespace simgrad::app

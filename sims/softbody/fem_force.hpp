@@ -67,15 +67,14 @@ struct ElasticForce {
     for (int s = 0; s <= D; ++s) e.scatter(node_force, s, force[s]);
   }
 
-  // Hand-written adjoint of the undamped neo-Hookean element, which keeps its backward pass
-  // within a small factor of the forward pass; other cases are derived by the engine (the tests
-  // compare both). With R = Dm^-1, A = F^-T and the adjoints g_s of the node forces:
-  //   Hbar = [g_1 - g_0, ...],  Pbar = -V Hbar R,
-  //   Fbar = mu Pbar + (mu - lambda ln J) A Pbar^T A + lambda (A : Pbar) A   (the tangent, applied),
-  //   Dsbar = Fbar R^T, whose columns go to nodes 1..D and minus their sum to node 0.
+  // Hand-written adjoint of the undamped element (fem_material.hpp has each law's adjoint), which
+  // keeps the backward pass within a small factor of the forward pass; damped elements are
+  // derived by the engine (the tests compare both). With R = Dm^-1 and the adjoints g_s of the
+  // node forces: Hbar = [g_1 - g_0, ...], Pbar = -V Hbar R, Fbar from the law, Dsbar = Fbar R^T,
+  // whose columns go to nodes 1..D and minus their sum to node 0.
   template <class E>
   void adjoint(E& e) const {
-    if (damped || material != MaterialModel::kNeoHookean) return e.derive(*this);
+    if (damped) return e.derive(*this);
     using M = Mat<double, D>;
     const M rest = M::from_rows(e.own(rest_inverse));
     const Vec<double, D> x0 = e.slot(x, 0), g0 = e.scattered_adjoint(node_force, 0);
@@ -84,12 +83,10 @@ struct ElasticForce {
       ds.set_column(i, e.slot(x, i + 1) - x0);
       h_bar.set_column(i, e.scattered_adjoint(node_force, i + 1) - g0);
     }
-    const M f = ds * rest;
-    const double m = e.own(mu), l = e.own(lambda), j = determinant(f);
-    const M a = (1.0 / j) * cofactor(f);
-    const double log_j = std::log(j);
     const M p_bar = (-e.own(rest_volume)) * (h_bar * rest);
-    const M f_bar = m * p_bar + (m - l * log_j) * (a * transpose(p_bar) * a) + (l * contract(a, p_bar)) * a;
+    M f_bar = M::zero();
+    double mu_bar = 0.0, lambda_bar = 0.0;
+    first_piola_adjoint<D>(material, ds * rest, e.own(mu), e.own(lambda), p_bar, f_bar, mu_bar, lambda_bar);
     const M ds_bar = f_bar * transpose(rest);
     Vec<double, D> first = Vec<double, D>::zero();
     for (int i = 0; i < D; ++i) {
@@ -98,8 +95,8 @@ struct ElasticForce {
       first -= c;
     }
     e.add_slot(x, 0, first);
-    e.add_own(mu, contract(p_bar, f - a));
-    e.add_own(lambda, log_j * contract(p_bar, a));
+    e.add_own(mu, mu_bar);
+    e.add_own(lambda, lambda_bar);
   }
 };
 

@@ -135,6 +135,7 @@ void ImplicitEuler<D>::step(std::span<const double> state, std::span<double> nex
   const double dt = m.settings.dt;
   auto vn = w.v_new.values();
   for (Index i = 0; i < n; ++i) vn[i] = w.free_index[i] >= 0 ? state[n + i] : 0.0;
+  double previous_step = 0.0;
   for (last_iterations_ = 1;; ++last_iterations_) {
     residual(state);
     factorize();
@@ -149,7 +150,9 @@ void ImplicitEuler<D>::step(std::span<const double> state, std::span<double> nex
         step = std::max(step, std::abs(w.delta[w.free_index[i]]));
       }
     if (!std::isfinite(step)) throw std::runtime_error("fem implicit Euler: Newton diverged");
-    if (step <= m.settings.newton_tolerance * largest) break;
+    // Converged; or at rounding level, where the update stops shrinking quadratically.
+    if (step <= m.settings.newton_tolerance * largest || (last_iterations_ > 1 && step > 0.5 * previous_step)) break;
+    previous_step = step;
     if (last_iterations_ == m.settings.newton_iterations)
       throw std::runtime_error("fem implicit Euler: Newton did not converge in " +
                                std::to_string(m.settings.newton_iterations) + " iterations");

@@ -23,7 +23,8 @@ struct FemSettings {
   int steps = 1000;
   MaterialModel material = MaterialModel::kCorotated;
   PenaltySettings penalty;
-  // Implicit Euler: Newton stops when its update is below this fraction of the largest velocity.
+  // Implicit Euler: Newton stops when its update is below this fraction of the largest velocity,
+  // or stops shrinking (rounding level).
   double newton_tolerance = 1e-12;
   int newton_iterations = 30;
 };
