@@ -1,6 +1,10 @@
 #include "app/fem_scenario.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <map>
 #include <string>
@@ -122,6 +126,11 @@ class FemScenario final : public Scenario {
     if (root.has("planes"))
       for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
 
+    if (auto obj = root.optional_child("surface_obj")) {
+      obj_folder_ = obj->string("folder");
+      obj_every_ = static_cast<int>(obj->integer("every", 1, steps, std::max(1, steps / 100)));
+    }
+
     system_ = std::make_unique<sb::Fem<D>>(model_);
     read_loss(root.child("loss"));
 
@@ -181,8 +190,23 @@ class FemScenario final : public Scenario {
     const long frames = std::clamp<long>(400000 / std::max<long>(1, static_cast<long>(edges.size())), 10, 80);
     const int stride = static_cast<int>(std::max<long>(1, steps / frames));
     const int up = D - 1;
+    // With "surface_obj", the boundary surface of every obj_every_-th step as .obj files too.
+    std::vector<std::array<std::int32_t, 3>> surface;
+    std::vector<std::int32_t> element_nodes;
+    if (!obj_folder_.empty()) {
+      for (Index e = 0; e < model_.element_count(); ++e)
+        for (int k = 0; k <= D; ++k) element_nodes.push_back(static_cast<std::int32_t>(model_.elements.node(e, k)));
+      surface = sb::surface_triangles<D>(model_.node_count, element_nodes);
+      std::filesystem::create_directories(obj_folder_);
+    }
     RolloutOptions record;
     record.observer = [&](int t, std::span<const double> state) {
+      if (!obj_folder_.empty() && t % obj_every_ == 0) {
+        char file[32];
+        std::snprintf(file, sizeof file, "step_%06d.obj", t);
+        std::ofstream out(std::filesystem::path(obj_folder_) / file);
+        sb::write_obj<D>(out, state.first(static_cast<std::size_t>(D * model_.node_count)), surface);
+      }
       if (t % stride != 0 && t != steps) return;
       nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
       for (Index i = 0; i < model_.node_count; ++i) points.push_back({state[i * D], state[i * D + up]});
@@ -350,6 +374,8 @@ class FemScenario final : public Scenario {
   }
 
   sb::FemModel<D> model_;
+  std::string obj_folder_;  // "surface_obj": where frames() also writes the surface as .obj
+  int obj_every_ = 1;
   std::unique_ptr<sb::Fem<D>> system_;
   sb::MarkerTrajectory reference_;
   int stride_ = 1;

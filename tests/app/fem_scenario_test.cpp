@@ -91,6 +91,19 @@ TEST(FemScenario, ReadsAMarkerCsvReference) {
   std::filesystem::remove(csv);
 }
 
+TEST(FemScenario, FramesDrawElementEdgesAndWriteTheSurfaceAsObj) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "simgrad_fem_obj";
+  std::filesystem::remove_all(folder);
+  auto s = load_scenario_text(
+      strip(kGenerated, R"( "surface_obj": {"folder": ")" + folder.string() + R"(", "every": 100},)"), "strip.json");
+  const nlohmann::json frames = s->frames(s->problem().initial());
+  EXPECT_EQ(frames["edges"].size(), 8u + 5u + 4u);  // horizontal, vertical, diagonal
+  EXPECT_EQ(frames["frames"][0]["points"].size(), 10u);
+  for (const char* name : {"step_000000.obj", "step_000100.obj", "step_000200.obj"})
+    EXPECT_TRUE(std::filesystem::exists(folder / name)) << name;
+  std::filesystem::remove_all(folder);
+}
+
 TEST(FemScenario, ExamplesLoad) {
   for (const char* name : {"fem_cantilever.json", "fem_bouncing_block.json"}) {
     auto s = load_scenario(std::filesystem::path(SIMGRAD_SOURCE_DIR) / "examples" / name);
