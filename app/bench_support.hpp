@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <regex>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,11 @@ double time_of(const std::function<void()>& f);
 int repeats_for(double seconds_per_run, int repeats);
 // Runs `body` in a child process; returns its JSON result with the child's peak RSS added.
 nlohmann::json in_child(const std::function<nlohmann::json()>& body);
+
+// A benchmark's entry from its rollout run (forward_s, gradient_s, peak_rss_mb) and its reference
+// run (forward_1thread_s, reference_s, max_state_difference), each measured in a child.
+nlohmann::json entry_against_reference(const std::string& name, const nlohmann::json& run, const nlohmann::json& ref,
+                                       const std::string& reference, int threads);
 
 // The contagion benchmarks whose names match `filter`, each handed to `report`
 // (app/contagion_bench.cpp).

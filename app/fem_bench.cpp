@@ -97,18 +97,8 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
     if (!std::regex_search(name, filter)) continue;
     const json run = in_child([&] { return measure(material, steps, repeats, threads); });
     const json ref = in_child([&] { return measure_reference(material, steps, repeats); });
-    json b = {{"name", name},
-              {"tets", run.value("tets", 0)},
-              {"forward_s", run.value("forward_s", 0.0)},
-              {"gradient_s", run.value("gradient_s", 0.0)},
-              {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
-              {"reference", "hand-written plain C++ loop, same physics, 1 thread"},
-              {"forward_1thread_s", ref.value("forward_1thread_s", 0.0)},
-              {"reference_s", ref.value("reference_s", 0.0)},
-              {"ours_over_reference", ref.value("forward_1thread_s", 0.0) / ref.value("reference_s", 1.0)},
-              {"reference_max_state_difference", ref.value("max_state_difference", 0.0)},
-              {"peak_rss_mb", run["peak_rss_mb"]}};
-    if (run.contains("error")) b["error"] = run["error"];
+    json b = entry_against_reference(name, run, ref, "hand-written plain C++ loop, same physics, 1 thread", threads);
+    b["tets"] = run.value("tets", 0);
     report(b);
   }
   // Implicit Euler: a Newton solve with a sparse LU per step and one transposed solve per adjoint

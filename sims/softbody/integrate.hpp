@@ -88,4 +88,26 @@ struct Integrate {
   }
 };
 
+// The node kernel's body for one step: state, forces and outputs, with a model's inverse masses,
+// gravity, planes, penalty settings, time step and per-step velocity decay.
+template <int D, class Model>
+Integrate<D> integrate_step(Model& model, Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next,
+                            double velocity_decay) {
+  Integrate<D> body;
+  body.x = x;
+  body.v = v;
+  body.force = force;
+  body.inverse_mass = model.inverse_mass.field();
+  body.gravity = model.gravity.field();
+  body.x_next = x_next;
+  body.v_next = v_next;
+  body.planes = model.planes;
+  body.penalty = model.settings.penalty;
+  body.dt = model.settings.dt;
+  body.velocity_decay = velocity_decay;
+  for (const ContactPlane<D>& plane : model.planes)
+    body.has_impact_planes = body.has_impact_planes || plane.model != ContactModel::kPenalty;
+  return body;
+}
+
 }  // namespace simgrad::softbody
