@@ -339,17 +339,7 @@ class FemScenario final : public Scenario {
       names += (names.empty() ? "\"" : ", \"") + info.name + "\"";
     }
     if (!known) p.fail("name", "expected one of " + names + ", got \"" + r.name + "\"");
-    const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
-    r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
-    if (r.sharing == sb::Sharing::kGroups)
-      for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
-    r.lower = p.number("lower", r.lower);
-    r.upper = p.number("upper", r.upper);
-    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
-    r.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
-    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
-      p.fail("transform", "a logit transform needs finite lower and upper bounds");
+    read_request_settings(p, r);
     if (p.has("initial")) {
       const double v = p.number("initial");
       if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
@@ -367,9 +357,7 @@ class FemScenario final : public Scenario {
     } catch (const std::invalid_argument& e) {
       p.fail("name", e.what());
     }
-    for (double v : b.parameter.initial)
-      if (v < r.lower || v > r.upper)
-        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
+    check_initial_within_bounds(p, b, r);
     return b;
   }
 

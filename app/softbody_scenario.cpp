@@ -229,19 +229,7 @@ class SoftbodyScenario final : public Scenario {
     if (!known)
       p.fail("name", "expected one of \"stiffness\", \"damping\", \"rest_length\", \"actuation\", \"gravity\", "
                      "\"initial_position\", \"initial_velocity\", got \"" + r.name + "\"");
-    const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
-    r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
-    if (r.sharing == sb::Sharing::kGroups) {
-      for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
-    }
-    r.lower = p.number("lower", r.lower);
-    r.upper = p.number("upper", r.upper);
-    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
-    const std::string transform = p.choice("transform", {"identity", "log", "logit"}, "identity");
-    r.transform = tune::parse_transform(transform);
-    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
-      p.fail("transform", "a logit transform needs finite lower and upper bounds");
+    read_request_settings(p, r);
     // An explicit starting value replaces the model's for a uniform parameter.
     if (p.has("initial")) {
       const double v = p.number("initial");
@@ -254,9 +242,7 @@ class SoftbodyScenario final : public Scenario {
     } catch (const std::invalid_argument& e) {
       p.fail("name", e.what());
     }
-    for (double v : b.parameter.initial)
-      if (v < r.lower || v > r.upper)
-        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
+    check_initial_within_bounds(p, b, r);
     return b;
   }
 
@@ -280,6 +266,28 @@ class SoftbodyScenario final : public Scenario {
 };
 
 }  // namespace
+
+void read_request_settings(const ScenarioNode& p, sb::ParameterRequest& r) {
+  const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
+  r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
+  if (r.sharing == sb::Sharing::kGroups) {
+    for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
+  }
+  r.lower = p.number("lower", r.lower);
+  r.upper = p.number("upper", r.upper);
+  if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
+  const std::string transform = p.choice("transform", {"identity", "log", "logit"}, "identity");
+  r.transform = tune::parse_transform(transform);
+  if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+  if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
+    p.fail("transform", "a logit transform needs finite lower and upper bounds");
+}
+
+void check_initial_within_bounds(const ScenarioNode& p, const tune::BoundParameter& b, const sb::ParameterRequest& r) {
+  for (double v : b.parameter.initial)
+    if (v < r.lower || v > r.upper)
+      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
+}
 
 std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
   if (!node.has(key)) return std::vector<double>(entries, fallback);
