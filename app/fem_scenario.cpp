@@ -125,6 +125,8 @@ class FemScenario final : public Scenario {
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = model_.pinned[i] ? 0.0 : v0[k];
     if (root.has("planes"))
       for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
+    if (root.has("boxes"))
+      for (const ScenarioNode& b : root.array("boxes")) model_.boxes.push_back(read_box(b.as_object()));
 
     if (auto obj = root.optional_child("surface_obj")) {
       obj_folder_ = obj->string("folder");
@@ -223,6 +225,17 @@ class FemScenario final : public Scenario {
     double d2 = 0.0;
     for (int k = 0; k < D; ++k) d2 += (x[b * D + k] - x[a * D + k]) * (x[b * D + k] - x[a * D + k]);
     return std::sqrt(d2);
+  }
+
+  // A static box obstacle: "min", "max" corners and "friction".
+  static sb::ContactBox<D> read_box(const ScenarioNode& node) {
+    sb::ContactBox<D> box;
+    box.lo = vec_of<D>(node, "min", Vec<double, D>::zero());
+    box.hi = vec_of<D>(node, "max", Vec<double, D>::zero());
+    for (int k = 0; k < D; ++k)
+      if (!(box.lo[k] < box.hi[k])) node.fail("max", "expected max > min in every coordinate");
+    box.friction = node.non_negative("friction", 0.0);
+    return box;
   }
 
   void pin_box(const ScenarioNode& box) {

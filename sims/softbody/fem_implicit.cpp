@@ -70,6 +70,7 @@ void ImplicitEuler<D>::residual(std::span<const double> state) {
       f[c] = w.force.values()[node * D + c] + mass * (m.gravity.values()[c] - alpha * vi[c]);
     }
     for (const ContactPlane<D>& plane : m.planes) f += penalty_contact_force(plane, m.settings.penalty, xi, vi);
+    for (const ContactBox<D>& box : m.boxes) f += penalty_contact_force(box.face_plane(xi), m.settings.penalty, xi, vi);
     for (int c = 0; c < D; ++c) {
       const Index k = w.free_index[node * D + c];
       w.g[k] = mass * (vi[c] - v[node * D + c]) - dt * f[c];
@@ -100,7 +101,7 @@ void ImplicitEuler<D>::factorize() {
     for (Eigen::SparseMatrix<double>::InnerIterator it(w.jacobians.dv, k); it; ++it)
       add(it.row(), it.col(), -dt * it.value());
   // Penalty contact, node by node: its Jacobians from the local AD scalar, D sweeps per node.
-  if (!m.planes.empty()) {
+  if (!m.planes.empty() || !m.boxes.empty()) {
     using ad::Var;
     ad::LocalTape& tape = ad::thread_tape();
     for (Index node = 0; node < m.node_count; ++node) {
@@ -113,6 +114,8 @@ void ImplicitEuler<D>::factorize() {
       }
       Vec<Var, D> f = Vec<Var, D>::zero();
       for (const ContactPlane<D>& plane : m.planes) f += penalty_contact_force(plane, m.settings.penalty, xi, vi);
+      for (const ContactBox<D>& box : m.boxes)
+        f += penalty_contact_force(box.face_plane(values_of(xi)), m.settings.penalty, xi, vi);
       for (int r = 0; r < D; ++r) {
         if (f[r].i == 0) continue;  // no contact: a constant
         tape.clear_adjoints();
@@ -206,6 +209,8 @@ void ImplicitEuler<D>::step_adjoint(std::span<const double> state, std::span<con
     if (inv_mass != 0.0) {
       for (const ContactPlane<D>& plane : m.planes)
         penalty_contact_adjoint(plane, m.settings.penalty, xi, vi, s, a_x, a_v);
+      for (const ContactBox<D>& box : m.boxes)
+        penalty_contact_adjoint(box.face_plane(xi), m.settings.penalty, xi, vi, s, a_x, a_v);
       for (int c = 0; c < D; ++c) {
         state_adjoint[n + node * D + c] += w.lambda[w.free_index[node * D + c]] / inv_mass;
         if (gravity) m.gravity.adjoints()[c] += s[c] / inv_mass;

@@ -39,6 +39,7 @@ struct FemModel {
   Incidence element_regions;  // arity 1: each element's region
   int region_count = 0;
   std::vector<ContactPlane<D>> planes;
+  std::vector<ContactBox<D>> boxes;  // static obstacles
   std::vector<std::uint8_t> pinned;  // per node
   Array<1> inverse_mass;             // per node; 0 for pinned nodes
   Array<D * D> rest_inverse;         // per element: Dm^-1, row by row

@@ -19,6 +19,7 @@ struct Integrate {
   Field<D> gravity;         // shared
   Field<D> x_next, v_next;  // out
   std::span<const ContactPlane<D>> planes;
+  std::span<const ContactBox<D>> boxes;  // static boxes, penalty contact
   PenaltySettings penalty;
   double dt = 0.0;
   double velocity_decay = 1.0;  // exp(-drag dt)
@@ -37,6 +38,7 @@ struct Integrate {
     Vec<S, D> f = e.own(force);
     for (const ContactPlane<D>& plane : planes)
       if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
+    for (const ContactBox<D>& box : boxes) f += penalty_contact_force(box.face_plane(values_of(xi)), penalty, xi, vi);
     Vec<S, D> vn = velocity_decay * vi + dt * (e.own(inverse_mass) * f + e.shared(gravity));
     Vec<S, D> xn = xi + dt * vn;
     for (const ContactPlane<D>& plane : planes)
@@ -66,6 +68,7 @@ struct Integrate {
     if (has_impact_planes || inverse_mass.adjoint != nullptr) {
       for (const ContactPlane<D>& plane : planes)
         if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
+      for (const ContactBox<D>& box : boxes) f += penalty_contact_force(box.face_plane(xi), penalty, xi, vi);
       const V vn = velocity_decay * vi + dt * (w * f + e.shared(gravity));
       const V xn = xi + dt * vn;
       for (const ContactPlane<D>& plane : planes)
@@ -83,6 +86,7 @@ struct Integrate {
     e.add_own(force, a_f);
     for (const ContactPlane<D>& plane : planes)
       if (plane.model == ContactModel::kPenalty) penalty_contact_adjoint(plane, penalty, xi, vi, a_f, a_x, a_v);
+    for (const ContactBox<D>& box : boxes) penalty_contact_adjoint(box.face_plane(xi), penalty, xi, vi, a_f, a_x, a_v);
     e.add_own(x, a_x);
     e.add_own(v, a_v);
   }
@@ -102,6 +106,7 @@ Integrate<D> integrate_step(Model& model, Field<D> x, Field<D> v, Field<D> force
   body.x_next = x_next;
   body.v_next = v_next;
   body.planes = model.planes;
+  if constexpr (requires { model.boxes; }) body.boxes = model.boxes;
   body.penalty = model.settings.penalty;
   body.dt = model.settings.dt;
   body.velocity_decay = velocity_decay;

@@ -95,7 +95,9 @@ TEST(FemScenario, FramesDrawElementEdgesAndWriteTheSurfaceAsObj) {
   const std::filesystem::path folder = std::filesystem::temp_directory_path() / "simgrad_fem_obj";
   std::filesystem::remove_all(folder);
   auto s = load_scenario_text(
-      strip(kGenerated, R"( "surface_obj": {"folder": ")" + folder.string() + R"(", "every": 100},)"), "strip.json");
+      strip(kGenerated, R"( "surface_obj": {"folder": ")" + folder.string() + R"(", "every": 100},
+      "boxes": [{"min": [0.3, -1], "max": [1, -0.01], "friction": 0.5}],)"),
+      "strip.json");
   const nlohmann::json frames = s->frames(s->problem().initial());
   EXPECT_EQ(frames["edges"].size(), 8u + 5u + 4u);  // horizontal, vertical, diagonal
   EXPECT_EQ(frames["frames"][0]["points"].size(), 10u);

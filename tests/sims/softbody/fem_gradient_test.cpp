@@ -103,7 +103,7 @@ TEST(FemGradient, NeoHookeanTetrahedron) { check_element_kernel<3>(MaterialModel
 TEST(FemGradient, DampedCorotatedTetrahedron) { check_element_kernel<3>(MaterialModel::kCorotated, true); }
 TEST(FemGradient, DampedNeoHookeanTriangle) { check_element_kernel<2>(MaterialModel::kNeoHookean, true); }
 
-// A small body sliding on the ground with friction, hanging from a pinned corner; the loss matches marker
+// A small body sliding on the ground with friction into a static box, hanging from a pinned corner; the loss matches marker
 // nodes to a shifted pose. Tuned: E, nu, damping per region (two regions), gravity and the
 // initial velocity.
 template <int D>
@@ -130,6 +130,15 @@ FemModel<D> dropped_body(MaterialModel material, int steps, FemIntegrator integr
   ground.normal = Vec<double, D>::unit(D - 1);
   ground.friction = 0.4;
   m.planes.push_back(ground);
+  // A static box the body's far side starts 5 mm into (its nearest face is the one facing x = 0).
+  ContactBox<D> box;
+  const double far = D == 2 ? 0.2 : 0.1;
+  for (int c = 0; c < D; ++c) {
+    box.lo[c] = c == 0 ? far - 0.005 : -0.1;
+    box.hi[c] = c == D - 1 ? 0.05 : 0.4;
+  }
+  box.friction = 0.3;
+  m.boxes.push_back(box);
   for (auto* a : {&m.youngs, &m.poisson, &m.damping, &m.mass_damping}) a->set_differentiable(true);
   m.gravity.set_differentiable(true);
   m.initial_velocity.set_differentiable(true);
@@ -153,7 +162,7 @@ void check_rollout(MaterialModel material, FemIntegrator integrator = FemIntegra
   rollout_options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, steps, rollout_options);
   rollout.loss_and_gradient();
-  // The ground acts: without it the body ends elsewhere.
+  // The ground acts: without it the body ends elsewhere (the box acts likewise, checked below).
   const std::vector<double> with_ground(rollout.final_state().begin(), rollout.final_state().end());
   const auto planes = model.planes;
   model.planes.clear();
@@ -162,6 +171,13 @@ void check_rollout(MaterialModel material, FemIntegrator integrator = FemIntegra
   for (std::size_t i = 0; i < with_ground.size() / 2; ++i) moved = std::max(moved, std::abs(with_ground[i] - rollout.final_state()[i]));
   EXPECT_GT(moved, 1e-4);
   model.planes = planes;
+  const auto boxes = model.boxes;
+  model.boxes.clear();
+  rollout.loss();
+  moved = 0.0;
+  for (std::size_t i = 0; i < with_ground.size() / 2; ++i) moved = std::max(moved, std::abs(with_ground[i] - rollout.final_state()[i]));
+  EXPECT_GT(moved, 1e-4);
+  model.boxes = boxes;
 
   // The implicit 3D case leaves the initial velocities to the 2D case: each finite difference is
   // a rollout of Newton solves.
