@@ -23,14 +23,15 @@ template <class S, int D>
 void element_forces(const Vec<S, D> (&x)[D + 1], const Vec<S, D> (&v)[D + 1], const Mat<S, D>& rest_inverse,
                     const S& rest_volume, MaterialModel material, const S& mu, const S& lambda, const S* beta,
                     Vec<S, D> (&force)[D + 1]) {
-  Mat<S, D> ds, dv;
-  for (int i = 0; i < D; ++i) {
-    ds.set_column(i, x[i + 1] - x[0]);
-    dv.set_column(i, v[i + 1] - v[0]);
-  }
+  Mat<S, D> ds;
+  for (int i = 0; i < D; ++i) ds.set_column(i, x[i + 1] - x[0]);
   const Mat<S, D> f = ds * rest_inverse;
   Mat<S, D> p = first_piola(material, f, mu, lambda);
-  if (beta != nullptr) p = p + viscous_stress(f, dv * rest_inverse, mu, lambda, *beta);
+  if (beta != nullptr) {
+    Mat<S, D> dv;
+    for (int i = 0; i < D; ++i) dv.set_column(i, v[i + 1] - v[0]);
+    p = p + viscous_stress(f, dv * rest_inverse, mu, lambda, *beta);
+  }
   const Mat<S, D> h = (-rest_volume) * (p * transpose(rest_inverse));
   force[0] = Vec<S, D>::zero();
   for (int i = 0; i < D; ++i) {
