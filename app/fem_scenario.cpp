@@ -93,7 +93,8 @@ class FemScenario final : public Scenario {
  public:
   FemScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
     steps = static_cast<int>(root.integer("steps", 1, 100000000));
-    const sb::FemMesh<D> mesh = read_mesh<D>(root.child("mesh"));
+    sb::FemMesh<D> mesh = read_mesh<D>(root.child("mesh"));
+    if (root.has("region_boxes")) assign_regions(root, mesh);
     try {
       model_.build(mesh.positions, mesh.elements, mesh.regions, steps);
     } catch (const std::invalid_argument& e) {
@@ -225,6 +226,30 @@ class FemScenario final : public Scenario {
     double d2 = 0.0;
     for (int k = 0; k < D; ++k) d2 += (x[b * D + k] - x[a * D + k]) * (x[b * D + k] - x[a * D + k]);
     return std::sqrt(d2);
+  }
+
+  // Regions of a mesh from "region_boxes": [{"min", "max"}, ...]: an element whose centroid lies in
+  // box k is in region k + 1 (the first box that holds it); the rest stay in region 0.
+  static void assign_regions(const ScenarioNode& root, sb::FemMesh<D>& mesh) {
+    std::vector<std::pair<Vec<double, D>, Vec<double, D>>> boxes;
+    for (const ScenarioNode& b : root.array("region_boxes")) {
+      const ScenarioNode box = b.as_object();
+      boxes.emplace_back(vec_of<D>(box, "min", Vec<double, D>::zero()), vec_of<D>(box, "max", Vec<double, D>::zero()));
+    }
+    mesh.regions.assign(static_cast<std::size_t>(mesh.element_count()), 0);
+    for (Index e = 0; e < mesh.element_count(); ++e) {
+      Vec<double, D> centroid = Vec<double, D>::zero();
+      for (int s = 0; s <= D; ++s)
+        for (int k = 0; k < D; ++k) centroid[k] += mesh.positions[mesh.elements[e * (D + 1) + s] * D + k] / (D + 1);
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        bool inside = true;
+        for (int k = 0; k < D; ++k) inside = inside && centroid[k] >= boxes[b].first[k] && centroid[k] <= boxes[b].second[k];
+        if (inside) {
+          mesh.regions[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(b + 1);
+          break;
+        }
+      }
+    }
   }
 
   // A static box obstacle: "min", "max" corners and "friction".

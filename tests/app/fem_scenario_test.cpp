@@ -106,6 +106,23 @@ TEST(FemScenario, FramesDrawElementEdgesAndWriteTheSurfaceAsObj) {
   std::filesystem::remove_all(folder);
 }
 
+TEST(FemScenario, RegionsHaveTheirOwnMaterial) {
+  // The strip's outer half is a second region with its own Young's modulus, tuned per region.
+  std::string text = strip(kGenerated, R"( "region_boxes": [{"min": [0.2, 0], "max": [0.4, 0.1]}],)");
+  text.replace(text.find("\"youngs_modulus\": 5e4"), 21, "\"youngs_modulus\": [5e4, 8e4]");
+  auto s = load_scenario_text(text, "strip.json");
+  EXPECT_EQ(s->summary()["regions"], 2);
+  tune::Problem& p = s->problem();
+  ASSERT_EQ(p.dimension(), 5u);  // E and nu per region (sharing "each"), alpha per body
+  const std::vector<double> x = p.initial();
+  EXPECT_EQ(x[0], 5e4);
+  EXPECT_EQ(x[1], 8e4);
+  std::vector<double> g(x.size());
+  p.value_and_gradient(x, g);
+  EXPECT_NE(g[0], 0.0);
+  EXPECT_NE(g[1], 0.0);
+}
+
 TEST(FemScenario, ExamplesLoad) {
   for (const char* name : {"fem_cantilever.json", "fem_bouncing_block.json"}) {
     auto s = load_scenario(std::filesystem::path(SIMGRAD_SOURCE_DIR) / "examples" / name);
