@@ -427,8 +427,9 @@ SimulatorInfo fem_info() {
   SimulatorInfo info;
   info.name = "fem";
   info.description = "finite-element soft bodies in 2D (linear triangles) and 3D (linear tetrahedra): corotated or "
-                     "neo-Hookean material per region with Rayleigh damping; generated or TetGen meshes, pinned "
-                     "nodes, ground and walls with friction; fitted to marker motion (CSV)";
+                     "neo-Hookean material per region with Rayleigh damping; symplectic or implicit Euler; generated "
+                     "or TetGen meshes, pinned nodes, ground, walls and static boxes with friction; fitted to marker "
+                     "motion (CSV)";
   info.parameters = nlohmann::json::array();
   for (const auto& p : sb::fem_parameters())
     info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
