@@ -288,8 +288,9 @@ json measure_vehicle_reference(int cars, int steps, int repeats, vehicle::Chassi
   return time_against_reference(rollout, [&] { return bench.reference_rollout(); }, repeats);
 }
 
-// A benchmark's entry from its rollout run (time_rollout in a child) and its reference run
-// (time_against_reference in a child).
+}  // namespace
+
+// A benchmark's entry against its reference run (bench_support.hpp).
 json entry_against_reference(const std::string& name, const json& run, const json& ref, const std::string& reference,
                              int threads) {
   json b = {{"name", name},
@@ -306,6 +307,8 @@ json entry_against_reference(const std::string& name, const json& run, const jso
   if (run.contains("error")) b["error"] = run["error"];
   return b;
 }
+
+namespace {
 
 // Rating and its full gradient (every joint position and member area) of a Pratt bridge of
 // about `members` members under `cases` load cases: self-weight and a vehicle at a different
@@ -414,6 +417,7 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
   contagion_benchmarks(filter, repeats, threads, report);
   creature_benchmarks(filter, repeats, threads, report);
   fluid_benchmarks(filter, repeats, threads, report);
+  fem_benchmarks(filter, options.steps, repeats, threads, report);
   if (common.json) print_json(json{{"benchmarks", benchmarks}});
   return 0;
 }

@@ -29,6 +29,10 @@ std::string peer_python();
 // or {"error": ...}.
 nlohmann::json run_peer(const std::string& python, const std::string& script, const nlohmann::json& settings,
                         const std::filesystem::path& settings_file);
+// A benchmark's entry from its rollout run (forward_s, gradient_s, peak_rss_mb) and its reference
+// run (forward_1thread_s, reference_s, max_state_difference), each measured in a child.
+nlohmann::json entry_against_reference(const std::string& name, const nlohmann::json& run, const nlohmann::json& ref,
+                                       const std::string& reference, int threads);
 
 // The contagion benchmarks whose names match `filter`, each handed to `report`
 // (app/contagion_bench.cpp).
@@ -41,5 +45,9 @@ void fluid_benchmarks(const std::regex& filter, int repeats, int threads,
 // The creature benchmarks whose names match `filter` (app/creature_bench.cpp).
 void creature_benchmarks(const std::regex& filter, int repeats, int threads,
                          const std::function<void(const nlohmann::json&)>& report);
+
+// The FEM benchmarks whose names match `filter` (app/fem_bench.cpp).
+void fem_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
+                    const std::function<void(const nlohmann::json&)>& report);
 
 }  // namespace simgrad::app

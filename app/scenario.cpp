@@ -6,6 +6,7 @@
 #include "app/contagion_scenario.hpp"
 #include "app/creature_scenario.hpp"
 #include "app/default_scenario.hpp"
+#include "app/fem_scenario.hpp"
 #include "app/fluid_scenario.hpp"
 #include "app/softbody_scenario.hpp"
 #include "app/structure_scenario.hpp"
@@ -91,11 +92,12 @@ std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, 
                                              const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
   const std::string simulator =
-      root.choice("simulator", {"softbody", "structure", "vehicle", "contagion", "creature", "fluid"});
+      root.choice("simulator", {"softbody", "fem", "structure", "vehicle", "contagion", "creature", "fluid"});
   check_parameters_unique(root);
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
   if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);
+  if (simulator == "fem") scenario = load_fem_scenario(root, overrides);
   if (simulator == "structure") scenario = load_structure_scenario(root);
   if (simulator == "vehicle") scenario = load_vehicle_scenario(root, overrides);
   if (simulator == "contagion") scenario = load_contagion_scenario(root, overrides);
@@ -108,7 +110,7 @@ std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, 
 }
 
 std::vector<SimulatorInfo> simulators() {
-  return {softbody_info(), structure_info(), vehicle_info(), contagion_info(), creature_info(), fluid_info()};
+  return {softbody_info(), fem_info(), structure_info(), vehicle_info(), contagion_info(), creature_info(), fluid_info()};
 }
 
 }  // namespace simgrad::app

@@ -38,23 +38,6 @@ Vec<double, D> uniform_vec(double value) {
   return v;
 }
 
-// A number given once for all entries, or one per entry.
-std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
-  if (!node.has(key)) return std::vector<double>(entries, fallback);
-  const ScenarioNode value = node.member(key);
-  if (value.json().is_number()) return std::vector<double>(entries, value.as_number());
-  return node.numbers(key, entries);
-}
-
-template <int D>
-Vec<double, D> vec_of(const ScenarioNode& node, std::string_view key, Vec<double, D> fallback) {
-  if (!node.has(key)) return fallback;
-  const std::vector<double> v = node.numbers(key, D);
-  Vec<double, D> r;
-  for (int k = 0; k < D; ++k) r[k] = v[static_cast<std::size_t>(k)];
-  return r;
-}
-
 // The body: explicit nodes and springs, or a generated lattice.
 template <int D>
 sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
@@ -95,24 +78,6 @@ sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
     m.rest_length.values()[e] = std::sqrt(d2);
   }
   return m;
-}
-
-template <int D>
-sb::ContactPlane<D> read_plane(const ScenarioNode& p) {
-  sb::ContactPlane<D> plane;
-  const std::vector<double> normal = p.numbers("normal", D);
-  double n2 = 0.0;
-  for (double c : normal) n2 += c * c;
-  if (n2 == 0.0) p.fail("normal", "expected a non-zero vector");
-  for (int k = 0; k < D; ++k) plane.normal[k] = normal[static_cast<std::size_t>(k)] / std::sqrt(n2);
-  plane.offset = p.number("offset", 0.0);
-  plane.friction = p.non_negative("friction", 0.0);
-  plane.restitution = p.in_range("restitution", 0.0, 1.0, 0.0);
-  const std::string model = p.choice("model", {"penalty", "time_of_impact", "projection"}, "penalty");
-  plane.model = model == "penalty"          ? sb::ContactModel::kPenalty
-                : model == "time_of_impact" ? sb::ContactModel::kTimeOfImpact
-                                            : sb::ContactModel::kProjection;
-  return plane;
 }
 
 // Uniform values for the "generate" section of a reference: the quantities used to make it.
@@ -164,7 +129,7 @@ class SoftbodyScenario final : public Scenario {
     for (std::size_t i = 0; i < nodes; ++i)
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = v0[k];
     if (root.has("planes"))
-      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_plane<D>(p.as_object()));
+      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
 
     system_ = std::make_unique<sb::MassSpring<D>>(model_);
     read_loss(root.child("loss"));
@@ -286,19 +251,7 @@ class SoftbodyScenario final : public Scenario {
     if (!known)
       p.fail("name", "expected one of \"stiffness\", \"damping\", \"rest_length\", \"actuation\", \"gravity\", "
                      "\"initial_position\", \"initial_velocity\", got \"" + r.name + "\"");
-    const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
-    r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
-    if (r.sharing == sb::Sharing::kGroups) {
-      for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
-    }
-    r.lower = p.number("lower", r.lower);
-    r.upper = p.number("upper", r.upper);
-    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
-    const std::string transform = p.choice("transform", {"identity", "log", "logit"}, "identity");
-    r.transform = tune::parse_transform(transform);
-    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
-      p.fail("transform", "a logit transform needs finite lower and upper bounds");
+    read_request_settings(p, r);
     // An explicit starting value replaces the model's for a uniform parameter.
     if (p.has("initial")) {
       const double v = p.number("initial");
@@ -311,9 +264,7 @@ class SoftbodyScenario final : public Scenario {
     } catch (const std::invalid_argument& e) {
       p.fail("name", e.what());
     }
-    for (double v : b.parameter.initial)
-      if (v < r.lower || v > r.upper)
-        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
+    check_initial_within_bounds(p, b, r);
     return b;
   }
 
@@ -337,6 +288,56 @@ class SoftbodyScenario final : public Scenario {
 };
 
 }  // namespace
+
+void read_request_settings(const ScenarioNode& p, sb::ParameterRequest& r) {
+  const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
+  r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
+  if (r.sharing == sb::Sharing::kGroups) {
+    for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
+  }
+  r.lower = p.number("lower", r.lower);
+  r.upper = p.number("upper", r.upper);
+  if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
+  const std::string transform = p.choice("transform", {"identity", "log", "logit"}, "identity");
+  r.transform = tune::parse_transform(transform);
+  if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+  if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
+    p.fail("transform", "a logit transform needs finite lower and upper bounds");
+}
+
+void check_initial_within_bounds(const ScenarioNode& p, const tune::BoundParameter& b, const sb::ParameterRequest& r) {
+  for (double v : b.parameter.initial)
+    if (v < r.lower || v > r.upper)
+      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
+}
+
+std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
+  if (!node.has(key)) return std::vector<double>(entries, fallback);
+  const ScenarioNode value = node.member(key);
+  if (value.json().is_number()) return std::vector<double>(entries, value.as_number());
+  return node.numbers(key, entries);
+}
+
+template <int D>
+sb::ContactPlane<D> read_contact_plane(const ScenarioNode& p) {
+  sb::ContactPlane<D> plane;
+  const std::vector<double> normal = p.numbers("normal", D);
+  double n2 = 0.0;
+  for (double c : normal) n2 += c * c;
+  if (n2 == 0.0) p.fail("normal", "expected a non-zero vector");
+  for (int k = 0; k < D; ++k) plane.normal[k] = normal[static_cast<std::size_t>(k)] / std::sqrt(n2);
+  plane.offset = p.number("offset", 0.0);
+  plane.friction = p.non_negative("friction", 0.0);
+  plane.restitution = p.in_range("restitution", 0.0, 1.0, 0.0);
+  const std::string model = p.choice("model", {"penalty", "time_of_impact", "projection"}, "penalty");
+  plane.model = model == "penalty"          ? sb::ContactModel::kPenalty
+                : model == "time_of_impact" ? sb::ContactModel::kTimeOfImpact
+                                            : sb::ContactModel::kProjection;
+  return plane;
+}
+
+template sb::ContactPlane<2> read_contact_plane<2>(const ScenarioNode&);
+template sb::ContactPlane<3> read_contact_plane<3>(const ScenarioNode&);
 
 std::unique_ptr<Scenario> load_softbody_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
   const std::int64_t dimension = root.integer("dimension", 2, 3);

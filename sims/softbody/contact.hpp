@@ -35,6 +35,41 @@ struct ContactPlane {
   ContactModel model = ContactModel::kPenalty;
 };
 
+// A static axis-aligned box [lo, hi] with penalty contact: a node meets the plane of the face it
+// is farthest in front of (exactly the nearest face from inside; outside, the largest of the
+// faces' signed distances), so within each face's region the force is that of a penalty plane.
+template <int D>
+struct ContactBox {
+  Vec<double, D> lo, hi;
+  double friction = 0.0;
+
+  // The penalty plane that acts on a node at x.
+  ContactPlane<D> face_plane(const Vec<double, D>& x) const {
+    ContactPlane<D> plane;
+    plane.friction = friction;
+    double farthest = -1e300;
+    for (int axis = 0; axis < D; ++axis)
+      for (const double side : {-1.0, 1.0}) {
+        const double offset = side < 0.0 ? -lo[axis] : hi[axis];  // free side: side * x >= offset
+        const double gap = side * x[axis] - offset;
+        if (gap > farthest) {
+          farthest = gap;
+          plane.normal = side * Vec<double, D>::unit(axis);
+          plane.offset = offset;
+        }
+      }
+    return plane;
+  }
+};
+
+// The value of a vector, for choosing a piece of a piecewise function.
+template <class S, int D>
+Vec<double, D> values_of(const Vec<S, D>& v) {
+  Vec<double, D> r;
+  for (int i = 0; i < D; ++i) r[i] = value_of(v[i]);
+  return r;
+}
+
 // Penalty parameters shared by every penalty plane.
 struct PenaltySettings {
   double stiffness = 1e4;        // force per unit penetration

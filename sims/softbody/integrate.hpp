@@ -20,6 +20,7 @@ struct Integrate {
   Field<D> gravity;         // shared
   Field<D> x_next, v_next;  // out
   std::span<const ContactPlane<D>> planes;
+  std::span<const ContactBox<D>> boxes;  // static boxes, penalty contact
   PenaltySettings penalty;
   double dt = 0.0;
   double velocity_decay = 1.0;  // exp(-drag dt)
@@ -54,6 +55,7 @@ struct Integrate {
     if (!std::is_same_v<S, double> || penalty_record == nullptr)
       for (const ContactPlane<D>& plane : planes)
         if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
+    for (const ContactBox<D>& box : boxes) f += penalty_contact_force(box.face_plane(values_of(xi)), penalty, xi, vi);
     Vec<S, D> vn = velocity_decay * vi + dt * (e.own(inverse_mass) * f + e.shared(gravity));
     Vec<S, D> xn = xi + dt * vn;
     for (const ContactPlane<D>& plane : planes)
@@ -83,6 +85,7 @@ struct Integrate {
     if (has_impact_planes || inverse_mass.adjoint != nullptr) {
       for (const ContactPlane<D>& plane : planes)
         if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
+      for (const ContactBox<D>& box : boxes) f += penalty_contact_force(box.face_plane(xi), penalty, xi, vi);
       const V vn = velocity_decay * vi + dt * (w * f + e.shared(gravity));
       const V xn = xi + dt * vn;
       for (const ContactPlane<D>& plane : planes)
@@ -104,9 +107,36 @@ struct Integrate {
         const PenaltyNormal normal = record != nullptr ? *record++ : penalty_normal(plane, penalty, xi);
         penalty_contact_adjoint(plane, penalty, normal, vi, a_f, a_x, a_v);
       }
+    for (const ContactBox<D>& box : boxes) {
+      const ContactPlane<D> face = box.face_plane(xi);
+      penalty_contact_adjoint(face, penalty, penalty_normal(face, penalty, xi), vi, a_f, a_x, a_v);
+    }
     e.add_own(x, a_x);
     e.add_own(v, a_v);
   }
 };
+
+// The node kernel's body for one step: state, forces and outputs, with a model's inverse masses,
+// gravity, planes, penalty settings, time step and per-step velocity decay.
+template <int D, class Model>
+Integrate<D> integrate_step(Model& model, Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next,
+                            double velocity_decay) {
+  Integrate<D> body;
+  body.x = x;
+  body.v = v;
+  body.force = force;
+  body.inverse_mass = model.inverse_mass.field();
+  body.gravity = model.gravity.field();
+  body.x_next = x_next;
+  body.v_next = v_next;
+  body.planes = model.planes;
+  if constexpr (requires { model.boxes; }) body.boxes = model.boxes;
+  body.penalty = model.settings.penalty;
+  body.dt = model.settings.dt;
+  body.velocity_decay = velocity_decay;
+  for (const ContactPlane<D>& plane : model.planes)
+    body.has_impact_planes = body.has_impact_planes || plane.model != ContactModel::kPenalty;
+  return body;
+}
 
 }  // namespace simgrad::softbody

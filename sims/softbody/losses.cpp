@@ -54,8 +54,13 @@ struct TrajectoryMatchLoss<D>::Body {
 template <int D>
 TrajectoryMatchLoss<D>::TrajectoryMatchLoss(MassSpring<D>& system, std::vector<std::int32_t> markers, int stride,
                                             std::vector<double> reference)
-    : system_(system),
-      markers_(1, std::move(markers), system.model().node_count),
+    : TrajectoryMatchLoss(system.model().node_count, std::move(markers), stride, std::move(reference)) {}
+
+template <int D>
+TrajectoryMatchLoss<D>::TrajectoryMatchLoss(Index node_count, std::vector<std::int32_t> markers, int stride,
+                                            std::vector<double> reference)
+    : node_count_(node_count),
+      markers_(1, std::move(markers), node_count),
       stride_(stride),
       reference_(std::move(reference)),
       kernel_("trajectory_match_loss", &markers_) {
@@ -77,7 +82,7 @@ typename TrajectoryMatchLoss<D>::Body TrajectoryMatchLoss<D>::body(int t, std::s
   const Index frame = t / stride_;
   const Index m = markers_.elements();
   Field<D> reference{const_cast<double*>(reference_.data()) + frame * m * D, nullptr, m};
-  return {system_.positions(state, adjoint), reference, weight_};
+  return {Field<D>{const_cast<double*>(state.data()), adjoint, node_count_}, reference, weight_};
 }
 
 template <int D>

@@ -38,6 +38,8 @@ class TrajectoryMatchLoss : public TrajectoryLoss {
   // reference: frames x markers x D values; markers: the node each marker is attached to.
   TrajectoryMatchLoss(MassSpring<D>& system, std::vector<std::int32_t> markers, int stride,
                       std::vector<double> reference);
+  // The same for any system whose state starts with the positions of `node_count` nodes.
+  TrajectoryMatchLoss(Index node_count, std::vector<std::int32_t> markers, int stride, std::vector<double> reference);
 
   bool has_term(int t, int steps) const override;
   double term(int t, std::span<const double> state) override;
@@ -51,7 +53,7 @@ class TrajectoryMatchLoss : public TrajectoryLoss {
   struct Body;
   Body body(int t, std::span<const double> state, double* adjoint) const;
 
-  MassSpring<D>& system_;
+  Index node_count_;
   Incidence markers_;
   int stride_;
   int frames_;

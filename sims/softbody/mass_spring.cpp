@@ -58,20 +58,8 @@ Index MassSpring<D>::residual_size() const {
 template <int D>
 Integrate<D> MassSpring<D>::integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next,
                                            Field<D> v_next, std::span<const double> residual) {
-  Integrate<D> body;
-  body.x = x;
-  body.v = v;
-  body.force = force;
-  body.inverse_mass = model_.inverse_mass.field();
-  body.gravity = model_.gravity.field();
-  body.x_next = x_next;
-  body.v_next = v_next;
-  body.planes = model_.planes;
-  body.penalty = model_.settings.penalty;
-  body.dt = model_.settings.dt;
-  body.velocity_decay = std::exp(-model_.settings.drag * model_.settings.dt);
-  for (const ContactPlane<D>& plane : model_.planes)
-    body.has_impact_planes = body.has_impact_planes || plane.model != ContactModel::kPenalty;
+  Integrate<D> body =
+      integrate_step<D>(model_, x, v, force, x_next, v_next, std::exp(-model_.settings.drag * model_.settings.dt));
   body.penalty_planes = penalty_plane_count();
   if (!residual.empty() && body.penalty_planes > 0) {
     static_assert(sizeof(PenaltyNormal) == 2 * sizeof(double) && alignof(PenaltyNormal) == alignof(double));

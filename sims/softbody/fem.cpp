@@ -1,0 +1,221 @@
+#include "sims/softbody/fem.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simgrad::softbody {
+
+template <int D>
+Fem<D>::Fem(FemModel<D>& model)
+    : model_(model),
+      expand_materials_("fem_materials", &model.element_regions),
+      elastic_forces_("fem_elastic_forces", &model.elements),
+      integrate_("fem_integrate", model.node_count),
+      energy_("fem_elastic_energy", &model.elements) {
+  mu_.resize(model.element_count(), true);
+  lambda_.resize(model.element_count(), true);
+  beta_.resize(model.element_count(), true);
+  node_force_.resize(model.node_count, true);
+  if (model.settings.integrator == FemIntegrator::kImplicitEuler) {
+    implicit_ = std::make_unique<ImplicitEuler<D>>(*this);
+    replay_.resize(static_cast<std::size_t>(state_size()));
+  }
+}
+
+template <int D>
+Fem<D>::~Fem() = default;
+
+template <int D>
+Field<D> Fem<D>::positions(std::span<const double> state, double* adjoint) const {
+  return {const_cast<double*>(state.data()), adjoint, model_.node_count};
+}
+
+template <int D>
+Field<D> Fem<D>::velocities(std::span<const double> state, double* adjoint) const {
+  const Index offset = D * model_.node_count;
+  return {const_cast<double*>(state.data()) + offset, adjoint ? adjoint + offset : nullptr, model_.node_count};
+}
+
+template <int D>
+ElasticForce<D> Fem<D>::force_body(Field<D> x, Field<D> v, Field<D> force) {
+  ElasticForce<D> body;
+  body.x = x;
+  body.v = v;
+  body.rest_inverse = model_.rest_inverse.field();
+  body.rest_volume = model_.rest_volume.field();
+  body.mu = mu_.field();
+  body.lambda = lambda_.field();
+  body.stiffness_damping = beta_.field();
+  body.node_force = force;
+  body.material = model_.settings.material;
+  body.damped = damped();
+  return body;
+}
+
+// Undamped bodies skip the viscous stress, unless its coefficient is being tuned.
+template <int D>
+bool Fem<D>::damped() const {
+  return model_.damping.differentiable() || std::any_of(model_.damping.values().begin(),
+                                                        model_.damping.values().end(),
+                                                        [](double b) { return b != 0.0; });
+}
+
+template <int D>
+Integrate<D> Fem<D>::integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next) {
+  return integrate_step<D>(model_, x, v, force, x_next, v_next,
+                          std::exp(-model_.mass_damping.values()[0] * model_.settings.dt));
+}
+
+template <int D>
+ExpandMaterial Fem<D>::material_body() {
+  return {model_.youngs.field(), model_.poisson.field(), model_.damping.field(),
+          mu_.field(),           lambda_.field(),        beta_.field()};
+}
+
+template <int D>
+void Fem<D>::expand_materials() {
+  expand_materials_.forward(material_body());
+}
+
+template <int D>
+void Fem<D>::initial_state(std::span<double> state) {
+  expand_materials();
+  const auto x0 = model_.initial_position.values();
+  const auto v0 = model_.initial_velocity.values();
+  std::copy(x0.begin(), x0.end(), state.begin());
+  std::copy(v0.begin(), v0.end(), state.begin() + static_cast<Index>(x0.size()));
+}
+
+template <int D>
+void Fem<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
+  // The element parameters' adjoints, summed over every step, go back to the regions.
+  expand_materials_.adjoint(material_body());
+  const Index n = D * model_.node_count;
+  auto accumulate = [&](Array<D>& parameter, Index offset) {
+    if (!parameter.differentiable()) return;
+    auto adj = parameter.adjoints();
+    for (Index i = 0; i < n; ++i) adj[i] += state_adjoint[offset + i];
+  };
+  accumulate(model_.initial_position, 0);
+  accumulate(model_.initial_velocity, n);
+}
+
+template <int D>
+void Fem<D>::step(int, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  if (implicit_) {
+    implicit_->step(state, next);
+    const Index n = D * model_.node_count;
+    if (!residual.empty()) std::copy(next.begin() + n, next.end(), residual.begin());
+    return;
+  }
+  const Field<D> x = positions(state), v = velocities(state);
+  // The node forces go straight into the residual when the rollout keeps one.
+  Field<D> force = node_force_.field();
+  if (!residual.empty()) force.value = residual.data();
+  elastic_forces_.forward(force_body(x, v, force));
+  integrate_.forward(integrate_body(x, v, force, positions(next), velocities(next)));
+}
+
+template <int D>
+void Fem<D>::step_adjoint(int, std::span<const double> state, std::span<const double> residual,
+                          std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  if (implicit_) {
+    // The new velocity: the residual, or the step replayed.
+    std::span<const double> new_velocity = residual;
+    if (residual.empty()) {
+      implicit_->step(state, replay_);
+      new_velocity = std::span<const double>(replay_).subspan(D * model_.node_count);
+    }
+    implicit_->step_adjoint(state, new_velocity, next_adjoint, state_adjoint);
+    return;
+  }
+  const Field<D> x = positions(state, state_adjoint.data());
+  const Field<D> v = velocities(state, state_adjoint.data());
+  double* next_adj = const_cast<double*>(next_adjoint.data());
+  const Field<D> x_next{nullptr, next_adj, model_.node_count};
+  const Field<D> v_next{nullptr, next_adj + D * model_.node_count, model_.node_count};
+
+  // The node forces: from the residual when the rollout kept it, else recomputed.
+  Field<D> force = node_force_.field();
+  if (residual.empty()) elastic_forces_.forward(force_body(x, v, force));
+  else force.value = const_cast<double*>(residual.data());
+  fill(node_force_.adjoints(), 0.0);
+  const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next);
+  integrate_.adjoint(integrate);
+  elastic_forces_.adjoint(force_body(x, v, force));
+  if (model_.mass_damping.differentiable()) mass_damping_adjoint(integrate, state, next_adjoint);
+}
+
+// v' = exp(-alpha dt) v + ..., so alpha's adjoint is -dt exp(-alpha dt) sum_i (a_v'_i + dt a_x'_i) . v_i
+// over the free nodes. Impact planes change v' after the decay, so only penalty planes are allowed.
+template <int D>
+void Fem<D>::mass_damping_adjoint(const Integrate<D>& integrate, std::span<const double> state,
+                                  std::span<const double> next_adjoint) {
+  if (integrate.has_impact_planes)
+    throw std::logic_error("fem: mass damping is differentiated with penalty contact planes only");
+  const Index n = D * model_.node_count;
+  const double dt = model_.settings.dt;
+  double sum = 0.0;
+  for (Index i = 0; i < n; ++i)
+    if (model_.inverse_mass.values()[i / D] != 0.0) sum += (next_adjoint[n + i] + dt * next_adjoint[i]) * state[n + i];
+  model_.mass_damping.adjoints()[0] -= dt * integrate.velocity_decay * sum;
+}
+
+template <int D>
+void Fem<D>::clear_adjoints() {
+  auto zero = [](auto& array) { std::fill(array.adjoints().begin(), array.adjoints().end(), 0.0); };
+  zero(model_.youngs);
+  zero(model_.poisson);
+  zero(model_.damping);
+  zero(model_.mass_damping);
+  zero(model_.gravity);
+  zero(model_.initial_position);
+  zero(model_.initial_velocity);
+  zero(mu_);
+  zero(lambda_);
+  zero(beta_);
+}
+
+template <int D>
+void Fem<D>::elastic_forces(std::span<const double> state, std::span<double> force) {
+  expand_materials();
+  Field<D> f{force.data(), nullptr, model_.node_count};
+  elastic_forces_.forward(force_body(positions(state), velocities(state), f));
+}
+
+template <int D>
+void Fem<D>::force_jacobians(std::span<const double> state, ForceJacobians& out) {
+  expand_materials();
+  const Index n = D * model_.node_count;
+  force_jacobians_at(state.first(n), state.subspan(n, n), out);
+}
+
+template <int D>
+void Fem<D>::force_jacobians_at(std::span<const double> x, std::span<const double> v, ForceJacobians& out) {
+  softbody::force_jacobians(model_, mu_.values(), lambda_.values(), damped() ? beta_.values().data() : nullptr, x, v,
+                            out);
+}
+
+template <int D>
+double Fem<D>::energy(std::span<const double> state) {
+  expand_materials();
+  ElasticEnergy<D> body{positions(state), model_.rest_inverse.field(), model_.rest_volume.field(), mu_.field(),
+                        lambda_.field(), model_.settings.material};
+  double total = energy_.sum(body);
+  const auto w = model_.inverse_mass.values();
+  const auto g = model_.gravity.values();
+  for (Index n = 0; n < model_.node_count; ++n) {
+    if (w[n] == 0.0) continue;
+    const double mass = 1.0 / w[n];
+    for (int c = 0; c < D; ++c) {
+      const double vc = state[D * model_.node_count + n * D + c];
+      total += 0.5 * mass * vc * vc - mass * g[c] * state[n * D + c];
+    }
+  }
+  return total;
+}
+
+template class Fem<2>;
+template class Fem<3>;
+
+}  // namespace simgrad::softbody

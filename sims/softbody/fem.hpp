@@ -1,0 +1,83 @@
+// The FEM soft body as a differentiable system.
+//
+// Before the first step the per-region materials are expanded to per-element Lame parameters
+// (once per rollout; their adjoints are summed over the steps and folded back into the regions
+// with the initial state's adjoint). A step is two kernels:
+//   1. elastic_forces   element stresses (material law + Rayleigh stiffness damping) summed into
+//                       node forces
+//   2. integrate        semi-implicit (symplectic) Euler, Rayleigh mass damping, gravity, penalty
+//                       or impact contact with planes, pinned nodes (the mass-spring integrator)
+// The step's residual is the node force. The state is [positions (n x D), velocities (n x D)].
+// With settings.integrator = kImplicitEuler the step is instead a backward Euler solve
+// (fem_implicit.hpp), whose residual is the new velocity.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/kernel.hpp"
+#include "core/system.hpp"
+#include "sims/softbody/fem_force.hpp"
+#include "sims/softbody/fem_implicit.hpp"
+#include "sims/softbody/fem_model.hpp"
+#include "sims/softbody/fem_stiffness.hpp"
+#include "sims/softbody/integrate.hpp"
+
+namespace simgrad::softbody {
+
+template <int D>
+class Fem : public System {
+ public:
+  explicit Fem(FemModel<D>& model);
+  ~Fem() override;
+
+  Index state_size() const override { return 2 * D * model_.node_count; }
+  void initial_state(std::span<double> state) override;
+  void initial_state_adjoint(std::span<const double> state_adjoint) override;
+  Index residual_size() const override { return D * model_.node_count; }
+  void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
+  void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                    std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
+  void clear_adjoints() override;
+
+  FemModel<D>& model() { return model_; }
+  // Positions and velocities of a state as fields (adjoint may be null).
+  Field<D> positions(std::span<const double> state, double* adjoint = nullptr) const;
+  Field<D> velocities(std::span<const double> state, double* adjoint = nullptr) const;
+  // The node forces of the elements alone (no gravity, no contact) in a state, into `force`
+  // (nodes x D); expands the materials first.
+  void elastic_forces(std::span<const double> state, std::span<double> force);
+  // The Jacobians of the elastic forces in a state (fem_stiffness.hpp); expands the materials.
+  void force_jacobians(std::span<const double> state, ForceJacobians& out);
+  // Whether the elements carry a viscous (Rayleigh stiffness) stress.
+  bool damped() const;
+  // Kinetic, elastic and gravitational energy of a state (contact not included).
+  double energy(std::span<const double> state);
+
+ private:
+  friend class ImplicitEuler<D>;
+  // The Jacobians at positions x and velocities v with the materials as expanded.
+  void force_jacobians_at(std::span<const double> x, std::span<const double> v, ForceJacobians& out);
+  ElasticForce<D> force_body(Field<D> x, Field<D> v, Field<D> force);
+  Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next);
+  ExpandMaterial material_body();
+  void mass_damping_adjoint(const Integrate<D>& integrate, std::span<const double> state,
+                            std::span<const double> next_adjoint);
+  void expand_materials();
+
+  FemModel<D>& model_;
+  Kernel expand_materials_;
+  Kernel elastic_forces_;
+  Kernel integrate_;
+  Kernel energy_;
+  Array<1> mu_, lambda_, beta_;  // per element
+  Array<D> node_force_;
+  std::unique_ptr<ImplicitEuler<D>> implicit_;  // when the integrator is implicit
+  std::vector<double> replay_;                   // a recomputed next state (implicit adjoint)
+};
+
+extern template class Fem<2>;
+extern template class Fem<3>;
+
+}  // namespace simgrad::softbody
