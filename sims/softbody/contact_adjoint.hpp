@@ -32,4 +32,12 @@ void penalty_contact_adjoint(const ContactPlane<D>& plane, const PenaltySettings
   a_x += (a_fn * dfn) * n;
 }
 
+// The same, with the normal part computed here from the position x.
+template <int D>
+void penalty_contact_adjoint(const ContactPlane<D>& plane, const PenaltySettings& settings, const Vec<double, D>& x,
+                             const Vec<double, D>& v, const Vec<double, D>& a_p, Vec<double, D>& a_x,
+                             Vec<double, D>& a_v) {
+  penalty_contact_adjoint(plane, settings, penalty_normal(plane, settings, x), v, a_p, a_x, a_v);
+}
+
 }  // namespace simgrad::softbody

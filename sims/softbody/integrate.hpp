@@ -107,10 +107,7 @@ struct Integrate {
         const PenaltyNormal normal = record != nullptr ? *record++ : penalty_normal(plane, penalty, xi);
         penalty_contact_adjoint(plane, penalty, normal, vi, a_f, a_x, a_v);
       }
-    for (const ContactBox<D>& box : boxes) {
-      const ContactPlane<D> face = box.face_plane(xi);
-      penalty_contact_adjoint(face, penalty, penalty_normal(face, penalty, xi), vi, a_f, a_x, a_v);
-    }
+    for (const ContactBox<D>& box : boxes) penalty_contact_adjoint(box.face_plane(xi), penalty, xi, vi, a_f, a_x, a_v);
     e.add_own(x, a_x);
     e.add_own(v, a_v);
   }
