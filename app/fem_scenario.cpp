@@ -24,6 +24,17 @@ namespace sb = simgrad::softbody;
 
 namespace {
 
+// What a scenario that leaves a tunable quantity out gets; `simgrad describe` prints the same.
+const nlohmann::json& fem_defaults() {
+  static const nlohmann::json defaults = {{"youngs_modulus", 1e5},  {"poisson_ratio", 0.3},
+                                          {"damping", 0.0},         {"mass_damping", 0.0},
+                                          {"gravity", 0.0},         {"initial_position", "the mesh's nodes"},
+                                          {"initial_velocity", 0.0}};
+  return defaults;
+}
+
+double fem_default(const char* name) { return fem_defaults().at(name).get<double>(); }
+
 // The mesh: a generated shape or a TetGen / Triangle file pair.
 template <int D>
 sb::FemMesh<D> read_mesh(const ScenarioNode& mesh) {
@@ -71,9 +82,9 @@ sb::FemMesh<D> read_mesh(const ScenarioNode& mesh) {
 template <int D>
 void read_materials(const ScenarioNode& root, sb::FemModel<D>& m) {
   const auto regions = static_cast<std::size_t>(m.region_count);
-  const std::vector<double> youngs = per_entry(root, "youngs_modulus", regions, 1e5);
-  const std::vector<double> poisson = per_entry(root, "poisson_ratio", regions, 0.3);
-  const std::vector<double> damping = per_entry(root, "damping", regions, 0.0);
+  const std::vector<double> youngs = per_entry(root, "youngs_modulus", regions, fem_default("youngs_modulus"));
+  const std::vector<double> poisson = per_entry(root, "poisson_ratio", regions, fem_default("poisson_ratio"));
+  const std::vector<double> damping = per_entry(root, "damping", regions, fem_default("damping"));
   const std::vector<double> density = per_entry(root, "density", regions, 1000.0);
   for (std::size_t r = 0; r < regions; ++r) {
     if (!(youngs[r] > 0.0)) root.fail("youngs_modulus", "expected values > 0");
@@ -102,7 +113,7 @@ class FemScenario final : public Scenario {
     }
     sb::FemSettings& s = model_.settings;
     s.dt = root.positive("dt");
-    model_.mass_damping.values()[0] = root.non_negative("mass_damping", 0.0);
+    model_.mass_damping.values()[0] = root.non_negative("mass_damping", fem_default("mass_damping"));
     s.integrator = root.choice("integrator", {"symplectic_euler", "implicit_euler"}, "symplectic_euler") == "implicit_euler"
                        ? sb::FemIntegrator::kImplicitEuler
                        : sb::FemIntegrator::kSymplecticEuler;
@@ -432,7 +443,8 @@ SimulatorInfo fem_info() {
                      "motion (CSV)";
   info.parameters = nlohmann::json::array();
   for (const auto& p : sb::fem_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
+                               {"default", fem_defaults().at(p.name)}});
   return info;
 }
 

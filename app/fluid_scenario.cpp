@@ -19,6 +19,25 @@ using nlohmann::json;
 
 namespace {
 
+// What a scenario that leaves a tunable quantity out gets (a source's position and radius are
+// required); `simgrad describe` prints the same.
+const nlohmann::json& fluid_defaults() {
+  static const nlohmann::json defaults = {{"initial_velocity", 0.0},
+                                          {"initial_density", 0.0},
+                                          {"source_x", "required: sources[].position"},
+                                          {"source_y", "required: sources[].position"},
+                                          {"source_radius", "required: sources[].radius"},
+                                          {"density_rate", 0.0},
+                                          {"temperature_rate", 0.0},
+                                          {"speed", 0.0},
+                                          {"angle", 0.0}};
+  return defaults;
+}
+
+
+double fluid_default(const char* name) { return fluid_defaults().at(name).get<double>(); }
+
+
 fl::Side read_side(const ScenarioNode& sides, std::string_view key) {
   const std::string s = sides.choice(key, {"closed", "open", "periodic"}, "closed");
   return s == "closed" ? fl::Side::kClosed : s == "open" ? fl::Side::kOpen : fl::Side::kPeriodic;
@@ -297,10 +316,10 @@ class FluidScenario final : public Scenario {
       const ScenarioNode src = node.as_object();
       const std::vector<double> at = src.numbers("position", 2);
       const std::string name = src.string("name", "source " + std::to_string(model_.source_count()));
-      model_.add_source(name, at[0], at[1], src.positive("radius"), src.non_negative("density_rate", 0.0),
-                        src.non_negative("temperature_rate", 0.0), 0.0, 0.0);
-      const std::vector<double> speed = read_schedule(src, "speed", knots, 0.0);
-      const std::vector<double> angle = read_schedule(src, "angle", knots, 0.0);
+      model_.add_source(name, at[0], at[1], src.positive("radius"), src.non_negative("density_rate", fluid_default("density_rate")),
+                        src.non_negative("temperature_rate", fluid_default("temperature_rate")), 0.0, 0.0);
+      const std::vector<double> speed = read_schedule(src, "speed", knots, fluid_default("speed"));
+      const std::vector<double> angle = read_schedule(src, "angle", knots, fluid_default("angle"));
       const std::size_t first = static_cast<std::size_t>((model_.source_count() - 1) * knots);
       std::copy(speed.begin(), speed.end(), model_.speed.value.begin() + static_cast<std::ptrdiff_t>(first));
       std::copy(angle.begin(), angle.end(), model_.angle.value.begin() + static_cast<std::ptrdiff_t>(first));
@@ -372,7 +391,8 @@ SimulatorInfo fluid_info() {
                      "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
   info.parameters = nlohmann::json::array();
   for (const auto& p : fl::smoke_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description}});
+    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
+                               {"default", fluid_defaults().at(p.name)}});
   return info;
 }
 

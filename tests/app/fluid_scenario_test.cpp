@@ -77,10 +77,11 @@ TEST(FluidScenario, FramesHoldTheDensityImageObstaclesAndSources) {
   auto scenario = load_json(j);
   const json f = scenario->frames(scenario->problem().initial());
   ASSERT_FALSE(f["frames"].empty());
-  const json& grid = f["frames"][0]["grid"];
-  EXPECT_EQ(grid["nx"], 40);
-  EXPECT_EQ(grid["ny"], 30);
-  EXPECT_EQ(grid["values"].size(), 1200u);
+  const json& field = f["frames"][0]["field"];
+  EXPECT_EQ(field["nx"], 40);
+  EXPECT_EQ(field["ny"], 30);
+  EXPECT_EQ(field["values"].size(), 1200u);
+  EXPECT_EQ(field["box"], json({0.0, 0.0, 4.0, 3.0}));  // the room, 4 m by 3 m
   EXPECT_EQ(f["frames"][0]["arrows"].size(), 3u);
   // The domain outline, the solid cells' outline and three source circles of 24 segments,
   // every segment inside the domain.
