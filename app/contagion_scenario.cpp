@@ -161,10 +161,7 @@ class ContagionScenario final : public Scenario {
     std::vector<tune::BoundParameter> bound;
     for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_tuned(p.as_object()));
     if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
-    RolloutOptions options;
-    options.checkpoint = read_checkpoint(root, overrides);
-    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
-    options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
+    const RolloutOptions options = read_rollout_options(root, overrides, steps);
     // The loss needs no state after the last fitted day.
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, std::max(1, last_fit_day_), options, std::move(bound));
     if (loss_seeds > 1) averaged_ = std::make_unique<cg::SeedAveragedProblem>(*problem_, model_, loss_seeds);

@@ -61,6 +61,14 @@ tune::BoundParameter bind_within_bounds(const ScenarioNode& p, const ParameterBo
   return b;
 }
 
+RolloutOptions read_rollout_options(const ScenarioNode& root, const ScenarioOverrides& overrides, int steps) {
+  RolloutOptions options;
+  options.checkpoint = read_checkpoint(root, overrides);
+  options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
+  options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
+  return options;
+}
+
 std::unique_ptr<Scenario> load_scenario(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
   if (file.empty()) return load_scenario_text(kDefaultScenarioText, kDefaultScenarioName, overrides);
   return load_scenario_file(ScenarioFile::load(file), file.filename().string(), overrides);

@@ -101,6 +101,9 @@ TuneSettings read_tune_settings(const ScenarioNode& tune);
 
 // The checkpoint policy of a scenario: the override, else the file's "checkpoint" field.
 CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrides& overrides);
+// A rollout's options from a scenario's root: "checkpoint" (or the command line's), and the
+// gradient diagnostics "clip_adjoint_norm" and "truncate_horizon" (at most `steps`).
+RolloutOptions read_rollout_options(const ScenarioNode& root, const ScenarioOverrides& overrides, int steps);
 
 // A tuned parameter's "lower", "upper" and "transform", checked against each other.
 struct ParameterBounds {

@@ -139,10 +139,7 @@ class SoftbodyScenario final : public Scenario {
     std::vector<tune::BoundParameter> bound;
     for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
     if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
-    RolloutOptions options;
-    options.checkpoint = read_checkpoint(root, overrides);
-    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
-    options.truncate_horizon = static_cast<int>(root.integer("truncate_horizon", 1, steps, 0));
+    const RolloutOptions options = read_rollout_options(root, overrides, steps);
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
   }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sims/softbody/node_state.hpp"
+
 namespace simgrad::softbody {
 
 template <int D>
@@ -27,13 +29,12 @@ Fem<D>::~Fem() = default;
 
 template <int D>
 Field<D> Fem<D>::positions(std::span<const double> state, double* adjoint) const {
-  return {const_cast<double*>(state.data()), adjoint, model_.node_count};
+  return state_positions<D>(state, adjoint, model_.node_count);
 }
 
 template <int D>
 Field<D> Fem<D>::velocities(std::span<const double> state, double* adjoint) const {
-  const Index offset = D * model_.node_count;
-  return {const_cast<double*>(state.data()) + offset, adjoint ? adjoint + offset : nullptr, model_.node_count};
+  return state_velocities<D>(state, adjoint, model_.node_count);
 }
 
 template <int D>
@@ -80,24 +81,14 @@ void Fem<D>::expand_materials() {
 template <int D>
 void Fem<D>::initial_state(std::span<double> state) {
   expand_materials();
-  const auto x0 = model_.initial_position.values();
-  const auto v0 = model_.initial_velocity.values();
-  std::copy(x0.begin(), x0.end(), state.begin());
-  std::copy(v0.begin(), v0.end(), state.begin() + static_cast<Index>(x0.size()));
+  write_initial_state(model_.initial_position, model_.initial_velocity, state);
 }
 
 template <int D>
 void Fem<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
   // The element parameters' adjoints, summed over every step, go back to the regions.
   expand_materials_.adjoint(material_body());
-  const Index n = D * model_.node_count;
-  auto accumulate = [&](Array<D>& parameter, Index offset) {
-    if (!parameter.differentiable()) return;
-    auto adj = parameter.adjoints();
-    for (Index i = 0; i < n; ++i) adj[i] += state_adjoint[offset + i];
-  };
-  accumulate(model_.initial_position, 0);
-  accumulate(model_.initial_velocity, n);
+  add_initial_state_adjoint(model_.initial_position, model_.initial_velocity, state_adjoint);
 }
 
 template <int D>
