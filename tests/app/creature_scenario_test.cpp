@@ -61,5 +61,20 @@ TEST(CreatureScenario, BadModuleNamesTheRow) {
   }
 }
 
+// Every controller parameter is tuned, so a list of tuned parameters is an unknown field, not
+// one ignored in silence.
+TEST(CreatureScenario, TunedParametersAreAnUnknownField) {
+  const std::string text = R"({"simulator": "creature", "body": {"rows": ["#", "V"]},
+    "controller": {"type": "sines"}, "task": {"type": "walk"},
+    "tune": {"parameters": [{"name": "phase"}]}})";
+  try {
+    load_scenario_text(text, "parameters.json");
+    FAIL() << "expected a ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("parameters.json:3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tune.parameters"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace simgrad::app
