@@ -143,8 +143,8 @@ TEST(Report, RendersInHeadlessChromiumWithoutErrorsAndAnimates) {
     const std::regex frame_attribute("<canvas id=\"animation\"[^>]*data-frame=\"([0-9]+)\"");
     ASSERT_TRUE(std::regex_search(page, frame, frame_attribute)) << "no animation canvas";
     EXPECT_GT(std::stoi(frame[1].str()), 10) << "the animation did not advance";
-    // A screenshot beside the test binary, for people to look at.
-    const fs::path screenshot = fs::current_path() / ("report_" + name + ".png");
+    // A screenshot in the build folder, beside the tool, for people to look at.
+    const fs::path screenshot = fs::path(SIMGRAD_BINARY).parent_path() / ("report_" + name + ".png");
     EXPECT_EQ(shell(browser + "--virtual-time-budget=1000 --window-size=1100,2400 --screenshot=" + screenshot.string() +
                     " file://" + report.string() + " 2>> " + log.string()),
               0);
