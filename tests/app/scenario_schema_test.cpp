@@ -225,6 +225,38 @@ const Variant kVariants[] = {
       {R"("profile": [0.6, 0.3, 0.1])", R"("profile": {"gamma": {"mean": 1.5, "sd": 0.8}})"}}},
     // A reach task: only it reads a target.
     {"creature_jumper.json", {{R"("type": "jump")", R"("type": "reach", "target": [0.5, 0.3])"}}},
+    // The fluid's starting smoke from a picture and from shapes.
+    {"smoke_target.json",
+     {{R"("initial_density": {"checker": 16, "value": 0.64})",
+       R"("initial_density": {"image": "data/smoke_target.pgm", "invert": false, "scale": 0.5})"}}},
+    {"smoke_target.json",
+     {{R"("initial_density": {"checker": 16, "value": 0.64})",
+       R"("initial_density": {"shapes": [{"circle": [0.5, 0.5, 0.2], "value": 0.8}, {"box": [0.1, 0.1, 0.3, 0.3]}]})"}}},
+    // FEM over a few steps (a generated reference simulates them): regions, obstacle boxes, pins,
+    // .obj output and grouped sharing; a 2D disk; a TetGen mesh.
+    {"fem_bouncing_block.json",
+     {{R"("steps": 1200)", R"("steps": 20)"},
+      {R"("density": 1000,)",
+       R"("density": 1000, "region_boxes": [{"min": [0, 0, 0], "max": [0.05, 0.1, 0.2]}], "pinned": [0],
+          "boxes": [{"min": [0.2, 0, 0], "max": [0.3, 0.1, 0.1], "friction": 0.2}], "surface_obj": {"folder": "obj", "every": 5},)"},
+      {R"("reference": {"csv": "fem/bouncing_block_markers.csv"})",
+       R"("markers": [0, 5, 10], "stride": 5, "reference": {"generate": {"youngs_modulus": 1e5, "poisson_ratio": 0.35,
+          "damping": 0.001, "mass_damping": 3.0}, "noise": 0.0001, "noise_relative": 0.01, "seed": 5})"},
+      {R"("sharing": "uniform", "lower": 1e3)", R"("sharing": "groups", "groups": [0, 0], "initial": 5e4, "lower": 1e3)"}}},
+    {"fem_bouncing_block.json",
+     {{R"("dimension": 3)", R"("dimension": 2)"},
+      {R"("steps": 1200)", R"("steps": 20)"},
+      {R"("mesh": {"type": "box", "cells": [3, 3, 3], "size": [0.1, 0.1, 0.1], "origin": [0, 0, 0.01]})",
+       R"("mesh": {"type": "disk", "radius": 0.05, "rings": 2, "centre": [0, 0.06]})"},
+      {R"("gravity": [0, 0, -9.81])", R"("gravity": [0, -9.81])"},
+      {R"("initial_velocity": [0.5, 0, -1.0])", R"("initial_velocity": [0.5, -1.0])"},
+      {R"("normal": [0, 0, 1])", R"("normal": [0, 1])"},
+      {R"("reference": {"csv": "fem/bouncing_block_markers.csv"})", R"("stride": 5, "reference": {"generate": {"youngs_modulus": 1e5}})"}}},
+    {"fem_bouncing_block.json",
+     {{R"("steps": 1200)", R"("steps": 20)"},
+      {R"("mesh": {"type": "box", "cells": [3, 3, 3], "size": [0.1, 0.1, 0.1], "origin": [0, 0, 0.01]})",
+       R"("mesh": {"type": "tetgen", "node_file": "fem/two_tets.node"})"},
+      {R"("reference": {"csv": "fem/bouncing_block_markers.csv"})", R"("stride": 5, "reference": {"generate": {"youngs_modulus": 1e5}})"}}},
 };
 
 // What the loaders asked for, per simulator: path pattern -> fields, over every example and the
