@@ -31,6 +31,9 @@ nlohmann::json run_peer(const std::string& python, const std::string& script, co
                         const std::filesystem::path& settings_file);
 // A benchmark's entry from its rollout run (forward_s, gradient_s, peak_rss_mb) and its reference
 // run (forward_1thread_s, reference_s, max_state_difference), each measured in a child.
+// A benchmark's entry from its run alone, for one that has no reference implementation: the
+// reference fields are null.
+nlohmann::json entry_without_reference(const std::string& name, const nlohmann::json& run);
 nlohmann::json entry_against_reference(const std::string& name, const nlohmann::json& run, const nlohmann::json& ref,
                                        const std::string& reference, int threads);
 

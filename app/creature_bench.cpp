@@ -58,22 +58,14 @@ void creature_benchmarks(const std::regex& filter, int repeats, int threads,
     if (!std::regex_search(name, filter)) continue;
     json run = in_child([&] { return measure_creatures(copies, repeats, threads); });
     const double forward = run.value("forward_s", 0.0), gradient = run.value("gradient_s", 0.0);
-    json b = {{"name", name},
-              {"creatures", copies},
+    json b = entry_without_reference(name, run);
+    b.update({{"creatures", copies},
               {"masses", run.value("masses", 0)},
               {"springs", run.value("springs", 0)},
-              {"forward_s", forward},
-              {"gradient_s", gradient},
-              {"gradient_over_forward", forward > 0.0 ? gradient / forward : 0.0},
               {"creature_rollouts_per_s", forward > 0.0 ? copies / forward : 0.0},
               {"creature_gradients_per_s", gradient > 0.0 ? copies / gradient : 0.0},
               {"checkpoint", run.value("checkpoint", "")},
-              {"stored_mb", run.value("stored_mb", 0.0)},
-              {"reference", nullptr},
-              {"reference_s", nullptr},
-              {"ours_over_reference", nullptr},
-              {"peak_rss_mb", run["peak_rss_mb"]}};
-    if (run.contains("error")) b["error"] = run["error"];
+              {"stored_mb", run.value("stored_mb", 0.0)}});
     report(b);
   }
 }

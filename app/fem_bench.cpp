@@ -109,16 +109,8 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
   const json run = in_child([&] {
     return measure(sb::MaterialModel::kNeoHookean, implicit_steps, repeats, threads, sb::FemIntegrator::kImplicitEuler);
   });
-  json b = {{"name", name},
-            {"tets", run.value("tets", 0)},
-            {"forward_s", run.value("forward_s", 0.0)},
-            {"gradient_s", run.value("gradient_s", 0.0)},
-            {"gradient_over_forward", run.value("gradient_s", 0.0) / run.value("forward_s", 1.0)},
-            {"reference", nullptr},
-            {"reference_s", nullptr},
-            {"ours_over_reference", nullptr},
-            {"peak_rss_mb", run["peak_rss_mb"]}};
-  if (run.contains("error")) b["error"] = run["error"];
+  json b = entry_without_reference(name, run);
+  b["tets"] = run.value("tets", 0);
   report(b);
 }
 
