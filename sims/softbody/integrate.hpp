@@ -41,20 +41,21 @@ struct Integrate {
       return;
     }
     Vec<S, D> f = e.own(force);
-    if constexpr (std::is_same_v<S, double>) {
-      if (penalty_record != nullptr) {
-        PenaltyNormal* record = penalty_record + e.index() * penalty_planes;
-        for (const ContactPlane<D>& plane : planes)
-          if (plane.model == ContactModel::kPenalty) {
-            *record = penalty_normal(plane, penalty, xi);
-            f += penalty_force_with_normal(plane, penalty, record->force, vi);
-            ++record;
-          }
+    // Plain values keep each penalty plane's normal part for the adjoint when asked to.
+    PenaltyNormal* record = nullptr;
+    if constexpr (std::is_same_v<S, double>)
+      if (penalty_record != nullptr) record = penalty_record + e.index() * penalty_planes;
+    for (const ContactPlane<D>& plane : planes) {
+      if (plane.model != ContactModel::kPenalty) continue;
+      if constexpr (std::is_same_v<S, double>) {
+        if (record != nullptr) {
+          *record = penalty_normal(plane, penalty, xi);
+          f += penalty_force_with_normal(plane, penalty, record++->force, vi);
+          continue;
+        }
       }
+      f += penalty_contact_force(plane, penalty, xi, vi);
     }
-    if (!std::is_same_v<S, double> || penalty_record == nullptr)
-      for (const ContactPlane<D>& plane : planes)
-        if (plane.model == ContactModel::kPenalty) f += penalty_contact_force(plane, penalty, xi, vi);
     for (const ContactBox<D>& box : boxes) f += penalty_contact_force(box.face_plane(values_of(xi)), penalty, xi, vi);
     Vec<S, D> vn = velocity_decay * vi + dt * (e.own(inverse_mass) * f + e.shared(gravity));
     Vec<S, D> xn = xi + dt * vn;
