@@ -9,7 +9,9 @@
 // the scalar body's values, bit for bit.
 //
 // Reads gather per lane; writes and deposits go through one scalar element view per lane, so the
-// scatter rules (private nodes, shared entries, non-finite checks) are the scalar views' own.
+// scatter rules (private nodes, shared entries, non-finite checks) are the scalar views' own. A
+// per-element scalar is the exception: the lanes' entries are adjacent, so it loads, and its
+// adjoint adds, as one vector.
 // Deposits go slot by slot, each slot lane by lane; a node shared by two lanes in the same slot
 // (springs that start at one node) thus still receives the earlier element's contribution first.
 // A group where a node sits in different slots of two lanes would break that order, and the
@@ -131,9 +133,16 @@ class LanesElement {
   SIMGRAD_INLINE LanesElement(Index first, const Args&... args)
       : lanes_(make(std::make_integer_sequence<int, W>{}, first, args...)) {}
 
+  // A scalar per element: the lanes' entries are adjacent, one vector load.
   template <int D>
   SIMGRAD_INLINE Value<Scalar, D> own(const Field<D>& f) const {
-    return gather<D>([&](const Lane& e) { return e.own(f); });
+    if constexpr (D == 1) {
+      Scalar v;
+      __builtin_memcpy(&v.v, f.value + lanes_[0].index(), sizeof(v.v));
+      return v;
+    } else {
+      return gather<D>([&](const Lane& e) { return e.own(f); });
+    }
   }
   template <int D>
   SIMGRAD_INLINE Value<Scalar, D> slot(const Field<D>& f, int s) const {
@@ -164,9 +173,19 @@ class LanesElement {
   SIMGRAD_INLINE void scatter(const Field<D>& f, int s, const Value<Scalar, D>& v) {
     for (int l = 0; l < W; ++l) lanes_[l].scatter(f, s, lane<W, D>(v, l));
   }
+  // A scalar per element adds as one vector too: the same additions, lane by lane.
   template <int D>
   SIMGRAD_INLINE void add_own(const Field<D>& f, const Value<Scalar, D>& g) {
-    for (int l = 0; l < W; ++l) lanes_[l].add_own(f, lane<W, D>(g, l));
+    if constexpr (D == 1) {
+      if (f.adjoint == nullptr) return;
+      double* target = f.adjoint + lanes_[0].index();
+      Scalar sum;
+      __builtin_memcpy(&sum.v, target, sizeof(sum.v));
+      sum = sum + g;
+      __builtin_memcpy(target, &sum.v, sizeof(sum.v));
+    } else {
+      for (int l = 0; l < W; ++l) lanes_[l].add_own(f, lane<W, D>(g, l));
+    }
   }
   template <int D>
   SIMGRAD_INLINE void add_slot(const Field<D>& f, int s, const Value<Scalar, D>& g) {
