@@ -34,9 +34,10 @@ void matrix_vector(const double* w, const double* bias, const double* u, int row
     double sum[kRows] = {};
     const double* row = w + static_cast<Index>(r) * columns;
     // The next rows are requested early: in a large batch the weights come from memory.
+    const int ahead = std::min(kRows, rows - r - kRows);
     for (int k = 0; k < columns; ++k) {
       if (k % 8 == 0)
-        for (int j = 0; j < kRows; ++j) __builtin_prefetch(row + static_cast<Index>(kRows + j) * columns + k);
+        for (int j = 0; j < ahead; ++j) __builtin_prefetch(row + static_cast<Index>(kRows + j) * columns + k);
       for (int j = 0; j < kRows; ++j) sum[j] += row[static_cast<Index>(j) * columns + k] * u[k];
     }
     for (int j = 0; j < kRows; ++j) out[r + j] = sum[j] + bias[r + j];
