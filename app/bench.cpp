@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +52,12 @@ double time_of(const std::function<void()>& f) {
   const auto start = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double cpu_time_of(const std::function<void()>& f) {
+  const std::clock_t start = std::clock();
+  f();
+  return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 }
 
 // How many times to repeat a measurement: at least `repeats`, and for short runs enough for

@@ -16,6 +16,8 @@ namespace simgrad::app {
 double median(std::vector<double> v);
 // Wall time of f().
 double time_of(const std::function<void()>& f);
+// Process CPU time of f(), all threads together: on a shared machine the steadier measure.
+double cpu_time_of(const std::function<void()>& f);
 // How many times to repeat a measurement of `seconds_per_run`: at least `repeats`, and for short
 // runs enough for about a second in all.
 int repeats_for(double seconds_per_run, int repeats);

@@ -35,14 +35,16 @@ json measure_creatures(int copies, int repeats, int threads) {
   options.checkpoint = CheckpointPolicy::parse(copies > 1 ? "every:26" : "all");
   Rollout rollout(creature, loss, settings.steps, options);
   rollout.loss_and_gradient();  // warm-up
-  std::vector<double> forward, gradient;
+  std::vector<double> forward, gradient, forward_cpu, gradient_cpu;
   const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
   for (int r = 0; r < runs; ++r) {
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+    forward_cpu.push_back(cpu_time_of([&] { forward.push_back(time_of([&] { rollout.loss(); })); }));
+    gradient_cpu.push_back(cpu_time_of([&] { gradient.push_back(time_of([&] { rollout.loss_and_gradient(); })); }));
   }
   return {{"forward_s", median(forward)},
           {"gradient_s", median(gradient)},
+          {"forward_cpu_s", median(forward_cpu)},
+          {"gradient_cpu_s", median(gradient_cpu)},
           {"masses", model.node_count},
           {"springs", model.spring_count()},
           {"checkpoint", options.checkpoint.to_string()},
@@ -58,12 +60,16 @@ void creature_benchmarks(const std::regex& filter, int repeats, int threads,
     if (!std::regex_search(name, filter)) continue;
     json run = in_child([&] { return measure_creatures(copies, repeats, threads); });
     const double forward = run.value("forward_s", 0.0), gradient = run.value("gradient_s", 0.0);
+    const double forward_cpu = run.value("forward_cpu_s", 0.0);
     json b = entry_without_reference(name, run);
     b.update({{"creatures", copies},
               {"masses", run.value("masses", 0)},
               {"springs", run.value("springs", 0)},
               {"creature_rollouts_per_s", forward > 0.0 ? copies / forward : 0.0},
               {"creature_gradients_per_s", gradient > 0.0 ? copies / gradient : 0.0},
+              {"forward_cpu_s", run.value("forward_cpu_s", 0.0)},
+              {"gradient_cpu_s", run.value("gradient_cpu_s", 0.0)},
+              {"creature_rollouts_per_cpu_s", forward_cpu > 0.0 ? copies / forward_cpu : 0.0},
               {"checkpoint", run.value("checkpoint", "")},
               {"stored_mb", run.value("stored_mb", 0.0)}});
     report(b);

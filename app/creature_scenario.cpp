@@ -150,9 +150,7 @@ class CreatureScenario final : public Scenario {
     loss_ = std::make_unique<cr::TaskLoss>(*creature_, t, plan_.head, target, plan_.block);
 
     tune = read_tune_settings(root.child("tune"));
-    RolloutOptions options;
-    options.checkpoint = read_checkpoint(root, overrides);
-    options.clip_adjoint_norm = root.non_negative("clip_adjoint_norm", 0.0);
+    const RolloutOptions options = read_rollout_options(root, overrides, steps);
     problem_ = std::make_unique<tune::RolloutProblem>(*creature_, *loss_, steps, options, controller_->bind(bound));
   }
 

@@ -102,13 +102,16 @@ class NeuralController final : public Controller {
   Array<1> bias2;     // per creature: actuators
 
  private:
-  // Creature c's input vector at step t, into u.
-  void features(int t, int c, std::span<const double> body_state, double* u) const;
+  // The sine clocks of step t, into clocks_: the same for every creature, so computed once.
+  void set_clocks(int t);
+  // Creature c's input vector (after set_clocks of its step), into u.
+  void features(int c, std::span<const double> body_state, double* u) const;
   // Creature c's hidden layer h and output pre-activations z from its input u.
   void layers(int c, const double* u, double* h, double* z) const;
 
   NeuralShape shape_;
   std::vector<double> scratch_;  // per creature: inputs, hidden, outputs, and their adjoints
+  std::vector<double> clocks_;   // this step's sine clocks
   int stride_ = 0;               // scratch per creature
 };
 

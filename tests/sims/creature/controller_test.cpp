@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "core/gradcheck.hpp"
@@ -98,6 +99,57 @@ TEST(Controller, NeuralOutputsAreBoundedByTheStrength) {
   // The same weights for every creature unless asked otherwise.
   for (int k = 0; k < 32 * nn.inputs(); ++k)
     ASSERT_EQ(nn.weights1.values()[k], nn.weights1.values()[32 * nn.inputs() + k]);
+}
+
+// DiffTaichi's nn1 and nn2 written out as plain loops, each sum in index order: the controller,
+// whose sums run four rows at a time, must give the same bits.
+TEST(Controller, NeuralSignalsEqualDiffTaichisNetworkBitForBit) {
+  NeuralShape shape;
+  shape.hidden = 7;
+  ControllerLayout layout = small_layout();
+  layout.strength = {0.1, 0.15, 0.2, 0.05, 0.12};
+  NeuralController nn(layout, shape);
+  nn.initialise(4, 9, true);
+  for (std::size_t i = 0; i < nn.bias1.values().size(); ++i) nn.bias1.values()[i] = 0.1 * standard_normal(6, 0, i);
+  const int t = 31, n = layout.nodes, a = layout.actuators(), h = shape.hidden, n_in = nn.inputs();
+  const std::vector<double> state = random_state(layout, 8);
+  std::vector<double> out(static_cast<std::size_t>(layout.creatures * a));
+  nn.signals(t, state, out);
+  const std::size_t half = state.size() / 2;
+  for (int c = 0; c < layout.creatures; ++c) {
+    std::vector<double> u;
+    for (int j = 0; j < shape.sine_inputs; ++j)
+      u.push_back(std::sin(layout.omega * t * layout.dt + 2.0 * std::numbers::pi / shape.sine_inputs * j));
+    double cx = 0.0, cy = 0.0;
+    for (int j = 0; j < n; ++j) {
+      cx += state[static_cast<std::size_t>(2 * (c * n + j))];
+      cy += state[static_cast<std::size_t>(2 * (c * n + j) + 1)];
+    }
+    cx *= 1.0 / n;
+    cy *= 1.0 / n;
+    for (int j = 0; j < n; ++j) {
+      const std::size_t at = static_cast<std::size_t>(2 * (c * n + j));
+      u.push_back(0.05 * (state[at] - cx));
+      u.push_back(0.05 * (state[at + 1] - cy));
+      u.push_back(0.05 * state[half + at]);
+      u.push_back(0.05 * state[half + at + 1]);
+    }
+    u.push_back(shape.goal[0] - cx);
+    u.push_back(shape.goal[1] - cy);
+    ASSERT_EQ(static_cast<int>(u.size()), n_in);
+    std::vector<double> hidden(static_cast<std::size_t>(h));
+    for (int i = 0; i < h; ++i) {
+      double sum = 0.0;
+      for (int k = 0; k < n_in; ++k) sum += nn.weights1.values()[(c * h + i) * n_in + k] * u[static_cast<std::size_t>(k)];
+      hidden[static_cast<std::size_t>(i)] = std::tanh(sum + nn.bias1.values()[c * h + i]);
+    }
+    for (int o = 0; o < a; ++o) {
+      double sum = 0.0;
+      for (int i = 0; i < h; ++i) sum += nn.weights2.values()[(c * a + o) * h + i] * hidden[static_cast<std::size_t>(i)];
+      EXPECT_EQ(out[static_cast<std::size_t>(c * a + o)],
+                layout.strength[static_cast<std::size_t>(o)] * std::tanh(sum + nn.bias2.values()[c * a + o]));
+    }
+  }
 }
 
 }  // namespace
