@@ -199,4 +199,11 @@ void TelemetryLoss::residuals(int t, std::span<const double> state, std::vector<
   }
 }
 
+bool offer_residuals(tune::RolloutProblem& problem, const TelemetryLoss& loss) {
+  if (!loss.is_sum_of_squares()) return false;
+  problem.set_term_residuals(
+      [&loss](int t, std::span<const double> state, std::vector<double>& out) { loss.residuals(t, state, out); });
+  return true;
+}
+
 }  // namespace simgrad::vehicle

@@ -58,6 +58,11 @@ void setup_windows(VehicleModel& model, const Telemetry& telemetry, const Teleme
 // optimizer sees starts and constants on comparable scales.
 tune::BoundParameter bind_window_starts(VehicleModel& model, const std::array<double, kFitChannels>& scale);
 
+class TelemetryLoss;
+// Hands `loss`'s residuals to `problem`, so that least-squares methods (Levenberg-Marquardt) can
+// fit it; returns false, leaving the problem as it was, when the loss is not a sum of squares.
+bool offer_residuals(tune::RolloutProblem& problem, const TelemetryLoss& loss);
+
 class TelemetryLoss : public TrajectoryLoss {
  public:
   TelemetryLoss(VehicleBatch& system, const Telemetry& telemetry, TelemetryFit fit);
@@ -73,6 +78,9 @@ class TelemetryLoss : public TrajectoryLoss {
   // The residuals of step t (weighted, scaled errors; one per car and fitted channel), for the
   // Gauss-Newton approximation of the Hessian.
   void residuals(int t, std::span<const double> state, std::vector<double>& out) const;
+  // Whether the loss is the sum of the squares of residuals() over its terms: it is, unless a
+  // continuity penalty joins several windows.
+  bool is_sum_of_squares() const { return fit_.continuity_weight == 0.0 || cars_ == 1; }
 
  private:
   struct MatchBody;

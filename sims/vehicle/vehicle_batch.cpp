@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sims/vehicle/single_track_adjoint.hpp"
+
 namespace simgrad::vehicle {
 
 VehicleBatch::VehicleBatch(VehicleModel& model)

@@ -1,0 +1,111 @@
+#include "tune/levenberg_marquardt.hpp"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "tune/box.hpp"
+#include "tune/eigen_span.hpp"
+
+namespace simgrad::tune {
+namespace {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+constexpr int kMaxDampingRaises = 12;
+constexpr double kMinDamping = 1e-12;
+
+}  // namespace
+
+void LevenbergMarquardt::on_init(std::span<const double> x0) {
+  x_ = Eigen::Map<const VectorXd>(x0.data(), Index(x0.size()));
+  residuals_.resize(0);
+  loss_ = std::numeric_limits<double>::infinity();
+  lambda_ = 1e-3;
+  started_ = false;
+}
+
+MatrixXd LevenbergMarquardt::jacobian() {
+  const Index n = x_.size(), m = residuals_.size();
+  MatrixXd J(m, n);
+  std::vector<double> shifted(x_.data(), x_.data() + n), r;
+  for (Index i = 0; i < n; ++i) {
+    // Step towards the farther bound, so that the shifted point stays inside the box.
+    double h = 1e-6 * std::max(1.0, std::fabs(x_(i)));
+    if (x_(i) + h > upper()[std::size_t(i)]) h = -h;
+    shifted[std::size_t(i)] = x_(i) + h;
+    evaluate_residuals(shifted, r);
+    shifted[std::size_t(i)] = x_(i);
+    if (Index(r.size()) != m) throw std::logic_error("levenberg_marquardt: the number of residuals changed");
+    for (Index k = 0; k < m; ++k) J(k, i) = (r[std::size_t(k)] - residuals_(k)) / h;
+  }
+  return J;
+}
+
+double LevenbergMarquardt::step() {
+  std::vector<double> r;
+  if (!started_) {
+    loss_ = evaluate_residuals(span_of(x_), r);
+    residuals_ = Eigen::Map<const VectorXd>(r.data(), Index(r.size()));
+    started_ = true;
+    if (!std::isfinite(loss_)) {
+      converge("loss is not finite at the start");
+      return loss_;
+    }
+    if (loss_ == 0.0 || target_reached()) return loss_;
+  }
+  const MatrixXd J = jacobian();
+  const MatrixXd A = J.transpose() * J;
+  const VectorXd g = J.transpose() * residuals_;  // half the loss's gradient
+  const VectorXd gradient = 2.0 * g;
+  if (!(projected_gradient_norm(span_of(x_), {gradient.data(), std::size_t(gradient.size())}, lower(), upper()) >
+        options().gradient_tolerance)) {
+    converge("projected gradient below tolerance");
+    return loss_;
+  }
+  // Marquardt's scaling: damping in proportion to each parameter's own curvature.
+  VectorXd scale = A.diagonal();
+  const double floor = std::max(scale.maxCoeff(), 1e-300) * 1e-12;
+  for (Index i = 0; i < scale.size(); ++i) scale(i) = std::max(scale(i), floor);
+  const double old_loss = loss_;
+  for (int attempt = 0; attempt < kMaxDampingRaises; ++attempt) {
+    MatrixXd M = A;
+    M.diagonal() += lambda_ * scale;
+    VectorXd trial = x_ + M.ldlt().solve(-g);
+    project_onto_box(span_of(trial), lower(), upper());
+    const double trial_loss = evaluate_residuals(span_of(trial), r);
+    if (trial_loss < loss_) {
+      x_ = trial;
+      residuals_ = Eigen::Map<const VectorXd>(r.data(), Index(r.size()));
+      loss_ = trial_loss;
+      lambda_ = std::max(lambda_ / 3.0, kMinDamping);
+      const double tolerance = options().function_tolerance;
+      if (tolerance > 0 && old_loss - loss_ <= tolerance * std::max({std::fabs(old_loss), std::fabs(loss_), 1.0}))
+        converge("loss change below function_tolerance");
+      return loss_;
+    }
+    lambda_ *= 4.0;
+  }
+  converge("no step lowers the loss, however damped");
+  return loss_;
+}
+
+template <class Self, class Archive>
+void LevenbergMarquardt::transfer(Self& self, Archive& archive) {
+  archive("x", self.x_);
+  archive("residuals", self.residuals_);
+  archive("loss", self.loss_);
+  archive("damping", self.lambda_);
+  archive("started", self.started_);
+}
+
+void LevenbergMarquardt::save_state(StateWriter& writer) const { transfer(*this, writer); }
+
+void LevenbergMarquardt::load_state(StateReader& reader) { transfer(*this, reader); }
+
+}  // namespace simgrad::tune
