@@ -68,15 +68,29 @@ double LevenbergMarquardt::step() {
     converge("projected gradient below tolerance");
     return loss_;
   }
+  // Variables held at a bound the descent direction pushes against stay there; the step solves
+  // for the others.
+  std::vector<Index> free;
+  for (Index i = 0; i < x_.size(); ++i)
+    if (!blocked_by_bound(x_(i), gradient(i), lower()[std::size_t(i)], upper()[std::size_t(i)])) free.push_back(i);
+  const Index f = Index(free.size());
+  MatrixXd A_free(f, f);
+  VectorXd g_free(f), scale(f);
+  for (Index a = 0; a < f; ++a) {
+    g_free(a) = g(free[std::size_t(a)]);
+    for (Index b = 0; b < f; ++b) A_free(a, b) = A(free[std::size_t(a)], free[std::size_t(b)]);
+  }
   // Marquardt's scaling: damping in proportion to each parameter's own curvature.
-  VectorXd scale = A.diagonal();
-  const double floor = std::max(scale.maxCoeff(), 1e-300) * 1e-12;
-  for (Index i = 0; i < scale.size(); ++i) scale(i) = std::max(scale(i), floor);
+  scale = A_free.diagonal();
+  const double floor = std::max(scale.size() > 0 ? scale.maxCoeff() : 0.0, 1e-300) * 1e-12;
+  for (Index i = 0; i < f; ++i) scale(i) = std::max(scale(i), floor);
   const double old_loss = loss_;
   for (int attempt = 0; attempt < kMaxDampingRaises; ++attempt) {
-    MatrixXd M = A;
+    MatrixXd M = A_free;
     M.diagonal() += lambda_ * scale;
-    VectorXd trial = x_ + M.ldlt().solve(-g);
+    const VectorXd step_free = M.ldlt().solve(-g_free);
+    VectorXd trial = x_;
+    for (Index a = 0; a < f; ++a) trial(free[std::size_t(a)]) += step_free(a);
     project_onto_box(span_of(trial), lower(), upper());
     const double trial_loss = evaluate_residuals(span_of(trial), r);
     if (trial_loss < loss_) {

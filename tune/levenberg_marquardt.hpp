@@ -6,7 +6,8 @@
 // damping lambda until the step lowers the loss and lowering it after each success. Near a good
 // fit the step is the Gauss-Newton step, which takes the loss's curvature from J alone and so
 // crosses the narrow valleys of correlated constants that stall first-order methods and L-BFGS.
-// Steps are clamped into the bounds.
+// Parameters at a bound the descent direction pushes against are held there; steps of the others
+// are clamped into the bounds.
 //
 // One iteration is one Jacobian and one accepted step; its loss is the loss at the new point.
 // The first iteration also evaluates x0. The objective must supply residuals (Objective::residuals).
