@@ -60,8 +60,8 @@ tune::BoundParameter bind_window_starts(VehicleModel& model, const std::array<do
 
 class TelemetryLoss;
 // Hands `loss`'s residuals to `problem`, so that least-squares methods (Levenberg-Marquardt) can
-// fit it; returns false, leaving the problem as it was, when the loss is not a sum of squares.
-bool offer_residuals(tune::RolloutProblem& problem, const TelemetryLoss& loss);
+// fit it.
+void offer_residuals(tune::RolloutProblem& problem, const TelemetryLoss& loss);
 
 class TelemetryLoss : public TrajectoryLoss {
  public:
@@ -75,12 +75,10 @@ class TelemetryLoss : public TrajectoryLoss {
   // Adds the squared errors of every channel at step t to sums (per channel) and counts.
   void add_squared_errors(int t, std::span<const double> state, std::array<double, kFitChannels>& sums,
                           std::array<long, kFitChannels>& counts) const;
-  // The residuals of step t (weighted, scaled errors; one per car and fitted channel), for the
-  // Gauss-Newton approximation of the Hessian.
+  // The residuals of step t, whose squares sum to term t: weighted, scaled errors (one per car
+  // and fitted channel), and at the last step the continuity penalty's (one per window boundary
+  // and state channel). For the Gauss-Newton approximation of the Hessian and least-squares fits.
   void residuals(int t, std::span<const double> state, std::vector<double>& out) const;
-  // Whether the loss is the sum of the squares of residuals() over its terms: it is, unless a
-  // continuity penalty joins several windows.
-  bool is_sum_of_squares() const { return fit_.continuity_weight == 0.0 || cars_ == 1; }
 
  private:
   struct MatchBody;
