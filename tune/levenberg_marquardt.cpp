@@ -39,9 +39,17 @@ MatrixXd LevenbergMarquardt::jacobian() {
     double h = 1e-6 * std::max(1.0, std::fabs(x_(i)));
     if (x_(i) + h > upper()[std::size_t(i)]) h = -h;
     shifted[std::size_t(i)] = x_(i) + h;
-    evaluate_residuals(shifted, r);
+    double loss = evaluate_residuals(shifted, r);
+    const double other_side = x_(i) - h;
+    if (!std::isfinite(loss) && other_side >= lower()[std::size_t(i)] && other_side <= upper()[std::size_t(i)]) {
+      // A rollout that blew up (an infinite residual): difference to the other side.
+      h = -h;
+      shifted[std::size_t(i)] = x_(i) + h;
+      loss = evaluate_residuals(shifted, r);
+    }
     shifted[std::size_t(i)] = x_(i);
-    if (Index(r.size()) != m) throw std::logic_error("levenberg_marquardt: the number of residuals changed");
+    if (!std::isfinite(loss) || Index(r.size()) != m)
+      throw std::runtime_error("levenberg_marquardt: the residuals are not finite next to the current point");
     for (Index k = 0; k < m; ++k) J(k, i) = (r[std::size_t(k)] - residuals_(k)) / h;
   }
   return J;
