@@ -211,11 +211,6 @@ struct FourWheelBody : SingleTrackBody {
     e.write(next, n.car);
     e.write(next_chassis, n.chassis);
   }
-  // Derived by the engine (the single-track body's hand-written adjoint does not apply).
-  template <class E>
-  void adjoint(E& e) const {
-    e.derive(*this);
-  }
 };
 
 }  // namespace simgrad::vehicle

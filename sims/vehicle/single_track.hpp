@@ -159,9 +159,6 @@ struct SingleTrackBody {
     const Vec<S, kControlSize> u = e.own(controls);
     e.write(next, single_track_step<S>(p, *settings, e.own(state), u[kSteer], u[kThrottle], u[kBrake]));
   }
-  // Hand-written (single_track_adjoint.hpp): the tires' and the gearbox's partials by hand.
-  template <class E>
-  void adjoint(E& e) const;
 };
 
 }  // namespace simgrad::vehicle

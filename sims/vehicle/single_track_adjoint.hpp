@@ -272,28 +272,32 @@ inline SingleTrackAdjoint single_track_step_adjoint(const Params<double>& p, con
   return a;
 }
 
-// The kernel's hand-written adjoint: the dynamic model by hand, the kinematic blend derived.
-template <class E>
-void SingleTrackBody::adjoint(E& e) const {
-  const CarState<double> x = e.own(state);
-  if (!hand_adjoint_covers(*settings, x)) {
-    e.derive(*this);
-    return;
+// The single-track kernel body with its hand-written adjoint: the dynamic model by hand, the
+// kinematic blend derived. (The four-wheel body, which extends SingleTrackBody, keeps the
+// engine's derived adjoint.)
+struct SingleTrackHandAdjointBody : SingleTrackBody {
+  template <class E>
+  void adjoint(E& e) const {
+    const CarState<double> x = e.own(state);
+    if (!hand_adjoint_covers(*settings, x)) {
+      e.derive(*this);
+      return;
+    }
+    Params<double> p;
+    for (int b = 0; b < kParamBlocks; ++b) {
+      const Vec<double, 4> v = e.shared(params[b]);
+      for (int c = 0; c < 4; ++c) p[4 * b + c] = v[c];
+    }
+    const Vec<double, kControlSize> u = e.own(controls);
+    const SingleTrackAdjoint a =
+        single_track_step_adjoint(p, *settings, x, u[kSteer], u[kThrottle], u[kBrake], e.output_adjoint(next));
+    e.add_own(state, a.state);
+    for (int b = 0; b < kParamBlocks; ++b) {
+      Vec<double, 4> g;
+      for (int c = 0; c < 4; ++c) g[c] = a.param[4 * b + c];
+      e.add_shared(params[b], g);
+    }
   }
-  Params<double> p;
-  for (int b = 0; b < kParamBlocks; ++b) {
-    const Vec<double, 4> v = e.shared(params[b]);
-    for (int c = 0; c < 4; ++c) p[4 * b + c] = v[c];
-  }
-  const Vec<double, kControlSize> u = e.own(controls);
-  const SingleTrackAdjoint a =
-      single_track_step_adjoint(p, *settings, x, u[kSteer], u[kThrottle], u[kBrake], e.output_adjoint(next));
-  e.add_own(state, a.state);
-  for (int b = 0; b < kParamBlocks; ++b) {
-    Vec<double, 4> g;
-    for (int c = 0; c < 4; ++c) g[c] = a.param[4 * b + c];
-    e.add_shared(params[b], g);
-  }
-}
+};
 
 }  // namespace simgrad::vehicle
