@@ -138,9 +138,10 @@ TEST(Excitation, BmwNoisyFitRecoversEveryConstantWithinFivePercent) {
 }
 
 // The ORCA's front tires peak at 83 degrees of slip, beyond any slip its 0.35 rad steering can
-// reach (58% of it): below the peak the front E trades against B and C, and a fit that frees it
-// settles at E = 0.74 with a loss of 3e-8 instead of 0. Front E is held at its published value
-// (Liniger's model has none); every other constant, rear E included, is recovered.
+// reach (58% of it): below the peak the front E trades against B and C (the Gauss-Newton report
+// calls that direction flat), and from this start a fit that frees it settles in a second minimum,
+// E = 0.74 with B and C 25-34% off and a loss of 3e-8 instead of 0. Front E is held at its
+// published value (Liniger's model has none); every other constant, rear E included, is recovered.
 const std::vector<std::string> kOrcaConstants = {"front_B", "front_C", "front_D", "rear_B", "rear_C",
                                                  "rear_D", "rear_E", "yaw_inertia", "cg_to_front", "drive_gain",
                                                  "drive_speed_loss", "rolling_resistance", "drag_coefficient"};
