@@ -153,7 +153,7 @@ TEST(Excitation, OrcaFitRecoversEveryConstantWithinTwoPercent) {
 
 // With the example's noise (seed 1, as in orca_noisy.csv) the fit takes the whole recording in
 // windows of 4 s, whose noisy starts weigh less than those of short ones. Rear E, which the
-// noise leaves undetermined (errors of 0.05-0.2 across seeds), is held too.
+// noise leaves undetermined (absolute errors of 0.05-0.2 across seeds), is held too.
 TEST(Excitation, OrcaNoisyFitRecoversEveryConstantWithinFivePercent) {
   const std::vector<std::string> names(kOrcaConstants.begin(), kOrcaConstants.end());
   std::vector<std::string> fitted;
