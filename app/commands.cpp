@@ -197,8 +197,10 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
     TuneSettings settings = scenario->tune;
     if (!options.optimizer.empty()) settings.optimizer = options.optimizer;
     if (options.iterations > 0) settings.iterations = options.iterations;
-    if (settings.optimizer != "lbfgs" && settings.optimizer != "adam" && settings.optimizer != "normalized_gd")
-      throw std::invalid_argument("--optimizer: expected lbfgs, adam or normalized_gd, got \"" + settings.optimizer + "\"");
+    if (settings.optimizer != "lbfgs" && settings.optimizer != "adam" && settings.optimizer != "normalized_gd" &&
+        settings.optimizer != "levenberg_marquardt")
+      throw std::invalid_argument("--optimizer: expected lbfgs, adam, normalized_gd or levenberg_marquardt, got \"" +
+                                  settings.optimizer + "\"");
 
     std::filesystem::create_directories(options.out);
     const std::filesystem::path state_file = options.out / "state.txt";

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   tune->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   tune_options.out = "simgrad-out";
   tune->add_option("--out", tune_options.out, "output folder: result.json, loss.svg, report.html, saved state (default: simgrad-out)");
-  tune->add_option("--optimizer", tune_options.optimizer, "lbfgs | adam | normalized_gd (default: the scenario's)");
+  tune->add_option("--optimizer", tune_options.optimizer, "lbfgs | adam | normalized_gd | levenberg_marquardt (default: the scenario's)");
   tune->add_option("--iterations", tune_options.iterations, "iterations (default: the scenario's)");
   tune->add_flag("--resume", [&](std::int64_t) { tune_options.resume = tune_options.out; },
                  "continue an interrupted run saved in --out");

@@ -153,6 +153,8 @@ class VehicleScenario final : public Scenario {
       bound.push_back(vh::bind_window_starts(model_, fit_->fit().scale));
     }
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    // A telemetry fit is a sum of squares: Levenberg-Marquardt may take it.
+    if (fit_) vh::offer_residuals(*problem_, *fit_);
     initial_ = problem_->initial();
   }
 
@@ -417,7 +419,7 @@ class VehicleScenario final : public Scenario {
     return r;
   }
 
-  // All residuals of the data term at parameters x.
+  // All residuals of the loss at parameters x (data term and continuity penalty).
   std::vector<double> residuals(const std::vector<double>& x) {
     problem_->assign(x);
     std::vector<double> r;

@@ -6,6 +6,7 @@
 #include "tune/adam.hpp"
 #include "tune/cmaes.hpp"
 #include "tune/lbfgs.hpp"
+#include "tune/levenberg_marquardt.hpp"
 #include "tune/normalized_gd.hpp"
 #include "tune/random_search.hpp"
 
@@ -30,6 +31,7 @@ std::unique_ptr<Optimizer> make_optimizer(std::string_view name, const Optimizer
   if (name == "normalized_gd") return std::make_unique<NormalizedGradientDescent>(options);
   if (name == "cmaes") return std::make_unique<CmaEs>(options);
   if (name == "random_search") return std::make_unique<RandomSearch>(options);
+  if (name == "levenberg_marquardt") return std::make_unique<LevenbergMarquardt>(options);
   unknown_method(name);
 }
 

@@ -11,8 +11,8 @@
 namespace simgrad::tune {
 
 // Every name make_optimizer accepts: three gradient methods, then the black-box baselines.
-inline constexpr std::array<std::string_view, 5> kOptimizerNames = {
-    "lbfgs", "adam", "normalized_gd", "cmaes", "random_search"};
+inline constexpr std::array<std::string_view, 6> kOptimizerNames = {
+    "lbfgs", "adam", "normalized_gd", "cmaes", "random_search", "levenberg_marquardt"};
 
 // A fresh optimizer of the named method; an unknown name throws std::invalid_argument listing
 // the known ones.

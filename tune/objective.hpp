@@ -25,6 +25,15 @@ class Objective {
 
   // Loss at x and dL/dx written into gradient (same size as x), from a rollout and a backward pass.
   virtual double value_and_gradient(std::span<const double> x, std::span<double> gradient) = 0;
+
+  // For a loss that is a sum of squares, L(x) = sum_k r_k(x)^2: replaces `out` with the residuals
+  // r(x) from one rollout and returns true. Other losses return false (least-squares methods
+  // such as Levenberg-Marquardt then refuse them).
+  virtual bool residuals(std::span<const double> x, std::vector<double>& out) {
+    (void)x;
+    out.clear();
+    return false;
+  }
 };
 
 // Forwards to another objective and counts what it costs, by the project's convention: every
@@ -48,6 +57,12 @@ class CountingObjective final : public Objective {
     ++rollouts_;
     ++gradient_evaluations_;
     return inner_->value_and_gradient(x, gradient);
+  }
+
+  // One rollout.
+  bool residuals(std::span<const double> x, std::vector<double>& out) override {
+    ++rollouts_;
+    return inner_->residuals(x, out);
   }
 
   // Rollouts so far, gradient evaluations included.

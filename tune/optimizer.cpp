@@ -176,6 +176,15 @@ double Optimizer::evaluate_with_gradient(std::span<const double> x, std::span<do
   return loss;
 }
 
+double Optimizer::evaluate_residuals(std::span<const double> x, std::vector<double>& r) {
+  if (!counter_->residuals(x, r))
+    throw std::invalid_argument(std::string(name()) + " needs a loss that is a sum of squares (residuals)");
+  double loss = 0.0;
+  for (double v : r) loss += v * v;
+  note(x, loss);
+  return loss;
+}
+
 void Optimizer::note(std::span<const double> x, double loss) {
   if (loss < best_loss_) {
     best_loss_ = loss;

@@ -151,6 +151,11 @@ class Optimizer {
   // One rollout and backward pass at x, which must lie in the bounds; tracks the best point.
   double evaluate_with_gradient(std::span<const double> x, std::span<double> gradient);
 
+  // One rollout at x, which must lie in the bounds, for a least-squares loss: replaces r with
+  // the residuals and returns the loss, their sum of squares; tracks the best point. Throws
+  // std::invalid_argument when the objective is not a sum of squares.
+  double evaluate_residuals(std::span<const double> x, std::vector<double>& r);
+
   // Ends the run for a method-specific reason (converged, no progress); saved by save().
   void converge(std::string reason) { method_stop_ = std::move(reason); }
 

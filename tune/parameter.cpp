@@ -275,4 +275,9 @@ double TransformedObjective::value_and_gradient(std::span<const double> z,
   return loss;
 }
 
+bool TransformedObjective::residuals(std::span<const double> z, std::vector<double>& out) {
+  space_->to_physical(z, physical_x_);
+  return physical_->residuals(physical_x_, out);
+}
+
 }  // namespace simgrad::tune

@@ -20,10 +20,27 @@ std::vector<Parameter> metadata(const std::vector<BoundParameter>& bound) {
 
 RolloutProblem::RolloutProblem(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options,
                                std::vector<BoundParameter> parameters)
-    : parameters_(std::move(parameters)),
+    : system_(system),
+      loss_(loss),
+      steps_(steps),
+      options_(options),
+      parameters_(std::move(parameters)),
       space_(metadata(parameters_)),
       dimension_(space_.size()),
       rollout_(system, loss, steps, std::move(options)) {}
+
+bool RolloutProblem::residuals(std::span<const double> x, std::vector<double>& out) {
+  out.clear();
+  if (!term_residuals_) return false;
+  assign(x);
+  RolloutOptions o = options_;
+  o.observer = [&](int t, std::span<const double> state) {
+    if (options_.observer) options_.observer(t, state);
+    if (loss_.has_term(t, steps_)) term_residuals_(t, state, out);
+  };
+  Rollout(system_, loss_, steps_, std::move(o)).loss();
+  return true;
+}
 
 std::vector<double> RolloutProblem::initial() const {
   std::vector<double> x;
@@ -65,6 +82,17 @@ double NonFiniteAsInfinite::value(std::span<const double> x) {
     ++failures_;
     last_failure_ = e.what();
     return std::numeric_limits<double>::infinity();
+  }
+}
+
+bool NonFiniteAsInfinite::residuals(std::span<const double> x, std::vector<double>& out) {
+  try {
+    return inner_->residuals(x, out);
+  } catch (const NonFiniteError& e) {
+    ++failures_;
+    last_failure_ = e.what();
+    out.assign(1, std::numeric_limits<double>::infinity());
+    return true;
   }
 }
 

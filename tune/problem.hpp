@@ -49,7 +49,21 @@ class RolloutProblem final : public Problem {
   void assign(std::span<const double> x) override;
   Rollout& rollout() { return rollout_; }
 
+  // Appends the residuals of the loss's term at step t of a forward pass.
+  using TermResiduals = std::function<void(int t, std::span<const double> state, std::vector<double>& out)>;
+  // Declares the loss a sum of squares: every term_t equals the sum of the squares of what
+  // `term_residuals` appends for step t, so residuals() can serve least-squares methods.
+  void set_term_residuals(TermResiduals term_residuals) { term_residuals_ = std::move(term_residuals); }
+  // The residuals of every term, in step order, from one forward pass; false without
+  // set_term_residuals.
+  bool residuals(std::span<const double> x, std::vector<double>& out) override;
+
  private:
+  System& system_;
+  TrajectoryLoss& loss_;
+  int steps_;
+  RolloutOptions options_;
+  TermResiduals term_residuals_;
   std::vector<BoundParameter> parameters_;
   ParameterSpace space_;
   std::size_t dimension_;
@@ -67,6 +81,8 @@ class NonFiniteAsInfinite final : public Objective {
   std::size_t dimension() const override { return inner_->dimension(); }
   double value(std::span<const double> x) override;
   double value_and_gradient(std::span<const double> x, std::span<double> gradient) override;
+  // A rollout that goes non-finite gives one infinite residual.
+  bool residuals(std::span<const double> x, std::vector<double>& out) override;
 
   // How many rollouts went non-finite, and the last one's message.
   long failures() const { return failures_; }

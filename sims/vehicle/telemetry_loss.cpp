@@ -197,6 +197,19 @@ void TelemetryLoss::residuals(int t, std::span<const double> state, std::vector<
     for (int c = 0; c < kFitChannels; ++c)
       if (factor_[c] != 0.0) out.push_back(std::sqrt(factor_[c]) * (fit_channel(x, wheel_speeds(state, k), c) - ref[c]));
   }
+  if (t != fit_.steps || cars_ < 2) return;
+  // The continuity penalty's: window k's last state against window k + 1's start.
+  const auto starts = system_.model().initial_state.values();
+  for (int k = 0; k + 1 < cars_; ++k)
+    for (int c = 0; c < 6; ++c)
+      if (continuity_factor_[c] != 0.0)
+        out.push_back(std::sqrt(continuity_factor_[c]) *
+                      (state[k * kStateSize + c] - starts[static_cast<std::size_t>(k + 1) * kStateSize + c]));
+}
+
+void offer_residuals(tune::RolloutProblem& problem, const TelemetryLoss& loss) {
+  problem.set_term_residuals(
+      [&loss](int t, std::span<const double> state, std::vector<double>& out) { loss.residuals(t, state, out); });
 }
 
 }  // namespace simgrad::vehicle

@@ -58,6 +58,11 @@ void setup_windows(VehicleModel& model, const Telemetry& telemetry, const Teleme
 // optimizer sees starts and constants on comparable scales.
 tune::BoundParameter bind_window_starts(VehicleModel& model, const std::array<double, kFitChannels>& scale);
 
+class TelemetryLoss;
+// Hands `loss`'s residuals to `problem`, so that least-squares methods (Levenberg-Marquardt) can
+// fit it.
+void offer_residuals(tune::RolloutProblem& problem, const TelemetryLoss& loss);
+
 class TelemetryLoss : public TrajectoryLoss {
  public:
   TelemetryLoss(VehicleBatch& system, const Telemetry& telemetry, TelemetryFit fit);
@@ -70,8 +75,9 @@ class TelemetryLoss : public TrajectoryLoss {
   // Adds the squared errors of every channel at step t to sums (per channel) and counts.
   void add_squared_errors(int t, std::span<const double> state, std::array<double, kFitChannels>& sums,
                           std::array<long, kFitChannels>& counts) const;
-  // The residuals of step t (weighted, scaled errors; one per car and fitted channel), for the
-  // Gauss-Newton approximation of the Hessian.
+  // The residuals of step t, whose squares sum to term t: weighted, scaled errors (one per car
+  // and fitted channel), and at the last step the continuity penalty's (one per window boundary
+  // and state channel). For the Gauss-Newton approximation of the Hessian and least-squares fits.
   void residuals(int t, std::span<const double> state, std::vector<double>& out) const;
 
  private:

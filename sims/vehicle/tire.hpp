@@ -34,6 +34,41 @@ S pacejka_force(const MagicFormula<S>& mf, const S& slip, const S& fz, double no
   return fz * magic_formula_shape(mf.B, mf.C, peak, mf.E, slip);
 }
 
+// The Magic Formula force and its partial derivatives, written out by hand for adjoints: the
+// derived adjoint records some twenty operations per axle and step, this one a few products.
+struct PacejkaPartials {
+  double force = 0;
+  double B = 0, C = 0, D = 0, E = 0, load_sensitivity = 0;  // d force / d coefficient
+  double slip = 0, fz = 0;                                  // d force / d input
+};
+
+// pacejka_force and its partials at (mf, slip, fz), in the same operations as pacejka_force.
+inline PacejkaPartials pacejka_force_partials(const MagicFormula<double>& mf, double slip, double fz,
+                                              double nominal_load) {
+  const double relative_load = (fz - nominal_load) / nominal_load;
+  const double peak = mf.D * (1.0 + mf.load_sensitivity * relative_load);
+  const double bx = mf.B * slip;
+  const double inner = std::atan(bx);
+  const double phi = bx - mf.E * (bx - inner);
+  const double angle = std::atan(phi);
+  const double sine = std::sin(mf.C * angle), cosine = std::cos(mf.C * angle);
+  const double shape = peak * sine;
+  // d shape / d phi, and d phi / d bx.
+  const double d_phi = peak * cosine * mf.C / (1.0 + phi * phi);
+  const double d_bx = d_phi * (1.0 - mf.E * (1.0 - 1.0 / (1.0 + bx * bx)));
+  PacejkaPartials d;
+  d.force = fz * shape;
+  d.B = fz * d_bx * slip;
+  d.C = fz * peak * cosine * angle;
+  d.E = -fz * d_phi * (bx - inner);
+  const double d_peak = fz * sine;
+  d.D = d_peak * (1.0 + mf.load_sensitivity * relative_load);
+  d.load_sensitivity = d_peak * mf.D * relative_load;
+  d.slip = fz * d_bx * mf.B;
+  d.fz = shape + d_peak * mf.D * mf.load_sensitivity / nominal_load;
+  return d;
+}
+
 // A linear tire: force = cornering stiffness (N/rad) times slip angle, whatever the load.
 template <class S>
 S linear_tire_force(const S& cornering_stiffness, const S& slip) {
@@ -52,6 +87,17 @@ S friction_ellipse_scale(const S& fx, const S& fx_max) {
   return sqrt(1.0 - u2);
 }
 
+// friction_ellipse_scale(fx, fx_max) and its partials in fx and fx_max (zero on the capped branch).
+struct EllipsePartials {
+  double scale = 0, fx = 0, fx_max = 0;
+};
+inline EllipsePartials friction_ellipse_partials(double fx, double fx_max) {
+  const double u = fx / fx_max;
+  if (u * u > 0.99) return {std::sqrt(0.01), 0.0, 0.0};
+  const double e = std::sqrt(1.0 - u * u);
+  return {e, -u / (e * fx_max), u * u / (e * fx_max)};
+}
+
 // The longitudinal force a tire can pass on: fx itself well inside the friction limit fx_max,
 // approaching it smoothly beyond (fx / (1 + (fx / fx_max)^4)^(1/4)): without wheel-spin states,
 // this stands for the wheel spinning up or locking.
@@ -61,6 +107,18 @@ S traction_limit(const S& fx, const S& fx_max) {
   const S u = fx / fx_max;
   const S u2 = u * u;
   return fx / sqrt(sqrt(1.0 + u2 * u2));
+}
+
+// traction_limit(fx, fx_max) and its partials: d/dfx = (1 + u^4)^(-5/4), d/dfx_max = u^5 (1 + u^4)^(-5/4).
+struct TractionPartials {
+  double force = 0, fx = 0, fx_max = 0;
+};
+inline TractionPartials traction_limit_partials(double fx, double fx_max) {
+  const double u = fx / fx_max;
+  const double u4 = u * u * u * u;
+  const double root = std::sqrt(std::sqrt(1.0 + u4));
+  const double slope = 1.0 / (root * (1.0 + u4));
+  return {fx / root, slope, u4 * u * slope};
 }
 
 // The Magic Formula combined-slip weighting function G = cos(C atan(B s)) / cos(C atan(B s0))

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sims/vehicle/single_track_adjoint.hpp"
+
 namespace simgrad::vehicle {
 
 VehicleBatch::VehicleBatch(VehicleModel& model)
@@ -69,7 +71,7 @@ void VehicleBatch::step_adjoint(int t, std::span<const double> state, std::span<
   if (four_wheel())
     kernel_.adjoint(four_wheel_body(t, state, state_adjoint.data(), nullptr, next_a));
   else
-    kernel_.adjoint(body(t, state, state_adjoint.data(), nullptr, next_a));
+    kernel_.adjoint(SingleTrackHandAdjointBody{body(t, state, state_adjoint.data(), nullptr, next_a)});
 }
 
 void VehicleBatch::clear_adjoints() {

@@ -36,6 +36,16 @@ class Rosenbrock final : public Objective {
     return value(x);
   }
 
+  // The loss as a sum of squares: 10 (x[i+1] - x[i]^2) and 1 - x[i] for each i.
+  bool residuals(std::span<const double> x, std::vector<double>& out) override {
+    out.clear();
+    for (std::size_t i = 0; i + 1 < x.size(); ++i) {
+      out.push_back(10 * (x[i + 1] - x[i] * x[i]));
+      out.push_back(1 - x[i]);
+    }
+    return true;
+  }
+
  private:
   std::size_t dimension_;
 };

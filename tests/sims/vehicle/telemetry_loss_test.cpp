@@ -61,6 +61,33 @@ TEST(TelemetryLoss, ContinuityPenaltyMeasuresTheMismatchBetweenWindows) {
   EXPECT_NEAR(Rollout(system, loss, m.steps).loss(), 2.0 * 1.0 * 1.0, 1e-9);
 }
 
+// Least-squares methods see the loss as residuals: their squares, data and continuity alike,
+// sum to what the rollout returns.
+TEST(TelemetryLoss, ResidualsSquareToTheLoss) {
+  const VehicleModel truth = published_vehicle("bmw_320i");
+  ManoeuvreOptions o;
+  o.duration = 3.0;
+  const Telemetry t = drive_manoeuvre(truth, o);
+  VehicleModel m = truth;
+  TelemetryFit fit = windows_of(t, 50);
+  fit.continuity_weight = 0.7;
+  setup_windows(m, t, fit);
+  m.param(kYawInertia) *= 1.1;
+  m.param(kFrontC) *= 0.95;
+  VehicleBatch system(m);
+  TelemetryLoss loss(system, t, fit);
+  std::vector<double> residuals;
+  RolloutOptions options;
+  options.observer = [&](int step, std::span<const double> state) {
+    if (loss.has_term(step, m.steps)) loss.residuals(step, state, residuals);
+  };
+  const double value = Rollout(system, loss, m.steps, options).loss();
+  double sum = 0.0;
+  for (double r : residuals) sum += r * r;
+  EXPECT_GT(value, 1e-6);
+  EXPECT_NEAR(sum, value, 1e-12 * value);
+}
+
 }  // namespace
 }  // namespace simgrad::vehicle
 
