@@ -1,6 +1,7 @@
 #include "core/sparse_lu.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -88,13 +89,13 @@ void SparseLu::analyse(Index n, std::span<const Index> column_start, std::span<c
     for (Index t = reach(k); t < n; ++t) ++counts[reach_[t]];
   factor_start_.assign(static_cast<std::size_t>(n + 1), 0);
   for (Index j = 0; j < n; ++j) factor_start_[j + 1] = factor_start_[j] + counts[j];
+  if (n > INT32_MAX) throw std::invalid_argument("sparse LU: more than 2^31 - 1 rows");
   factor_rows_.assign(static_cast<std::size_t>(factor_start_[n]), 0);
-  lower_.assign(factor_rows_.size(), 0.0);
-  upper_.assign(factor_rows_.size(), 0.0);
+  factor_.assign(factor_rows_.size(), Pair{0.0, 0.0});
   diagonal_.assign(static_cast<std::size_t>(n), 0.0);
   next_.assign(static_cast<std::size_t>(n), 0);
   work_.assign(static_cast<std::size_t>(n), 0.0);
-  row_work_.assign(static_cast<std::size_t>(n), 0.0);
+  row_work_.assign(static_cast<std::size_t>(n), Pair{0.0, 0.0});
   std::fill(mark_.begin(), mark_.end(), -1);
 }
 
@@ -116,39 +117,35 @@ Index SparseLu::reach(Index k) {
 }
 
 bool SparseLu::factorize() {
-  // Marks are stamped with the row number: clear those of the previous factorisation, and the
-  // work vectors the solves leave behind (each row's pass returns them to zero).
+  // Marks are stamped with the row number: clear those of the previous factorisation (each
+  // row's pass returns the work pairs to zero).
   std::fill(mark_.begin(), mark_.end(), -1);
-  std::fill(work_.begin(), work_.end(), 0.0);
-  std::fill(row_work_.begin(), row_work_.end(), 0.0);
+  std::fill(row_work_.begin(), row_work_.end(), Pair{0.0, 0.0});
   for (Index k = 0; k < n_; ++k) {
-    // work_ takes column k of C above the diagonal (for U's column), row_work_ row k left of it
-    // (for L's row).
+    // Per row i < k: C(i, k) (for U's column, in .upper) and C(k, i) (for L's row, in .lower).
     double pivot = 0.0;
     for (Index p = permuted_start_[k]; p < permuted_start_[k + 1]; ++p) {
       const Index i = permuted_rows_[p];
       if (i == k) pivot = values_[source_[p]];
       if (i >= k) continue;
-      work_[i] = values_[source_[p]];
-      row_work_[i] = values_[source_transposed_[p]];
+      row_work_[i] = {values_[source_transposed_[p]], values_[source_[p]]};
     }
     next_[k] = factor_start_[k];
     // L[:k,:k] u = C[:k,k] and l U[:k,:k] = C[k,:k], both over the reach in topological order.
     for (Index t = reach(k); t < n_; ++t) {
       const Index i = reach_[t];
-      const double u = work_[i];
-      const double l = row_work_[i] / diagonal_[i];
-      work_[i] = 0.0;
-      row_work_[i] = 0.0;
+      const double u = row_work_[i].upper;
+      const double l = row_work_[i].lower / diagonal_[i];
+      row_work_[i] = {0.0, 0.0};
       for (Index p = factor_start_[i]; p < next_[i]; ++p) {
-        work_[factor_rows_[p]] -= lower_[p] * u;
-        row_work_[factor_rows_[p]] -= upper_[p] * l;
+        Pair& w = row_work_[factor_rows_[p]];
+        w.upper -= factor_[p].lower * u;
+        w.lower -= factor_[p].upper * l;
       }
       pivot -= l * u;
       const Index q = next_[i]++;
-      factor_rows_[q] = k;
-      lower_[q] = l;
-      upper_[q] = u;
+      factor_rows_[q] = static_cast<std::int32_t>(k);
+      factor_[q] = {l, u};
     }
     if (pivot == 0.0 || !std::isfinite(pivot)) return false;
     diagonal_[k] = pivot;
@@ -167,10 +164,10 @@ void SparseLu::permute_out(std::span<double> b) const {
 void SparseLu::solve(std::span<double> b) {
   permute_in(b);
   for (Index j = 0; j < n_; ++j)
-    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) work_[factor_rows_[p]] -= lower_[p] * work_[j];
+    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) work_[factor_rows_[p]] -= factor_[p].lower * work_[j];
   for (Index j = n_; j-- > 0;) {
     double x = work_[j];
-    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) x -= upper_[p] * work_[factor_rows_[p]];
+    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) x -= factor_[p].upper * work_[factor_rows_[p]];
     work_[j] = x / diagonal_[j];
   }
   permute_out(b);
@@ -181,11 +178,11 @@ void SparseLu::solve_transposed(std::span<double> b) {
   for (Index j = 0; j < n_; ++j) {
     const double x = work_[j] / diagonal_[j];
     work_[j] = x;
-    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) work_[factor_rows_[p]] -= upper_[p] * x;
+    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) work_[factor_rows_[p]] -= factor_[p].upper * x;
   }
   for (Index j = n_; j-- > 0;) {
     double x = work_[j];
-    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) x -= lower_[p] * work_[factor_rows_[p]];
+    for (Index p = factor_start_[j]; p < factor_start_[j + 1]; ++p) x -= factor_[p].lower * work_[factor_rows_[p]];
     work_[j] = x;
   }
   permute_out(b);

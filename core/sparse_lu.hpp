@@ -14,6 +14,7 @@
 // operations, one thread.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -59,12 +60,20 @@ class SparseLu {
   std::vector<Index> permuted_start_, permuted_rows_;  // the permuted pattern C = P A P^T
   std::vector<Index> source_, source_transposed_;      // per entry of C: where C(i, k) and C(k, i) sit in values_
   std::vector<Index> parent_;                  // elimination tree of C
+  // An entry of L below its unit diagonal and the entry of U at the transposed place (kept
+  // together: the factorisation updates both from the same row index); and the two work vectors
+  // of a row, likewise.
+  struct Pair {
+    double lower, upper;
+  };
   std::vector<Index> factor_start_;            // column j of L (and row j of U) in [start[j], start[j + 1])
-  std::vector<Index> factor_rows_;             // L's row (U's column) of each entry
-  std::vector<double> lower_, upper_, diagonal_;  // L below its unit diagonal, U above, U's diagonal
-  // Work space of the factorisation and the solves.
+  std::vector<std::int32_t> factor_rows_;      // L's row (U's column) of each entry
+  std::vector<Pair> factor_;
+  std::vector<double> diagonal_;               // U's diagonal
+  // Work space of the factorisation (pairs: U's column, L's row) and of the solves.
   std::vector<Index> reach_, mark_, next_;
-  std::vector<double> work_, row_work_;
+  std::vector<Pair> row_work_;
+  std::vector<double> work_;
 };
 
 }  // namespace simgrad

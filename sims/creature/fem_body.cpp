@@ -73,8 +73,6 @@ std::vector<double> assemble_fem(const std::vector<std::string>& rows, const Gri
   model.actuator_count = static_cast<int>(strength.size());
   model.element_actuator = actuator;
   model.element_axis.assign(axis.begin(), axis.end());
-  model.element_strength.clear();
-  for (std::int32_t k : actuator) model.element_strength.push_back(k < 0 ? 0.0 : strength[static_cast<std::size_t>(k)]);
   model.actuation.resize(static_cast<Index>(settings.steps + 1) * model.actuator_count, false);
   if (settings.ground) {
     softbody::ContactPlane<2> ground;

@@ -2,8 +2,9 @@
 // instead of springs. Every square module is two triangles split along its rising diagonal, a
 // '^' foot is its one triangle; 'R' modules are stiffer by the grid's stiff factor and 'B'
 // modules heavier, so that each corner carries about the block's mass. An 'H' or 'V' module is
-// one actuator: its two triangles' rest shapes stretch along x or y by 1 + actuation * signal
-// (an active strain, fem_model.hpp), as its springs' rest lengths would.
+// one actuator: its two triangles' rest shapes stretch along x or y by 1 + the controller's
+// output (at most the grid's actuation strength; an active strain, fem_model.hpp), as its
+// springs' rest lengths would.
 #pragma once
 
 #include <string>

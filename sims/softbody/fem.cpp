@@ -23,9 +23,8 @@ Fem<D>::Fem(FemModel<D>& model)
       throw std::invalid_argument("fem: actuated elements need the symplectic Euler integrator");
     const auto per_element = static_cast<std::size_t>(model.element_count());
     if (model.element_actuator.size() != per_element || model.element_axis.size() != per_element ||
-        model.element_strength.size() != per_element || model.actuation.size() == 0 ||
-        model.actuation.size() % static_cast<std::size_t>(model.actuator_count) != 0)
-      throw std::invalid_argument("fem: actuators need an actuator, axis and strength per element and whole rows of signals");
+        model.actuation.size() == 0 || model.actuation.size() % model.actuator_count != 0)
+      throw std::invalid_argument("fem: actuators need an actuator and an axis per element and whole rows of signals");
     rest_actuated_.resize(model.element_count(), true);
   }
   if (model.settings.integrator == FemIntegrator::kImplicitEuler) {
@@ -107,7 +106,7 @@ std::size_t Fem<D>::actuation_offset(int t) const {
   return std::min(static_cast<std::size_t>(t), rows - 1) * a;
 }
 
-// Stretching the rest shape by a along axis k scales column k of Dm^-1 by 1 / a.
+// Stretching the rest shape by 1 + s along axis k scales column k of Dm^-1 by 1 / (1 + s).
 template <int D>
 void Fem<D>::actuate(int t) {
   const double* signal = model_.actuation.values().data() + actuation_offset(t);
@@ -117,13 +116,13 @@ void Fem<D>::actuate(int t) {
   for (Index e = 0; e < model_.element_count(); ++e) {
     const std::int32_t k = model_.element_actuator[e];
     if (k < 0) continue;
-    const double scale = 1.0 / (1.0 + model_.element_strength[e] * signal[k]);
+    const double scale = 1.0 / (1.0 + signal[k]);
     for (int i = 0; i < D; ++i) out[e * D * D + i * D + model_.element_axis[e]] *= scale;
   }
 }
 
-// d(1 / (1 + a s)) / ds = -a / (1 + a s)^2, times the adjoints of the scaled column's entries
-// and their unscaled values; summed into the signals in element order.
+// d(1 / (1 + s)) / ds = -1 / (1 + s)^2, times the adjoints of the scaled column's entries and
+// their unscaled values; summed into the signals in element order.
 template <int D>
 void Fem<D>::actuate_adjoint(int t) {
   const std::size_t offset = actuation_offset(t);
@@ -134,13 +133,13 @@ void Fem<D>::actuate_adjoint(int t) {
   for (Index e = 0; e < model_.element_count(); ++e) {
     const std::int32_t k = model_.element_actuator[e];
     if (k < 0) continue;
-    const double a = model_.element_strength[e], stretch = 1.0 + a * signal[k];
+    const double stretch = 1.0 + signal[k];
     double sum = 0.0;
     for (int i = 0; i < D; ++i) {
       const Index at = e * D * D + i * D + model_.element_axis[e];
       sum += rest_adjoint[at] * rest[at];
     }
-    signal_adjoint[k] -= a / (stretch * stretch) * sum;
+    signal_adjoint[k] -= sum / (stretch * stretch);
   }
 }
 

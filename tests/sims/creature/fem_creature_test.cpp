@@ -87,8 +87,8 @@ TEST(FemCreature, RowsBecomeTwoTrianglesPerSquareAndOneActuatorPerActuatedModule
   EXPECT_THROW(assemble_fem({"##"}, grid, FemBodyOptions{}, CreatureSettings{}, model), GridError);
 }
 
-// A lone 'H' cell held at signal s, in zero gravity with drag, settles at its rest shape
-// stretched by 1 + a s along x (and unchanged along y): both triangles stress-free.
+// A lone 'H' cell held at a relative stretch s, in zero gravity with drag, settles at its rest
+// shape stretched by 1 + s along x (and unchanged along y): both triangles stress-free.
 TEST(FemCreature, AnActuatedCellSettlesAtItsStretchedRestShape) {
   CreatureSettings settings;
   settings.steps = 1500;
@@ -97,7 +97,7 @@ TEST(FemCreature, AnActuatedCellSettlesAtItsStretchedRestShape) {
   softbody::FemModel<2> model;
   const GridOptions grid;
   assemble_fem({"H"}, grid, FemBodyOptions{}, settings, model);
-  const double signal = 0.8;
+  const double signal = 0.12;
   std::fill(model.actuation.values().begin(), model.actuation.values().end(), signal);
   softbody::Fem<2> fem(model);
   std::vector<double> a(static_cast<std::size_t>(fem.state_size())), b(a.size());
@@ -110,7 +110,7 @@ TEST(FemCreature, AnActuatedCellSettlesAtItsStretchedRestShape) {
   // may turn a little while it changes shape.
   auto distance = [&](int p, int q) { return std::hypot(a[2 * q] - a[2 * p], a[2 * q + 1] - a[2 * p + 1]); };
   const double width = distance(0, 2), height = distance(0, 1);
-  EXPECT_NEAR(width / grid.spacing, 1.0 + grid.actuation * signal, 1e-6);
+  EXPECT_NEAR(width / grid.spacing, 1.0 + signal, 1e-6);
   EXPECT_NEAR(height / grid.spacing, 1.0, 1e-6);
 }
 
