@@ -74,14 +74,7 @@ std::vector<double> assemble_fem(const std::vector<std::string>& rows, const Gri
   model.element_actuator = actuator;
   model.element_axis.assign(axis.begin(), axis.end());
   model.actuation.resize(static_cast<Index>(settings.steps + 1) * model.actuator_count, false);
-  if (settings.ground) {
-    softbody::ContactPlane<2> ground;
-    ground.normal = {{0.0, 1.0}};
-    ground.offset = settings.ground_height;
-    ground.friction = settings.ground_friction;
-    ground.model = settings.ground_model;
-    model.planes.push_back(ground);
-  }
+  if (settings.ground) model.planes.push_back(ground_plane(settings));
   return strength;
 }
 
