@@ -7,6 +7,7 @@
 
 #include "sims/creature/body_plan.hpp"
 #include "sims/creature/creature.hpp"
+#include "sims/creature/fem_body.hpp"
 #include "sims/creature/losses.hpp"
 
 namespace simgrad::app {
@@ -23,29 +24,45 @@ Vec<double, 2> pair_of(const ScenarioNode& node, std::string_view key, Vec<doubl
   return {{v[0], v[1]}};
 }
 
+// The grid settings of a text-row body.
+cr::GridOptions read_grid_options(const ScenarioNode& body) {
+  cr::GridOptions options;
+  options.spacing = body.positive("spacing", options.spacing);
+  options.origin = pair_of(body, "origin", options.origin);
+  options.stiffness = body.positive("stiffness", options.stiffness);
+  options.stiff_factor = body.positive("stiff_factor", options.stiff_factor);
+  options.actuation = body.in_range("actuation", -0.9, 0.9, options.actuation);
+  options.block_mass = body.positive("block_mass", options.block_mass);
+  return options;
+}
+
+// The text rows of a body.
+std::vector<std::string> read_rows(const ScenarioNode& body) {
+  std::vector<std::string> rows;
+  for (const ScenarioNode& r : body.array("rows")) rows.push_back(r.as_string());
+  return rows;
+}
+
+// Runs `parse` on a text-row body, turning a GridError into a scenario error at its row.
+template <class Parse>
+auto parse_rows(const ScenarioNode& body, const Parse& parse) {
+  try {
+    return parse();
+  } catch (const cr::GridError& e) {
+    const std::vector<ScenarioNode> row_nodes = body.array("rows");
+    if (e.row > 0)
+      row_nodes[static_cast<std::size_t>(e.row - 1)].fail_expected(std::string(e.what()) + " at column " +
+                                                                   std::to_string(e.column));
+    body.fail("rows", e.what());
+  }
+}
+
 // The body: text rows of modules, or explicit nodes and springs [a, b, length, stiffness,
 // actuation] as in DiffTaichi's robot configuration.
 cr::BodyPlan read_plan(const ScenarioNode& body) {
   cr::BodyPlan plan;
   if (body.has("rows")) {
-    cr::GridOptions options;
-    options.spacing = body.positive("spacing", options.spacing);
-    options.origin = pair_of(body, "origin", options.origin);
-    options.stiffness = body.positive("stiffness", options.stiffness);
-    options.stiff_factor = body.positive("stiff_factor", options.stiff_factor);
-    options.actuation = body.in_range("actuation", -0.9, 0.9, options.actuation);
-    options.block_mass = body.positive("block_mass", options.block_mass);
-    std::vector<std::string> rows;
-    const std::vector<ScenarioNode> row_nodes = body.array("rows");
-    for (const ScenarioNode& r : row_nodes) rows.push_back(r.as_string());
-    try {
-      plan = cr::parse_grid(rows, options);
-    } catch (const cr::GridError& e) {
-      if (e.row > 0)
-        row_nodes[static_cast<std::size_t>(e.row - 1)].fail_expected(std::string(e.what()) + " at column " +
-                                                                     std::to_string(e.column));
-      body.fail("rows", e.what());
-    }
+    plan = parse_rows(body, [&] { return cr::parse_grid(read_rows(body), read_grid_options(body)); });
   } else {
     const std::vector<ScenarioNode> nodes = body.array("nodes");
     if (nodes.empty()) body.fail("nodes", "expected at least one node");
@@ -103,12 +120,28 @@ class CreatureScenario final : public Scenario {
       s.penalty.stiffness = ground->positive("stiffness", s.penalty.stiffness);
       s.penalty.sharpness = ground->positive("sharpness", s.penalty.sharpness);
     }
-    plan_ = read_plan(root.child("body"));
-    model_ = cr::assemble(plan_, 1, s);
-
+    const ScenarioNode body = root.child("body");
+    plan_ = read_plan(body);
     cr::ControllerLayout layout;
     layout.nodes = static_cast<int>(plan_.nodes.size());
-    for (std::int32_t e : plan_.actuated()) layout.strength.push_back(plan_.springs[static_cast<std::size_t>(e)].actuation);
+    if (auto fem = body.optional_child("fem")) {
+      // Triangles instead of springs (sims/creature/fem_body.hpp).
+      if (!body.has("rows")) body.fail("fem", "an FEM body is built from text rows");
+      cr::FemBodyOptions options;
+      options.youngs_modulus = fem->positive("youngs_modulus", options.youngs_modulus);
+      options.poisson_ratio = fem->in_range("poisson_ratio", 0.0, 0.49, options.poisson_ratio);
+      options.damping = fem->non_negative("damping", options.damping);
+      options.material = fem->choice("material", {"neo_hookean", "corotated"}, "neo_hookean") == "corotated"
+                             ? sb::MaterialModel::kCorotated
+                             : sb::MaterialModel::kNeoHookean;
+      fem_ = std::make_unique<sb::FemModel<2>>();
+      layout.strength = parse_rows(body, [&] {
+        return cr::assemble_fem(read_rows(body), read_grid_options(body), options, s, *fem_);
+      });
+    } else {
+      model_ = cr::assemble(plan_, 1, s);
+      for (std::int32_t e : plan_.actuated()) layout.strength.push_back(plan_.springs[static_cast<std::size_t>(e)].actuation);
+    }
     layout.dt = s.dt;
     const ScenarioNode c = root.child("controller");
     layout.omega = c.positive("omega", layout.omega);
@@ -138,8 +171,10 @@ class CreatureScenario final : public Scenario {
     const double temperature = task.non_negative("temperature", 0.01);
     const Vec<double, 2> target = kind == "reach" ? pair_of(task, "target", Vec<double, 2>::zero()) : Vec<double, 2>::zero();
     if (kind == "reach" && !task.has("target")) task.fail("target", "a reach task needs a target [x, y]");
-    creature_ = std::make_unique<cr::Creature>(model_, *controller_, temperature);
+    creature_ = fem_ ? std::make_unique<cr::Creature>(*fem_, *controller_, temperature)
+                     : std::make_unique<cr::Creature>(model_, *controller_, temperature);
     if (auto water = root.optional_child("water")) {
+      if (fem_) water->fail("water acts on mass-spring bodies only (remove body.fem)");
       cr::WaterSettings w;
       w.normal_drag = water->non_negative("normal_drag");
       w.tangential_drag = water->non_negative("tangential_drag", 0.0);
@@ -162,12 +197,13 @@ class CreatureScenario final : public Scenario {
   double hard_loss(std::span<const double> x) override {
     const double temperature = creature_->peak_temperature;
     creature_->peak_temperature = 0.0;
-    if (model_.planes.empty()) {
+    std::vector<sb::ContactPlane<2>>& planes = fem_ ? fem_->planes : model_.planes;
+    if (planes.empty()) {
       const double loss = problem_->value(x);
       creature_->peak_temperature = temperature;
       return loss;
     }
-    sb::ContactPlane<2>& ground = model_.planes.front();
+    sb::ContactPlane<2>& ground = planes.front();
     const sb::ContactModel contact = ground.model;
     ground.model = sb::ContactModel::kImpactStop;
     const double loss = problem_->value(x);
@@ -179,41 +215,68 @@ class CreatureScenario final : public Scenario {
   nlohmann::json summary() override {
     const auto state = problem_->rollout().final_state();
     const auto& x0 = plan_.nodes[static_cast<std::size_t>(plan_.head)];
-    return {{"nodes", model_.node_count},
-            {"springs", model_.spring_count()},
-            {"actuators", model_.actuator_count},
+    nlohmann::json body = fem_ ? nlohmann::json{{"nodes", fem_->node_count},
+                                                 {"triangles", fem_->element_count()},
+                                                 {"actuators", fem_->actuator_count}}
+                               : nlohmann::json{{"nodes", model_.node_count},
+                                                 {"springs", model_.spring_count()},
+                                                 {"actuators", model_.actuator_count}};
+    body.update(nlohmann::json{
             {"head_x", state[static_cast<std::size_t>(2 * plan_.head)]},
             {"head_travel", state[static_cast<std::size_t>(2 * plan_.head)] - x0[0]},
-            {"task_figure", loss_->figure(state, 0)}};
+            {"task_figure", loss_->figure(state, 0)}});
+    return body;
   }
 
-  // Nodes and springs every few steps, springs coloured by strain (actuated ones included), the
-  // ground as background, and the head's x over time.
+  // Nodes and edges (springs, or the triangles' sides) every few steps, coloured by strain
+  // (actuated ones included), the ground as background, and the head's x over time.
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
+    std::vector<std::pair<Index, Index>> edge_nodes;
+    if (fem_) {
+      for (Index e = 0; e < fem_->element_count(); ++e)
+        for (int k = 0; k < 3; ++k) {
+          const Index a = fem_->elements.node(e, k), b = fem_->elements.node(e, (k + 1) % 3);
+          edge_nodes.emplace_back(std::min(a, b), std::max(a, b));
+        }
+      std::sort(edge_nodes.begin(), edge_nodes.end());
+      edge_nodes.erase(std::unique(edge_nodes.begin(), edge_nodes.end()), edge_nodes.end());
+    } else {
+      for (Index e = 0; e < model_.spring_count(); ++e) edge_nodes.emplace_back(model_.springs.node(e, 0), model_.springs.node(e, 1));
+    }
     nlohmann::json edges = nlohmann::json::array();
-    for (Index e = 0; e < model_.spring_count(); ++e) edges.push_back({model_.springs.node(e, 0), model_.springs.node(e, 1)});
-    nlohmann::json out = {{"legend", "springs coloured by strain (red stretched, blue compressed); ground line"},
+    std::vector<double> rest;
+    for (const auto& edge : edge_nodes) {
+      edges.push_back({edge.first, edge.second});
+      const Vec<double, 2> d = plan_.nodes[static_cast<std::size_t>(edge.second)] - plan_.nodes[static_cast<std::size_t>(edge.first)];
+      rest.push_back(std::sqrt(dot(d, d)));
+    }
+    if (!fem_)
+      for (Index e = 0; e < model_.spring_count(); ++e) rest[static_cast<std::size_t>(e)] = model_.rest_length.values()[e];
+    nlohmann::json out = {{"legend", fem_ ? "triangle sides coloured by strain (red stretched, blue compressed); ground line"
+                                          : "springs coloured by strain (red stretched, blue compressed); ground line"},
                           {"edges", edges},
                           {"frames", nlohmann::json::array()}};
-    if (!model_.planes.empty()) {
-      const double ground = model_.planes.front().offset;
+    const std::vector<sb::ContactPlane<2>>& planes = fem_ ? fem_->planes : model_.planes;
+    if (!planes.empty()) {
+      const double ground = planes.front().offset;
       out["background"] = {{"lines", {{-1.0, ground, 3.0, ground, 0.0}}}};
     }
+    const double dt = fem_ ? fem_->settings.dt : model_.settings.dt;
+    const auto nodes = static_cast<Index>(plan_.nodes.size());
     const int stride = std::max(1, steps / 80);
     std::vector<double> times, head;
     RolloutOptions record;
     record.observer = [&](int t, std::span<const double> state) {
-      times.push_back(t * model_.settings.dt);
+      times.push_back(t * dt);
       head.push_back(state[static_cast<std::size_t>(2 * plan_.head)]);
       if (t % stride != 0 && t != steps) return;
       nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
-      for (Index i = 0; i < model_.node_count; ++i) points.push_back({state[2 * i], state[2 * i + 1]});
-      for (Index e = 0; e < model_.spring_count(); ++e) {
-        const Index a = 2 * model_.springs.node(e, 0), b = 2 * model_.springs.node(e, 1);
+      for (Index i = 0; i < nodes; ++i) points.push_back({state[2 * i], state[2 * i + 1]});
+      for (std::size_t e = 0; e < edge_nodes.size(); ++e) {
+        const Index a = 2 * edge_nodes[e].first, b = 2 * edge_nodes[e].second;
         const double dx = state[b] - state[a], dy = state[b + 1] - state[a + 1];
-        const double rest = model_.rest_length.values()[e];
-        strain.push_back((std::sqrt(dx * dx + dy * dy) - rest) / rest);
+        strain.push_back((std::sqrt(dx * dx + dy * dy) - rest[e]) / rest[e]);
       }
       out["frames"].push_back({{"label", "step " + std::to_string(t)}, {"points", points}, {"values", strain}});
     };
@@ -228,6 +291,7 @@ class CreatureScenario final : public Scenario {
  private:
   cr::BodyPlan plan_;
   sb::MassSpringModel<2> model_;
+  std::unique_ptr<sb::FemModel<2>> fem_;  // an FEM body instead (body.fem)
   std::unique_ptr<cr::Controller> controller_;
   std::unique_ptr<cr::Creature> creature_;
   std::unique_ptr<cr::TaskLoss> loss_;
@@ -244,7 +308,7 @@ SimulatorInfo creature_info() {
   SimulatorInfo info;
   info.name = "creature";
   info.description = "creatures built from modules (text rows of . # R V H ^ B, or explicit nodes and springs) "
-                     "on the mass-spring body, driven by a sine bank or DiffTaichi's neural controller, "
+                     "on the mass-spring body or, from text rows, an FEM body of actuated triangles (body.fem), driven by a sine bank or DiffTaichi's neural controller, "
                      "tuned to walk, jump, reach, carry a block (B modules) or swim (water drag on every spring); time-of-impact or penalty ground";
   info.parameters = {
       {{"name", "weights1"}, {"unit", "1"}, {"per", "hidden unit and input"}, {"description", "neural controller: input to hidden weights"}, {"default", "normal(0, 2 sqrt(2 / (hidden + inputs))), drawn from controller.seed"}},

@@ -3,9 +3,11 @@
 // gradient (of a trajectory loss with respect to Young's modulus and Poisson ratio) over the
 // forward time, and the forward time against a hand-written loop of the same physics
 // (app/fem_reference.cpp), single-threaded; and the same beam under implicit Euler (gradient
-// over forward only).
+// over forward only). Besides wall times, the process CPU times of the same runs (a loaded
+// machine stretches wall times unevenly; CPU time is what the ratio is about).
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,18 +57,30 @@ struct FemBench {
   }
 };
 
+// CPU time of the process so far, all threads.
+double cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 json measure(sb::MaterialModel material, int steps, int repeats, int threads,
              sb::FemIntegrator integrator = sb::FemIntegrator::kSymplecticEuler) {
   set_thread_count(threads);
   FemBench bench(material, steps, integrator);
   Rollout rollout(*bench.system, *bench.loss, steps);
-  std::vector<double> forward, gradient;
+  std::vector<double> forward, gradient, forward_cpu, gradient_cpu;
   const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
   for (int r = 0; r < runs; ++r) {
+    const double start = cpu_seconds();
     forward.push_back(time_of([&] { rollout.loss(); }));
+    const double middle = cpu_seconds();
     gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+    forward_cpu.push_back(middle - start);
+    gradient_cpu.push_back(cpu_seconds() - middle);
   }
   return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs},
+          {"forward_cpu_s", median(forward_cpu)}, {"gradient_cpu_s", median(gradient_cpu)},
           {"tets", bench.model.element_count()}};
 }
 
@@ -87,6 +101,15 @@ json measure_reference(sb::MaterialModel material, int steps, int repeats) {
   return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
 }
 
+// The run's tetrahedra and CPU times into its entry.
+void add_cpu_times(json& entry, const json& run) {
+  entry["tets"] = run.value("tets", 0);
+  const double forward = run.value("forward_cpu_s", 0.0), gradient = run.value("gradient_cpu_s", 0.0);
+  entry["forward_cpu_s"] = forward;
+  entry["gradient_cpu_s"] = gradient;
+  entry["gradient_over_forward_cpu"] = forward > 0.0 ? gradient / forward : 0.0;
+}
+
 }  // namespace
 
 void fem_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
@@ -98,7 +121,7 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
     const json run = in_child([&] { return measure(material, steps, repeats, threads); });
     const json ref = in_child([&] { return measure_reference(material, steps, repeats); });
     json b = entry_against_reference(name, run, ref, "hand-written plain C++ loop, same physics, 1 thread", threads);
-    b["tets"] = run.value("tets", 0);
+    add_cpu_times(b, run);
     report(b);
   }
   // Implicit Euler: a Newton solve with a sparse LU per step and one transposed solve per adjoint
@@ -110,7 +133,7 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
     return measure(sb::MaterialModel::kNeoHookean, implicit_steps, repeats, threads, sb::FemIntegrator::kImplicitEuler);
   });
   json b = entry_without_reference(name, run);
-  b["tets"] = run.value("tets", 0);
+  add_cpu_times(b, run);
   report(b);
 }
 

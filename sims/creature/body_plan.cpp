@@ -192,14 +192,17 @@ softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const Cr
       m.rest_length.values()[at] = plan.springs[e].length;
     }
   }
-  if (!settings.ground) return m;
+  if (settings.ground) m.planes.push_back(ground_plane(settings));
+  return m;
+}
+
+softbody::ContactPlane<2> ground_plane(const CreatureSettings& settings) {
   softbody::ContactPlane<2> ground;
   ground.normal = {{0.0, 1.0}};
   ground.offset = settings.ground_height;
   ground.friction = settings.ground_friction;
   ground.model = settings.ground_model;
-  m.planes.push_back(ground);
-  return m;
+  return ground;
 }
 
 }  // namespace simgrad::creature

@@ -120,4 +120,7 @@ struct CreatureSettings {
 // do not interact. The actuation array is sized for the settings' steps.
 softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const CreatureSettings& settings);
 
+// The ground of the settings: the plane y = ground_height with their friction and contact model.
+softbody::ContactPlane<2> ground_plane(const CreatureSettings& settings);
+
 }  // namespace simgrad::creature

@@ -25,19 +25,44 @@ SmoothMax smooth_max(double m, double y, double temperature) {
 
 }  // namespace
 
-Creature::Creature(softbody::MassSpringModel<2>& model, Controller& controller, double peak_temperature)
-    : peak_temperature(peak_temperature), body_(model), controller_(controller), water_drag_("water_drag", &model.springs) {
-  const ControllerLayout& layout = controller.layout();
-  if (static_cast<Index>(layout.creatures) * layout.nodes != model.node_count)
+namespace {
+
+// Throws unless the controller's creatures cover the body's nodes and actuators.
+void check_layout(const ControllerLayout& layout, Index nodes, int actuators) {
+  if (static_cast<Index>(layout.creatures) * layout.nodes != nodes)
     throw std::invalid_argument("creature: the controller's creatures do not cover the body's nodes");
-  if (static_cast<Index>(layout.creatures) * layout.actuators() != model.actuator_count)
+  if (static_cast<Index>(layout.creatures) * layout.actuators() != actuators)
     throw std::invalid_argument("creature: the controller's actuators do not match the body's");
+}
+
+}  // namespace
+
+Creature::Creature(softbody::MassSpringModel<2>& model, Controller& controller, double peak_temperature)
+    : peak_temperature(peak_temperature),
+      springs_(std::make_unique<softbody::MassSpring<2>>(model)),
+      body_(springs_.get()),
+      actuation_(&model.actuation),
+      actuator_count_(model.actuator_count),
+      controller_(controller),
+      water_drag_("water_drag", &model.springs) {
+  check_layout(controller.layout(), model.node_count, model.actuator_count);
   model.actuation.set_differentiable(true);
+}
+
+Creature::Creature(softbody::FemModel<2>& model, Controller& controller, double peak_temperature)
+    : peak_temperature(peak_temperature), controller_(controller) {
+  check_layout(controller.layout(), model.node_count, model.actuator_count);
+  model.actuation.set_differentiable(true);
+  elements_ = std::make_unique<softbody::Fem<2>>(model);
+  body_ = elements_.get();
+  actuation_ = &model.actuation;
+  actuator_count_ = model.actuator_count;
 }
 
 void Creature::set_water(const WaterSettings& water) {
   water_ = water;
   const bool on = water.normal_drag != 0.0 || water.tangential_drag != 0.0;
+  if (on && !springs_) throw std::invalid_argument("creature: water acts on mass-spring bodies only");
   impulse_.resize(on ? model().node_count : 0, true);
   swum_.assign(on ? static_cast<std::size_t>(body_size()) : 0, 0.0);
   swum_adjoint_.assign(swum_.size(), 0.0);
@@ -72,8 +97,8 @@ double Creature::centre_height(std::span<const double> state, int c) const {
 }
 
 std::span<double> Creature::signal_row(int t, bool adjoint) {
-  Array<1>& actuation = body_.model().actuation;
-  const int a = body_.model().actuator_count;
+  Array<1>& actuation = *actuation_;
+  const int a = actuator_count_;
   if (a == 0) return {};
   const int rows = static_cast<int>(actuation.size() / a);
   const std::size_t offset = static_cast<std::size_t>(std::min(t, rows - 1)) * static_cast<std::size_t>(a);
@@ -81,7 +106,7 @@ std::span<double> Creature::signal_row(int t, bool adjoint) {
 }
 
 void Creature::initial_state(std::span<double> state) {
-  body_.initial_state(state.first(static_cast<std::size_t>(body_size())));
+  body_->initial_state(state.first(static_cast<std::size_t>(body_size())));
   for (int c = 0; c < creatures(); ++c) state[static_cast<std::size_t>(body_size() + c)] = centre_height(state, c);
 }
 
@@ -93,17 +118,17 @@ void Creature::initial_state_adjoint(std::span<const double> state_adjoint) {
     for (int j = 0; j < n; ++j)
       body_adjoint[static_cast<std::size_t>((static_cast<Index>(c) * n + j) * 2 + 1)] +=
           state_adjoint[static_cast<std::size_t>(body_size() + c)] * (1.0 / n);
-  body_.initial_state_adjoint(body_adjoint);
+  body_->initial_state_adjoint(body_adjoint);
 }
 
 void Creature::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   const std::size_t body = static_cast<std::size_t>(body_size());
-  if (body_.model().actuator_count > 0) controller_.signals(t, state.first(body), signal_row(t, false));
+  if (actuator_count_ > 0) controller_.signals(t, state.first(body), signal_row(t, false));
   if (swum_.empty()) {
-    body_.step(t, state.first(body), next.first(body), residual);
+    body_->step(t, state.first(body), next.first(body), residual);
   } else {
     swim(state.first(body));
-    body_.step(t, swum_, next.first(body), residual);
+    body_->step(t, swum_, next.first(body), residual);
   }
   const std::span<const double> v = next.subspan(body / 2, body / 2);
   for (std::size_t i = 0; i < v.size(); ++i)
@@ -124,20 +149,20 @@ void Creature::step_adjoint(int t, std::span<const double> state, std::span<cons
     const double g_y = next_adjoint[at] * s.d_y * (1.0 / n);
     for (int j = 0; j < n; ++j) state_adjoint[static_cast<std::size_t>((static_cast<Index>(c) * n + j) * 2 + 1)] += g_y;
   }
-  const bool actuated = body_.model().actuator_count > 0;
+  const bool actuated = actuator_count_ > 0;
   if (actuated) {
     controller_.signals(t, state.first(body), signal_row(t, false));
     std::span<double> row_adjoint = signal_row(t, true);
     std::fill(row_adjoint.begin(), row_adjoint.end(), 0.0);
   }
   if (swum_.empty()) {
-    body_.step_adjoint(t, state.first(body), residual, next_adjoint.first(body), state_adjoint.first(body));
+    body_->step_adjoint(t, state.first(body), residual, next_adjoint.first(body), state_adjoint.first(body));
   } else {
     // The water's step is the identity plus the impulse: its adjoint passes the swum state's
     // adjoint through and sends that of the velocities, times the inverse mass, to the impulse.
     swim(state.first(body));
     std::fill(swum_adjoint_.begin(), swum_adjoint_.end(), 0.0);
-    body_.step_adjoint(t, swum_, residual, next_adjoint.first(body), swum_adjoint_);
+    body_->step_adjoint(t, swum_, residual, next_adjoint.first(body), swum_adjoint_);
     const Index n = model().node_count;
     const auto w = model().inverse_mass.values();
     for (std::size_t i = 0; i < body; ++i) state_adjoint[i] += swum_adjoint_[i];
@@ -150,7 +175,7 @@ void Creature::step_adjoint(int t, std::span<const double> state, std::span<cons
 }
 
 void Creature::clear_adjoints() {
-  body_.clear_adjoints();
+  body_->clear_adjoints();
   controller_.clear_adjoints();
 }
 

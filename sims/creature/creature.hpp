@@ -1,5 +1,6 @@
 // A creature (or a batch of independent creatures) as a differentiable system: a mass-spring
-// body whose actuators a controller drives from time and body state.
+// body, or an FEM body of actuated triangles (fem_body.hpp), whose actuators a controller drives
+// from time and body state. Both bodies have the state [positions, velocities].
 //
 // A step runs the controller on s_t, writing this step's actuator signals into the body's
 // actuation row t, then the mass-spring step (springs, integration, ground). The state is the
@@ -11,12 +12,14 @@
 // so it is the same under every checkpoint policy.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "core/system.hpp"
 #include "sims/creature/controller.hpp"
 #include "sims/creature/water.hpp"
+#include "sims/softbody/fem.hpp"
 #include "sims/softbody/mass_spring.hpp"
 
 namespace simgrad::creature {
@@ -25,11 +28,13 @@ class Creature final : public System {
  public:
   // `model` holds the controller's creatures, each with controller.layout().nodes nodes in turn.
   Creature(softbody::MassSpringModel<2>& model, Controller& controller, double peak_temperature = 0.01);
+  // The same with an FEM body (symplectic Euler; no water).
+  Creature(softbody::FemModel<2>& model, Controller& controller, double peak_temperature = 0.01);
 
   Index state_size() const override { return body_size() + creatures(); }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
-  Index residual_size() const override { return body_.residual_size(); }
+  Index residual_size() const override { return body_->residual_size(); }
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
   void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
@@ -37,9 +42,10 @@ class Creature final : public System {
 
   int creatures() const { return controller_.layout().creatures; }
   int nodes() const { return controller_.layout().nodes; }
-  Index body_size() const { return body_.state_size(); }
-  softbody::MassSpring<2>& body() { return body_; }
-  softbody::MassSpringModel<2>& model() { return body_.model(); }
+  Index body_size() const { return body_->state_size(); }
+  // The mass-spring body and its model (a mass-spring creature only).
+  softbody::MassSpring<2>& body() { return *springs_; }
+  softbody::MassSpringModel<2>& model() { return springs_->model(); }
   Controller& controller() { return controller_; }
   // The smooth maximum's temperature (0: the hard max).
   double peak_temperature = 0.01;
@@ -59,7 +65,11 @@ class Creature final : public System {
   // The actuation row that step t reads (the last row for steps past it, as the body does).
   std::span<double> signal_row(int t, bool adjoint);
 
-  softbody::MassSpring<2> body_;
+  std::unique_ptr<softbody::MassSpring<2>> springs_;  // the body: mass-spring,
+  std::unique_ptr<softbody::Fem<2>> elements_;        // or FEM
+  System* body_;
+  Array<1>* actuation_;  // the body's signals, a row of actuator_count_ per step
+  int actuator_count_;
   Controller& controller_;
   WaterSettings water_;
   Kernel water_drag_;

@@ -18,6 +18,15 @@ Fem<D>::Fem(FemModel<D>& model)
   lambda_.resize(model.element_count(), true);
   beta_.resize(model.element_count(), true);
   node_force_.resize(model.node_count, true);
+  if (model.actuator_count > 0) {
+    if (model.settings.integrator == FemIntegrator::kImplicitEuler)
+      throw std::invalid_argument("fem: actuated elements need the symplectic Euler integrator");
+    const auto per_element = static_cast<std::size_t>(model.element_count());
+    if (model.element_actuator.size() != per_element || model.element_axis.size() != per_element ||
+        model.actuation.size() == 0 || model.actuation.size() % model.actuator_count != 0)
+      throw std::invalid_argument("fem: actuators need an actuator and an axis per element and whole rows of signals");
+    rest_actuated_.resize(model.element_count(), true);
+  }
   if (model.settings.integrator == FemIntegrator::kImplicitEuler) {
     implicit_ = std::make_unique<ImplicitEuler<D>>(*this);
     replay_.resize(static_cast<std::size_t>(state_size()));
@@ -26,6 +35,18 @@ Fem<D>::Fem(FemModel<D>& model)
 
 template <int D>
 Fem<D>::~Fem() = default;
+
+template <int D>
+Index Fem<D>::residual_size() const {
+  return implicit_ || adjoint_reads_forces() ? D * model_.node_count : 0;
+}
+
+template <int D>
+bool Fem<D>::adjoint_reads_forces() const {
+  if (model_.inverse_mass.differentiable()) return true;
+  return std::any_of(model_.planes.begin(), model_.planes.end(),
+                     [](const ContactPlane<D>& plane) { return plane.model != ContactModel::kPenalty; });
+}
 
 template <int D>
 Field<D> Fem<D>::positions(std::span<const double> state, double* adjoint) const {
@@ -42,7 +63,7 @@ ElasticForce<D> Fem<D>::force_body(Field<D> x, Field<D> v, Field<D> force) {
   ElasticForce<D> body;
   body.x = x;
   body.v = v;
-  body.rest_inverse = model_.rest_inverse.field();
+  body.rest_inverse = model_.actuator_count > 0 ? rest_actuated_.field() : model_.rest_inverse.field();
   body.rest_volume = model_.rest_volume.field();
   body.mu = mu_.field();
   body.lambda = lambda_.field();
@@ -79,6 +100,50 @@ void Fem<D>::expand_materials() {
 }
 
 template <int D>
+std::size_t Fem<D>::actuation_offset(int t) const {
+  const auto a = static_cast<std::size_t>(model_.actuator_count);
+  const std::size_t rows = model_.actuation.size() / a;
+  return std::min(static_cast<std::size_t>(t), rows - 1) * a;
+}
+
+// Stretching the rest shape by 1 + s along axis k scales column k of Dm^-1 by 1 / (1 + s).
+template <int D>
+void Fem<D>::actuate(int t) {
+  const double* signal = model_.actuation.values().data() + actuation_offset(t);
+  const auto rest = model_.rest_inverse.values();
+  const auto out = rest_actuated_.values();
+  std::copy(rest.begin(), rest.end(), out.begin());
+  for (Index e = 0; e < model_.element_count(); ++e) {
+    const std::int32_t k = model_.element_actuator[e];
+    if (k < 0) continue;
+    const double scale = 1.0 / (1.0 + signal[k]);
+    for (int i = 0; i < D; ++i) out[e * D * D + i * D + model_.element_axis[e]] *= scale;
+  }
+}
+
+// d(1 / (1 + s)) / ds = -1 / (1 + s)^2, times the adjoints of the scaled column's entries and
+// their unscaled values; summed into the signals in element order.
+template <int D>
+void Fem<D>::actuate_adjoint(int t) {
+  const std::size_t offset = actuation_offset(t);
+  const double* signal = model_.actuation.values().data() + offset;
+  double* signal_adjoint = model_.actuation.adjoints().data() + offset;
+  const auto rest = model_.rest_inverse.values();
+  const auto rest_adjoint = rest_actuated_.adjoints();
+  for (Index e = 0; e < model_.element_count(); ++e) {
+    const std::int32_t k = model_.element_actuator[e];
+    if (k < 0) continue;
+    const double stretch = 1.0 + signal[k];
+    double sum = 0.0;
+    for (int i = 0; i < D; ++i) {
+      const Index at = e * D * D + i * D + model_.element_axis[e];
+      sum += rest_adjoint[at] * rest[at];
+    }
+    signal_adjoint[k] -= sum / (stretch * stretch);
+  }
+}
+
+template <int D>
 void Fem<D>::initial_state(std::span<double> state) {
   expand_materials();
   write_initial_state(model_.initial_position, model_.initial_velocity, state);
@@ -92,7 +157,8 @@ void Fem<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
 }
 
 template <int D>
-void Fem<D>::step(int, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+void Fem<D>::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  if (model_.actuator_count > 0) actuate(t);
   if (implicit_) {
     implicit_->step(state, next);
     const Index n = D * model_.node_count;
@@ -108,8 +174,13 @@ void Fem<D>::step(int, std::span<const double> state, std::span<double> next, st
 }
 
 template <int D>
-void Fem<D>::step_adjoint(int, std::span<const double> state, std::span<const double> residual,
+void Fem<D>::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                           std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  const bool actuated = model_.actuator_count > 0;
+  if (actuated) {
+    actuate(t);
+    fill(rest_actuated_.adjoints(), 0.0);
+  }
   if (implicit_) {
     // The new velocity: the residual, or the step replayed.
     std::span<const double> new_velocity = residual;
@@ -126,14 +197,16 @@ void Fem<D>::step_adjoint(int, std::span<const double> state, std::span<const do
   const Field<D> x_next{nullptr, next_adj, model_.node_count};
   const Field<D> v_next{nullptr, next_adj + D * model_.node_count, model_.node_count};
 
-  // The node forces: from the residual when the rollout kept it, else recomputed.
+  // The node forces, when the adjoint reads them: from the residual when the rollout kept it,
+  // else recomputed.
   Field<D> force = node_force_.field();
-  if (residual.empty()) elastic_forces_.forward(force_body(x, v, force));
-  else force.value = const_cast<double*>(residual.data());
+  if (!residual.empty()) force.value = const_cast<double*>(residual.data());
+  else if (adjoint_reads_forces()) elastic_forces_.forward(force_body(x, v, force));
   fill(node_force_.adjoints(), 0.0);
   const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next);
   integrate_.adjoint(integrate);
   elastic_forces_.adjoint(force_body(x, v, force));
+  if (actuated && model_.actuation.differentiable()) actuate_adjoint(t);
   if (model_.mass_damping.differentiable()) mass_damping_adjoint(integrate, state, next_adjoint);
 }
 
@@ -162,6 +235,7 @@ void Fem<D>::clear_adjoints() {
   zero(model_.gravity);
   zero(model_.initial_position);
   zero(model_.initial_velocity);
+  zero(model_.actuation);
   zero(mu_);
   zero(lambda_);
   zero(beta_);

@@ -7,9 +7,13 @@
 //                       node forces
 //   2. integrate        semi-implicit (symplectic) Euler, Rayleigh mass damping, gravity, penalty
 //                       or impact contact with planes, pinned nodes (the mass-spring integrator)
-// The step's residual is the node force. The state is [positions (n x D), velocities (n x D)].
+// The step's residual is the node force, kept only when the adjoint needs it (impact planes);
+// otherwise the adjoint never reads the forces, and a rollout keeps states alone. The state is
+// [positions (n x D), velocities (n x D)].
 // With settings.integrator = kImplicitEuler the step is instead a backward Euler solve
-// (fem_implicit.hpp), whose residual is the new velocity.
+// (fem_implicit.hpp), whose residual is the new velocity. A model with actuated elements
+// (symplectic Euler only) first stretches their rest shapes by the step's signals, and the
+// signals' adjoints go to the model's actuation row.
 #pragma once
 
 #include <memory>
@@ -35,7 +39,7 @@ class Fem : public System {
   Index state_size() const override { return 2 * D * model_.node_count; }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
-  Index residual_size() const override { return D * model_.node_count; }
+  Index residual_size() const override;
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
   void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
@@ -65,6 +69,15 @@ class Fem : public System {
   void mass_damping_adjoint(const Integrate<D>& integrate, std::span<const double> state,
                             std::span<const double> next_adjoint);
   void expand_materials();
+  // Whether the explicit adjoint reads the node forces: only to find impact contacts and for the
+  // inverse masses' adjoint.
+  bool adjoint_reads_forces() const;
+  // The rest inverses of step t's actuated shapes, into rest_actuated_; and their adjoints
+  // folded back into the actuation row's adjoints.
+  void actuate(int t);
+  void actuate_adjoint(int t);
+  // The actuation row step t reads.
+  std::size_t actuation_offset(int t) const;
 
   FemModel<D>& model_;
   Kernel expand_materials_;
@@ -72,6 +85,7 @@ class Fem : public System {
   Kernel integrate_;
   Kernel energy_;
   Array<1> mu_, lambda_, beta_;  // per element
+  Array<D * D> rest_actuated_;   // per element, with actuators: Dm^-1 of this step's rest shape
   Array<D> node_force_;
   std::unique_ptr<ImplicitEuler<D>> implicit_;  // when the integrator is implicit
   std::vector<double> replay_;                   // a recomputed next state (implicit adjoint)

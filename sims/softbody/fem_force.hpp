@@ -68,14 +68,16 @@ struct ElasticForce {
     for (int s = 0; s <= D; ++s) e.scatter(node_force, s, force[s]);
   }
 
-  // Hand-written adjoint of the undamped element (fem_material.hpp has each law's adjoint), which
-  // keeps the backward pass within a small factor of the forward pass; damped elements are
-  // derived by the engine (the tests compare both). With R = Dm^-1 and the adjoints g_s of the
-  // node forces: Hbar = [g_1 - g_0, ...], Pbar = -V Hbar R, Fbar from the law, Dsbar = Fbar R^T,
-  // whose columns go to nodes 1..D and minus their sum to node 0.
+  // Hand-written adjoint (fem_material.hpp has each law's adjoint and the viscous stress's),
+  // which keeps the backward pass within a small factor of the forward pass; the tests compare
+  // it with the derived one. With R = Dm^-1 and the adjoints g_s of the node forces:
+  // Hbar = [g_1 - g_0, ...], Pbar = -V Hbar R, Fbar (and Fdotbar) from the laws,
+  // Dsbar = Fbar R^T, whose columns go to nodes 1..D and minus their sum to node 0 (likewise
+  // Dvbar = Fdotbar R^T to the velocities).
   template <class E>
   void adjoint(E& e) const {
-    if (damped) return e.derive(*this);
+    // Actuated rest shapes (creatures, a few elements) are differentiated by the engine.
+    if (rest_inverse.adjoint != nullptr) return e.derive(*this);
     using M = Mat<double, D>;
     const M rest = M::from_rows(e.own(rest_inverse));
     const Vec<double, D> x0 = e.slot(x, 0), g0 = e.scattered_adjoint(node_force, 0);
@@ -85,19 +87,39 @@ struct ElasticForce {
       h_bar.set_column(i, e.scattered_adjoint(node_force, i + 1) - g0);
     }
     const M p_bar = (-e.own(rest_volume)) * (h_bar * rest);
+    const M f = ds * rest;
+    const double mu_value = e.own(mu), lambda_value = e.own(lambda);
     M f_bar = M::zero();
     double mu_bar = 0.0, lambda_bar = 0.0;
-    first_piola_adjoint<D>(material, ds * rest, e.own(mu), e.own(lambda), p_bar, f_bar, mu_bar, lambda_bar);
-    const M ds_bar = f_bar * transpose(rest);
-    Vec<double, D> first = Vec<double, D>::zero();
-    for (int i = 0; i < D; ++i) {
-      const Vec<double, D> c = ds_bar.column(i);
-      e.add_slot(x, i + 1, c);
-      first -= c;
+    first_piola_adjoint<D>(material, f, mu_value, lambda_value, p_bar, f_bar, mu_bar, lambda_bar);
+    if (damped) {
+      const Vec<double, D> v0 = e.slot(v, 0);
+      M dv;
+      for (int i = 0; i < D; ++i) dv.set_column(i, e.slot(v, i + 1) - v0);
+      M f_rate_bar = M::zero();
+      double beta_bar = 0.0;
+      viscous_stress_adjoint<D>(f, dv * rest, mu_value, lambda_value, e.own(stiffness_damping), p_bar, f_bar,
+                                f_rate_bar, mu_bar, lambda_bar, beta_bar);
+      add_to_nodes(e, v, f_rate_bar * transpose(rest));
+      e.add_own(stiffness_damping, beta_bar);
     }
-    e.add_slot(x, 0, first);
+    add_to_nodes(e, x, f_bar * transpose(rest));
     e.add_own(mu, mu_bar);
     e.add_own(lambda, lambda_bar);
+  }
+
+ private:
+  // The adjoint of the edge matrix [y_1 - y_0, ...] of a node field y: column i to node i + 1,
+  // minus their sum to node 0.
+  template <class E>
+  static void add_to_nodes(E& e, const Field<D>& y, const Mat<double, D>& edges_bar) {
+    Vec<double, D> first = Vec<double, D>::zero();
+    for (int i = 0; i < D; ++i) {
+      const Vec<double, D> c = edges_bar.column(i);
+      e.add_slot(y, i + 1, c);
+      first -= c;
+    }
+    e.add_slot(y, 0, first);
   }
 };
 

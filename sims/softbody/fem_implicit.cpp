@@ -6,10 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/SparseCore>
-#include <Eigen/SparseLU>
-
 #include "core/local_ad.hpp"
+#include "core/sparse_lu.hpp"
 #include "sims/softbody/contact_adjoint.hpp"
 #include "sims/softbody/fem.hpp"
 
@@ -21,12 +19,54 @@ struct ImplicitEuler<D>::Workspace {
   Array<D> force;         // elastic forces at (x', v'); their adjoint seeds the product
   std::vector<Index> free_index;  // per degree of freedom; -1 for pinned nodes
   Index free_count = 0;
-  Eigen::VectorXd g, delta, lambda, rhs;
-  ForceJacobians jacobians;
-  std::vector<Eigen::Triplet<double>> entries;
-  Eigen::SparseMatrix<double> a;
-  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
+  std::vector<double> g, delta, lambda;
+  // A's pattern and factorisation, set up once; where each diagonal entry, each entry of an
+  // element's block and each entry of a node's own block (contact) sits in its values (-1: a
+  // pinned degree of freedom).
+  SparseLu lu;
+  std::vector<Index> diagonal_position, element_position, node_position;
+  ElementJacobian<D> block;
+
+  // The pattern of A over the free degrees of freedom: the diagonal, every pair of degrees of
+  // freedom of an element, every pair of a node's own.
+  void analyse(const FemModel<D>& m);
 };
+
+template <int D>
+void ImplicitEuler<D>::Workspace::analyse(const FemModel<D>& m) {
+  constexpr int kDofs = ElementJacobian<D>::kDofs;
+  std::vector<std::vector<Index>> columns(static_cast<std::size_t>(free_count));
+  auto link = [&](Index row, Index col) {
+    if (free_index[row] >= 0 && free_index[col] >= 0) columns[free_index[col]].push_back(free_index[row]);
+  };
+  auto dof = [&](Index e, int r) { return m.elements.node(e, r / D) * D + r % D; };
+  for (Index i = 0; i < D * m.node_count; ++i) link(i, i);
+  for (Index node = 0; node < m.node_count; ++node)
+    for (int r = 0; r < D; ++r)
+      for (int c = 0; c < D; ++c) link(node * D + r, node * D + c);
+  for (Index e = 0; e < m.element_count(); ++e)
+    for (int r = 0; r < kDofs; ++r)
+      for (int q = 0; q < kDofs; ++q) link(dof(e, r), dof(e, q));
+  std::vector<Index> start(1, 0), rows;
+  for (std::vector<Index>& column : columns) {
+    std::sort(column.begin(), column.end());
+    column.erase(std::unique(column.begin(), column.end()), column.end());
+    rows.insert(rows.end(), column.begin(), column.end());
+    start.push_back(static_cast<Index>(rows.size()));
+  }
+  lu.analyse(free_count, start, rows);
+  auto position = [&](Index row, Index col) {
+    return free_index[row] >= 0 && free_index[col] >= 0 ? lu.position(free_index[row], free_index[col]) : Index(-1);
+  };
+  for (Index i = 0; i < D * m.node_count; ++i) diagonal_position.push_back(position(i, i));
+  for (Index node = 0; node < m.node_count; ++node)
+    for (int r = 0; r < D; ++r)
+      for (int c = 0; c < D; ++c) node_position.push_back(position(node * D + r, node * D + c));
+  element_position.reserve(static_cast<std::size_t>(m.element_count() * kDofs * kDofs));
+  for (Index e = 0; e < m.element_count(); ++e)
+    for (int r = 0; r < kDofs; ++r)
+      for (int q = 0; q < kDofs; ++q) element_position.push_back(position(dof(e, r), dof(e, q)));
+}
 
 template <int D>
 ImplicitEuler<D>::ImplicitEuler(Fem<D>& fem) : fem_(fem), work_(std::make_unique<Workspace>()) {
@@ -41,9 +81,10 @@ ImplicitEuler<D>::ImplicitEuler(Fem<D>& fem) : fem_(fem), work_(std::make_unique
   w.free_index.assign(static_cast<std::size_t>(D * m.node_count), -1);
   for (Index i = 0; i < D * m.node_count; ++i)
     if (m.inverse_mass.values()[i / D] != 0.0) w.free_index[i] = w.free_count++;
-  w.g.resize(w.free_count);
-  w.lambda.resize(w.free_count);
-  w.rhs.resize(w.free_count);
+  w.g.resize(static_cast<std::size_t>(w.free_count));
+  w.delta.resize(static_cast<std::size_t>(w.free_count));
+  w.lambda.resize(static_cast<std::size_t>(w.free_count));
+  w.analyse(m);
 }
 
 template <int D>
@@ -80,26 +121,29 @@ void ImplicitEuler<D>::residual(std::span<const double> state) {
 
 template <int D>
 void ImplicitEuler<D>::factorize() {
+  constexpr int kDofs = ElementJacobian<D>::kDofs;
   Workspace& w = *work_;
   FemModel<D>& m = fem_.model();
   const double dt = m.settings.dt, alpha = m.mass_damping.values()[0];
   const Index n = D * m.node_count;
-  fem_.force_jacobians_at(w.x_new.values(), w.v_new.values(), w.jacobians);
-  w.entries.clear();
-  auto add = [&](Index row, Index col, double value) {
-    const Index r = w.free_index[row], c = w.free_index[col];
-    if (r >= 0 && c >= 0) w.entries.emplace_back(r, c, value);
-  };
-  for (Index i = 0; i < n; ++i) {
-    const double inv_mass = m.inverse_mass.values()[i / D];
-    if (inv_mass != 0.0) add(i, i, (1.0 + dt * alpha) / inv_mass);
+  const std::span<double> a = w.lu.values();
+  std::fill(a.begin(), a.end(), 0.0);
+  for (Index i = 0; i < n; ++i)
+    if (w.diagonal_position[i] >= 0) a[w.diagonal_position[i]] += (1.0 + dt * alpha) / m.inverse_mass.values()[i / D];
+  // The elements' blocks, in element order.
+  const double* beta = fem_.damped() ? fem_.beta_.values().data() : nullptr;
+  for (Index e = 0; e < m.element_count(); ++e) {
+    element_jacobian<D>(m, e, fem_.mu_.values(), fem_.lambda_.values(), beta, w.x_new.values(), w.v_new.values(),
+                        w.block);
+    const Index* position = w.element_position.data() + e * kDofs * kDofs;
+    for (int r = 0; r < kDofs; ++r)
+      for (int q = 0; q < kDofs; ++q) {
+        const Index p = position[r * kDofs + q];
+        if (p < 0) continue;
+        a[p] -= dt * dt * w.block.dx[r][q];
+        if (beta != nullptr) a[p] -= dt * w.block.dv[r][q];
+      }
   }
-  for (int k = 0; k < w.jacobians.dx.outerSize(); ++k)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(w.jacobians.dx, k); it; ++it)
-      add(it.row(), it.col(), -dt * dt * it.value());
-  for (int k = 0; k < w.jacobians.dv.outerSize(); ++k)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(w.jacobians.dv, k); it; ++it)
-      add(it.row(), it.col(), -dt * it.value());
   // Penalty contact, node by node: its Jacobians from the local AD scalar, D sweeps per node.
   if (!m.planes.empty() || !m.boxes.empty()) {
     using ad::Var;
@@ -122,12 +166,11 @@ void ImplicitEuler<D>::factorize() {
         tape.adjoint(f[r].i) = 1.0;
         tape.sweep();
         for (int c = 0; c < D; ++c)
-          add(node * D + r, node * D + c, -dt * dt * tape.adjoint(xi[c].i) - dt * tape.adjoint(vi[c].i));
+          a[w.node_position[(node * D + r) * D + c]] -= dt * dt * tape.adjoint(xi[c].i) + dt * tape.adjoint(vi[c].i);
       }
     }
   }
-  w.a.resize(w.free_count, w.free_count);
-  w.a.setFromTriplets(w.entries.begin(), w.entries.end());
+  if (!w.lu.factorize()) throw std::runtime_error("fem implicit Euler: singular Newton matrix");
 }
 
 template <int D>
@@ -142,9 +185,8 @@ void ImplicitEuler<D>::step(std::span<const double> state, std::span<double> nex
   for (last_iterations_ = 1;; ++last_iterations_) {
     residual(state);
     factorize();
-    w.lu.compute(w.a);
-    if (w.lu.info() != Eigen::Success) throw std::runtime_error("fem implicit Euler: singular Newton matrix");
-    w.delta = w.lu.solve(w.g);
+    std::copy(w.g.begin(), w.g.end(), w.delta.begin());
+    w.lu.solve(w.delta);
     double largest = 0.0, step = 0.0;
     for (Index i = 0; i < n; ++i)
       if (w.free_index[i] >= 0) {
@@ -179,12 +221,9 @@ void ImplicitEuler<D>::step_adjoint(std::span<const double> state, std::span<con
     xn[i] = state[i] + dt * vn[i];
   }
   factorize();
-  const Eigen::SparseMatrix<double> transposed = w.a.transpose();
-  w.lu.compute(transposed);
-  if (w.lu.info() != Eigen::Success) throw std::runtime_error("fem implicit Euler: singular Newton matrix");
   for (Index i = 0; i < n; ++i)
-    if (w.free_index[i] >= 0) w.rhs[w.free_index[i]] = next_adjoint[n + i] + dt * next_adjoint[i];
-  w.lambda = w.lu.solve(w.rhs);
+    if (w.free_index[i] >= 0) w.lambda[w.free_index[i]] = next_adjoint[n + i] + dt * next_adjoint[i];
+  w.lu.solve_transposed(w.lambda);
 
   // Seed dt lambda on the forces; the elastic kernel's adjoint at (x', v') gives (dF/dx)^T and
   // the element parameters' products.

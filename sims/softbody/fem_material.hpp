@@ -169,4 +169,26 @@ Mat<S, D> viscous_stress(const Mat<S, D>& f, const Mat<S, D>& f_rate, const S& m
   return beta * (f * second_piola);
 }
 
+// The adjoint of viscous_stress: given p_bar = dL/dP, adds dL/dF to f_bar and dL/dFdot to
+// f_rate_bar, and returns dL/dmu, dL/dlambda and dL/dbeta in the last three. With
+// Edot = sym(F^T Fdot), S = 2 mu Edot + lambda tr(Edot) I and P = beta F S:
+// Sbar = beta F^T Pbar, Edotbar = sym(2 mu Sbar + lambda tr(Sbar) I) and
+// Fbar += beta Pbar S + Fdot Edotbar, Fdotbar += F Edotbar (S and Edotbar symmetric).
+template <int D>
+void viscous_stress_adjoint(const Mat<double, D>& f, const Mat<double, D>& f_rate, double mu, double lambda,
+                            double beta, const Mat<double, D>& p_bar, Mat<double, D>& f_bar,
+                            Mat<double, D>& f_rate_bar, double& mu_bar, double& lambda_bar, double& beta_bar) {
+  using M = Mat<double, D>;
+  const M strain_rate = symmetric_part(transpose(f) * f_rate);
+  const double rate_trace = trace(strain_rate);
+  const M second_piola = (2.0 * mu) * strain_rate + (lambda * rate_trace) * M::identity();
+  beta_bar += contract(p_bar, f * second_piola);
+  const M s_bar = beta * (transpose(f) * p_bar);
+  mu_bar += 2.0 * contract(s_bar, strain_rate);
+  lambda_bar += rate_trace * trace(s_bar);
+  const M e_bar = symmetric_part((2.0 * mu) * s_bar + (lambda * trace(s_bar)) * M::identity());
+  f_bar = f_bar + beta * (p_bar * second_piola) + f_rate * e_bar;
+  f_rate_bar = f_rate_bar + f * e_bar;
+}
+
 }  // namespace simgrad::softbody

@@ -57,6 +57,16 @@ struct FemModel {
   Array<D> initial_position;  // per node; also the rest shape
   Array<D> initial_velocity;  // per node
 
+  // Actuated elements (creatures): element e with element_actuator[e] = k >= 0 has its rest
+  // shape stretched along axis element_axis[e] by 1 + s, with s (the relative stretch, as a
+  // controller's output times its strength) entry k of step t's row of `actuation`
+  // (actuator_count entries per step; steps past the last row read the last). No actuators:
+  // actuator_count = 0 and the vectors empty.
+  int actuator_count = 0;
+  std::vector<std::int32_t> element_actuator;
+  std::vector<std::uint8_t> element_axis;
+  Array<1> actuation;
+
   Index element_count() const { return elements.elements(); }
 
   // Sets the mesh: rest positions (nodes x D), element nodes (elements x (D + 1)) and each

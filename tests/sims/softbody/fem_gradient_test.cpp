@@ -78,7 +78,7 @@ void check_element_kernel(MaterialModel material, bool damped) {
   const GradCheckReport report = check_gradient(f, p, g, options);
   for (const GradCheckEntry& c : report.checks)
     EXPECT_TRUE(c.ok) << c.label << ": ad " << c.ad << " fd " << c.fd;
-  // The kernel's adjoint (hand-written for undamped neo-Hookean) against the derived one, back at p.
+  // The kernel's hand-written adjoint (both laws, damped or not) against the derived one, back at p.
   std::size_t restored = 0;
   for (auto& span : values)
     for (double& a : span) a = p[restored++];
@@ -102,6 +102,8 @@ TEST(FemGradient, CorotatedTetrahedron) { check_element_kernel<3>(MaterialModel:
 TEST(FemGradient, NeoHookeanTetrahedron) { check_element_kernel<3>(MaterialModel::kNeoHookean, false); }
 TEST(FemGradient, DampedCorotatedTetrahedron) { check_element_kernel<3>(MaterialModel::kCorotated, true); }
 TEST(FemGradient, DampedNeoHookeanTriangle) { check_element_kernel<2>(MaterialModel::kNeoHookean, true); }
+TEST(FemGradient, DampedCorotatedTriangle) { check_element_kernel<2>(MaterialModel::kCorotated, true); }
+TEST(FemGradient, DampedNeoHookeanTetrahedron) { check_element_kernel<3>(MaterialModel::kNeoHookean, true); }
 
 // A small body sliding on the ground with friction into a static box, hanging from a pinned corner; the loss matches marker
 // nodes to a shifted pose. Tuned: E, nu, damping per region (two regions), gravity and the
