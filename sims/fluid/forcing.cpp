@@ -177,18 +177,20 @@ void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a) {
   const Grid& g = m.grid;
   const double ca = m.settings.dt * m.settings.buoyancy, cb = m.settings.dt * m.settings.weight;
   if (ca == 0.0 && cb == 0.0) return;
-  for (Index k = 0; k < g.v_count(); ++k) {
-    if (g.v_wall(k)) continue;
-    Index below, above;
-    cells_of_v_face(g, k, below, above);
-    const int n = (below >= 0) + (above >= 0);
-    const double av = a.v[static_cast<std::size_t>(k)] / n;
-    for (Index c : {below, above}) {
-      if (c < 0) continue;
-      a.temperature[static_cast<std::size_t>(c)] += ca * av;
-      a.density[static_cast<std::size_t>(c)] -= cb * av;
+  // A gather over the cells: each takes its share of the faces below and above it.
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      const int i = static_cast<int>(c % g.nx()), j = static_cast<int>(c / g.nx());
+      for (Index k : {g.v_face(i, j), g.top_face(i, j)}) {
+        if (g.v_wall(k)) continue;
+        Index below, above;
+        cells_of_v_face(g, k, below, above);
+        const double av = a.v[static_cast<std::size_t>(k)] / ((below >= 0) + (above >= 0));
+        a.temperature[static_cast<std::size_t>(c)] += ca * av;
+        a.density[static_cast<std::size_t>(c)] -= cb * av;
+      }
     }
-  }
+  });
 }
 
 namespace {

@@ -1,6 +1,6 @@
 // What acts on the smoke between advection and projection: sources (emitters and vents),
 // buoyancy, viscosity and the walls. Each has its forward operation and its adjoint; adjoints
-// that scatter run serially, and sums into a source's parameters run in sample order.
+// are gathers, and sums into a source's parameters run in sample order.
 #pragma once
 
 #include <span>
