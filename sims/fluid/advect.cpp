@@ -16,18 +16,19 @@ struct Velocity {
   double vx, vy;
 };
 
+// (x, y) in cell units (length / h), as every trace here: no divisions in the inner loops.
 template <bool kDerivatives>
 Velocity velocity_at(const Grid& grid, std::span<const double> u, std::span<const double> v, double x, double y) {
-  const double h = grid.h();
-  Velocity w{stencil_at<kDerivatives>(grid.u_lattice(), h, x, y), stencil_at<kDerivatives>(grid.v_lattice(), h, x, y), 0.0, 0.0};
+  Velocity w{stencil_at<kDerivatives>(grid.u_lattice(), 1.0, x, y), stencil_at<kDerivatives>(grid.v_lattice(), 1.0, x, y), 0.0, 0.0};
   w.vx = apply(w.su, u.data());
   w.vy = apply(w.sv, v.data());
   return w;
 }
 
-// Sample k's trace back: the velocity at the sample, at the midpoint, and the stencil at the foot.
-// Midpoint (second-order Runge-Kutta): a first-order trace drifts outwards on curved paths,
-// shrinking a rotating blob by about (omega dt)^2 / 2 of its mass a step.
+// Sample k's trace back in cell units, scale = dt / h: the velocity at the sample, at the
+// midpoint, and the stencil at the foot (its derivative weights per cell). Midpoint
+// (second-order Runge-Kutta): a first-order trace drifts outwards on curved paths, shrinking a
+// rotating blob by about (omega dt)^2 / 2 of its mass a step.
 template <bool kDerivatives>
 struct Trace {
   Velocity start, middle;
@@ -36,39 +37,38 @@ struct Trace {
 
 template <bool kDerivatives>
 Trace<kDerivatives> trace_back(const Grid& grid, const Lattice& l, std::span<const double> u, std::span<const double> v,
-                               double dt, Index k) {
-  const double h = grid.h();
-  const double x = (static_cast<double>(k % l.cx) + l.ox) * h, y = (static_cast<double>(k / l.cx) + l.oy) * h;
+                               double scale, Index k) {
+  const double x = static_cast<double>(k % l.cx) + l.ox, y = static_cast<double>(k / l.cx) + l.oy;
   Trace<kDerivatives> t;
   t.start = velocity_at<false>(grid, u, v, x, y);
-  t.middle = velocity_at<kDerivatives>(grid, u, v, x - 0.5 * dt * t.start.vx, y - 0.5 * dt * t.start.vy);
-  t.foot = stencil_at<kDerivatives>(l, h, x - dt * t.middle.vx, y - dt * t.middle.vy);
+  t.middle = velocity_at<kDerivatives>(grid, u, v, x - 0.5 * scale * t.start.vx, y - 0.5 * scale * t.start.vy);
+  t.foot = stencil_at<kDerivatives>(l, 1.0, x - scale * t.middle.vx, y - scale * t.middle.vy);
   return t;
 }
 
-// The bilinear value of lattice l's field f at (x, y): stencil_at and apply in one, the same bits,
-// without building the stencil (the forward pass's inner loop).
-inline double sample(const Lattice& l, double h, double x, double y, const double* f) {
+// The bilinear value of lattice l's field f at (x, y) in cell units (length / h): stencil_at and
+// apply in one, without building the stencil (the forward pass's inner loop).
+inline double sample(const Lattice& l, double x, double y, const double* f) {
   int i0, i1, j0, j1;
   double fx, fy;
   bool clamped;
-  locate(x / h - l.ox, l.cx, l.wrap_x, i0, i1, fx, clamped);
-  locate(y / h - l.oy, l.cy, l.wrap_y, j0, j1, fy, clamped);
+  locate(x - l.ox, l.cx, l.wrap_x, i0, i1, fx, clamped);
+  locate(y - l.oy, l.cy, l.wrap_y, j0, j1, fy, clamped);
   const double* r0 = f + static_cast<Index>(j0) * l.cx;
   const double* r1 = f + static_cast<Index>(j1) * l.cx;
   return (1 - fx) * (1 - fy) * r0[i0] + fx * (1 - fy) * r0[i1] + (1 - fx) * fy * r1[i0] + fx * fy * r1[i1];
 }
 
-// The foot of sample k's trace back, as trace_back finds it.
+// The foot of sample k's trace back in cell units, as trace_back finds it (the same bits).
 void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, Index k, double& x,
              double& y) {
-  const double h = grid.h();
+  const double s = dt / grid.h();
   const Lattice ul = grid.u_lattice(), vl = grid.v_lattice();
-  x = (static_cast<double>(k % l.cx) + l.ox) * h;
-  y = (static_cast<double>(k / l.cx) + l.oy) * h;
-  const double xm = x - 0.5 * dt * sample(ul, h, x, y, u), ym = y - 0.5 * dt * sample(vl, h, x, y, v);
-  x -= dt * sample(ul, h, xm, ym, u);
-  y -= dt * sample(vl, h, xm, ym, v);
+  x = static_cast<double>(k % l.cx) + l.ox;
+  y = static_cast<double>(k / l.cx) + l.oy;
+  const double xm = x - 0.5 * s * sample(ul, x, y, u), ym = y - 0.5 * s * sample(vl, x, y, v);
+  x -= s * sample(ul, xm, ym, u);
+  y -= s * sample(vl, xm, ym, v);
 }
 
 // The derivative of a stencil's value along x and y.
@@ -137,16 +137,15 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
                                std::span<const double> v, double dt, std::span<double> out, std::int32_t* lowest,
                                std::int32_t* highest) {
   const Grid& g = *grid_;
-  const double h = g.h();
   parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
     for (Index k = first; k < last; ++k) {
       double x, y;
       foot_of(g, l, u.data(), v.data(), dt, k, x, y);
       if (lowest == nullptr) {
-        out[static_cast<std::size_t>(k)] = sample(l, h, x, y, q.data());
+        out[static_cast<std::size_t>(k)] = sample(l, x, y, q.data());
         continue;
       }
-      const Stencil s = stencil_at<false>(l, h, x, y);
+      const Stencil s = stencil_at<false>(l, 1.0, x, y);
       out[static_cast<std::size_t>(k)] = apply(s, q.data());
       int lo = 0, hi = 0;
       for (int m = 1; m < 4; ++m) {
@@ -175,6 +174,7 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   else if (dq.data() == dv.data()) q_target = 1;
   else targets[count++] = {dq, l.cx, l.cy, l.wrap_y};
   const int reach = trace_reach(g, u, v, dt, std::max(g.ny(), l.cy));
+  const double scale = dt / g.h();
   scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
     auto spread = [&](const Velocity& w, double ax, double ay) {
@@ -187,14 +187,14 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
       const double a = dout[static_cast<std::size_t>(k)];
       if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
       if (a == 0.0) continue;
-      const Trace<true> t = trace_back<true>(g, l, u, v, dt, k);
+      const Trace<true> t = trace_back<true>(g, l, u, v, scale, k);
       for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
-      // Back through x_b = x - dt V(x_m), x_m = x - dt V(x) / 2.
-      const double avx = -dt * along_x(t.foot, q.data()) * a, avy = -dt * along_y(t.foot, q.data()) * a;
+      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
+      const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
       spread(t.middle, avx, avy);
       const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
       const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
-      spread(t.start, -0.5 * dt * axm, -0.5 * dt * aym);
+      spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
     }
   });
 }
