@@ -274,7 +274,7 @@ Revolution one_revolution(AdvectionScheme scheme, int steps = 100) {
 
 // Semi-Lagrangian: the blob returns within half a cell, lower and wider (bilinear sampling at
 // 1.5 cells a step diffuses: 0.53 relative L2 error measured); not conservative, but the midpoint
-// trace back keeps the mass within 1% (measured -0.4%).
+// trace back keeps the mass within 1% (measured +0.4%).
 TEST(Smoke, SolidBodyRotationReturnsTheBlobWithBoundedError) {
   const Revolution r = one_revolution(AdvectionScheme::kSemiLagrangian);
   RecordProperty("shape_error", std::to_string(r.shape_error));
@@ -285,7 +285,8 @@ TEST(Smoke, SolidBodyRotationReturnsTheBlobWithBoundedError) {
 }
 
 // MacCormack's second-order error keeps the blob's shape far better than semi-Lagrangian's
-// first-order diffusion (measured: 0.17 against 0.53).
+// first-order diffusion (measured: 0.23 against 0.53). The limiter lifts the undershoots of the
+// blob's flat tail to the neighbours' minimum, so the mass grows (measured +3.6%).
 TEST(Smoke, MacCormackKeepsTheRotatingBlobSharperThanSemiLagrangian) {
   const Revolution mc = one_revolution(AdvectionScheme::kMacCormack);
   const Revolution sl = one_revolution(AdvectionScheme::kSemiLagrangian);
@@ -298,7 +299,8 @@ TEST(Smoke, MacCormackKeepsTheRotatingBlobSharperThanSemiLagrangian) {
 }
 
 // Conservative upwind advection keeps the mass to rounding in the closed box (each face's flux
-// leaves one cell and enters the next), at the price of more diffusion. Upwind needs
+// leaves one cell and enters the next), at the price of more diffusion (shape error 0.70
+// measured). Upwind needs
 // dt (|u| + |v|) / h <= 1 everywhere, corners included: 400 steps.
 TEST(Smoke, ConservativeAdvectionKeepsTheRotatingBlobsMass) {
   const Revolution r = one_revolution(AdvectionScheme::kConservative, 400);
