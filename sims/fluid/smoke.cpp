@@ -26,6 +26,7 @@ void Smoke::size_buffers() {
   scratch_.assign(static_cast<std::size_t>(std::max(g.u_count(), g.v_count())), 0.0);
   replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
   adjoint_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
+  source_scratch_.assign(source_adjoint_scratch(g), 0.0);
   snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * (g.u_count() + g.v_count())), 0.0);
 }
 
@@ -113,7 +114,7 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
   for (int k = model_.source_count() - 1; k >= 0; --k) {
     const std::span<const double> before(snapshots_.data() + k * faces, faces);
     apply_source_adjoint(model_, k, t, before.subspan(0, static_cast<std::size_t>(g.u_count())),
-                         before.subspan(static_cast<std::size_t>(g.u_count())), a);
+                         before.subspan(static_cast<std::size_t>(g.u_count())), a, source_scratch_);
   }
   const ConstFieldsView s = fields_of(g, state);
   const FieldsView sa = fields_of(g, state_adjoint);

@@ -49,7 +49,7 @@ class Smoke final : public System {
   Projection projection_;
   Advector advector_;
   Confinement confinement_;
-  std::vector<double> scratch_, replay_, adjoint_, snapshots_;
+  std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
 };
 
 }  // namespace simgrad::fluid
