@@ -1,6 +1,6 @@
 // What acts on the smoke between advection and projection: sources (emitters and vents),
 // buoyancy, viscosity and the walls. Each has its forward operation and its adjoint; adjoints
-// are gathers, and sums into a source's parameters run in sample order.
+// are gathers, and sums into a source's parameters run per block of samples, then in block order.
 #pragma once
 
 #include <span>
