@@ -37,8 +37,8 @@ struct Trace {
 
 template <bool kDerivatives>
 Trace<kDerivatives> trace_back(const Grid& grid, const Lattice& l, std::span<const double> u, std::span<const double> v,
-                               double scale, Index k) {
-  const double x = static_cast<double>(k % l.cx) + l.ox, y = static_cast<double>(k / l.cx) + l.oy;
+                               double scale, int i, int j) {
+  const double x = i + l.ox, y = j + l.oy;
   Trace<kDerivatives> t;
   t.start = velocity_at<false>(grid, u, v, x, y);
   t.middle = velocity_at<kDerivatives>(grid, u, v, x - 0.5 * scale * t.start.vx, y - 0.5 * scale * t.start.vy);
@@ -59,13 +59,21 @@ inline double sample(const Lattice& l, double x, double y, const double* f) {
   return (1 - fx) * (1 - fy) * r0[i0] + fx * (1 - fy) * r0[i1] + (1 - fx) * fy * r1[i0] + fx * fy * r1[i1];
 }
 
-// The foot of sample k's trace back in cell units, as trace_back finds it (the same bits).
-void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, Index k, double& x,
+// Steps (i, j) to the next sample of lattice l, row by row: no integer division per sample.
+inline void next_sample(const Lattice& l, int& i, int& j) {
+  if (++i == l.cx) {
+    i = 0;
+    ++j;
+  }
+}
+
+// The foot of the trace back of sample (i, j) in cell units, as trace_back finds it (the same bits).
+void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, int i, int j, double& x,
              double& y) {
   const double s = dt / grid.h();
   const Lattice ul = grid.u_lattice(), vl = grid.v_lattice();
-  x = static_cast<double>(k % l.cx) + l.ox;
-  y = static_cast<double>(k / l.cx) + l.oy;
+  x = i + l.ox;
+  y = j + l.oy;
   const double xm = x - 0.5 * s * sample(ul, x, y, u), ym = y - 0.5 * s * sample(vl, x, y, v);
   x -= s * sample(ul, xm, ym, u);
   y -= s * sample(vl, xm, ym, v);
@@ -138,9 +146,10 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
                                std::int32_t* highest) {
   const Grid& g = *grid_;
   parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
+    int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       double x, y;
-      foot_of(g, l, u.data(), v.data(), dt, k, x, y);
+      foot_of(g, l, u.data(), v.data(), dt, i, j, x, y);
       if (lowest == nullptr) {
         out[static_cast<std::size_t>(k)] = sample(l, x, y, q.data());
         continue;
@@ -183,11 +192,12 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
         band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
       }
     };
-    for (Index k = first; k < last; ++k) {
+    int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       const double a = dout[static_cast<std::size_t>(k)];
       if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
       if (a == 0.0) continue;
-      const Trace<true> t = trace_back<true>(g, l, u, v, scale, k);
+      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j);
       for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
       // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
       const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
