@@ -30,13 +30,21 @@ const nlohmann::json& fluid_defaults() {
                                           {"density_rate", 0.0},
                                           {"temperature_rate", 0.0},
                                           {"speed", 0.0},
-                                          {"angle", 0.0}};
+                                          {"angle", 0.0},
+                                          {"vorticity_confinement", 0.0}};
   return defaults;
 }
 
 
 double fluid_default(const char* name) { return fluid_defaults().at(name).get<double>(); }
 
+
+// An advection scheme by its scenario name.
+fl::AdvectionScheme advection_scheme(const std::string& name) {
+  if (name == "maccormack") return fl::AdvectionScheme::kMacCormack;
+  if (name == "conservative") return fl::AdvectionScheme::kConservative;
+  return fl::AdvectionScheme::kSemiLagrangian;
+}
 
 fl::Side read_side(const ScenarioNode& sides, std::string_view key) {
   const std::string s = sides.choice(key, {"closed", "open", "periodic"}, "closed");
@@ -168,13 +176,20 @@ class FluidScenario final : public Scenario {
     s.viscosity = root.non_negative("viscosity", 0.0);
     if (s.viscosity * s.dt / (grid.h() * grid.h()) > 0.25)
       root.fail("viscosity", "explicit viscosity is unstable: needs viscosity dt / cell_size^2 <= 0.25");
+    // Velocity by semi-Lagrangian or MacCormack; smoke and temperature the same unless said.
+    const std::string advection = root.choice("advection", {"semi_lagrangian", "maccormack"}, "semi_lagrangian");
+    s.velocity_advection = advection_scheme(advection);
+    s.carried_advection =
+        advection_scheme(root.choice("carried_advection", {"semi_lagrangian", "maccormack", "conservative"}, advection));
     if (auto p = root.optional_child("pressure")) {
       const std::string solver = p->choice("solver", {"cg", "jacobi"}, "cg");
       s.pressure.solver = solver == "cg" ? fl::PressureSolver::kConjugateGradient : fl::PressureSolver::kJacobi;
       s.pressure.tolerance = p->positive("tolerance", s.pressure.tolerance);
       s.pressure.jacobi_iterations = static_cast<int>(p->integer("iterations", 1, 100000, s.pressure.jacobi_iterations));
     }
+    s.confinement = root.has("vorticity_confinement");
     model_.reset(std::move(grid), s);
+    if (s.confinement) model_.confinement.value[0] = root.non_negative("vorticity_confinement");
     const fl::Grid& g = model_.grid;
     if (auto d = root.optional_child("initial_density")) model_.initial_density.value = read_density(*d, g);
     if (root.has("initial_velocity")) {
@@ -355,7 +370,7 @@ class FluidScenario final : public Scenario {
   tune::BoundParameter read_parameter(const ScenarioNode& p) {
     fl::ParameterRequest r;
     r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_radius",
-                               "density_rate", "temperature_rate", "speed", "angle"});
+                               "density_rate", "temperature_rate", "speed", "angle", "vorticity_confinement"});
     if (p.has("sources"))
       for (std::int64_t s : p.integers("sources", 0, std::max(0, model_.source_count() - 1)))
         r.sources.push_back(static_cast<int>(s));
@@ -386,7 +401,9 @@ std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const Sc
 SimulatorInfo fluid_info() {
   SimulatorInfo info;
   info.name = "fluid";
-  info.description = "2D Eulerian smoke on a staggered grid: semi-Lagrangian advection, buoyancy, viscosity, "
+  info.description = "2D Eulerian smoke on a staggered grid: semi-Lagrangian or MacCormack advection (\"advection\", "
+                     "default semi_lagrangian; smoke and temperature follow it unless \"carried_advection\" says "
+                     "semi_lagrangian, maccormack or conservative), buoyancy, viscosity, "
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
   info.parameters = nlohmann::json::array();

@@ -1,30 +1,82 @@
 #include "sims/fluid/advect.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
 #include "core/parallel.hpp"
 
 namespace simgrad::fluid {
 
 namespace {
 
-// The position of sample k of lattice l.
-void sample_position(const Lattice& l, double h, Index k, double& x, double& y) {
-  x = (static_cast<double>(k % l.cx) + l.ox) * h;
-  y = (static_cast<double>(k / l.cx) + l.oy) * h;
-}
-
-// The velocity at (x, y) and the stencils that sampled it.
+// The velocity at a point and the stencils that sampled it.
 struct Velocity {
   Stencil su, sv;
   double vx, vy;
 };
 
+// (x, y) in cell units (length / h), as every trace here: no divisions in the inner loops.
 template <bool kDerivatives>
 Velocity velocity_at(const Grid& grid, std::span<const double> u, std::span<const double> v, double x, double y) {
-  const double h = grid.h();
-  Velocity w{stencil_at<kDerivatives>(grid.u_lattice(), h, x, y), stencil_at<kDerivatives>(grid.v_lattice(), h, x, y), 0.0, 0.0};
+  Velocity w{stencil_at<kDerivatives>(grid.u_lattice(), 1.0, x, y), stencil_at<kDerivatives>(grid.v_lattice(), 1.0, x, y), 0.0, 0.0};
   w.vx = apply(w.su, u.data());
   w.vy = apply(w.sv, v.data());
   return w;
+}
+
+// Sample k's trace back in cell units, scale = dt / h: the velocity at the sample, at the
+// midpoint, and the stencil at the foot (its derivative weights per cell). Midpoint
+// (second-order Runge-Kutta): a first-order trace drifts outwards on curved paths, shrinking a
+// rotating blob by about (omega dt)^2 / 2 of its mass a step.
+template <bool kDerivatives>
+struct Trace {
+  Velocity start, middle;
+  Stencil foot;
+};
+
+template <bool kDerivatives>
+Trace<kDerivatives> trace_back(const Grid& grid, const Lattice& l, std::span<const double> u, std::span<const double> v,
+                               double scale, int i, int j) {
+  const double x = i + l.ox, y = j + l.oy;
+  Trace<kDerivatives> t;
+  t.start = velocity_at<false>(grid, u, v, x, y);
+  t.middle = velocity_at<kDerivatives>(grid, u, v, x - 0.5 * scale * t.start.vx, y - 0.5 * scale * t.start.vy);
+  t.foot = stencil_at<kDerivatives>(l, 1.0, x - scale * t.middle.vx, y - scale * t.middle.vy);
+  return t;
+}
+
+// The bilinear value of lattice l's field f at (x, y) in cell units (length / h): stencil_at and
+// apply in one, without building the stencil (the forward pass's inner loop).
+inline double sample(const Lattice& l, double x, double y, const double* f) {
+  int i0, i1, j0, j1;
+  double fx, fy;
+  bool clamped;
+  locate(x - l.ox, l.cx, l.wrap_x, i0, i1, fx, clamped);
+  locate(y - l.oy, l.cy, l.wrap_y, j0, j1, fy, clamped);
+  const double* r0 = f + static_cast<Index>(j0) * l.cx;
+  const double* r1 = f + static_cast<Index>(j1) * l.cx;
+  return (1 - fx) * (1 - fy) * r0[i0] + fx * (1 - fy) * r0[i1] + (1 - fx) * fy * r1[i0] + fx * fy * r1[i1];
+}
+
+// Steps (i, j) to the next sample of lattice l, row by row: no integer division per sample.
+inline void next_sample(const Lattice& l, int& i, int& j) {
+  if (++i == l.cx) {
+    i = 0;
+    ++j;
+  }
+}
+
+// The foot of the trace back of sample (i, j) in cell units, as trace_back finds it (the same bits).
+void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, int i, int j, double& x,
+             double& y) {
+  const double s = dt / grid.h();
+  const Lattice ul = grid.u_lattice(), vl = grid.v_lattice();
+  x = i + l.ox;
+  y = j + l.oy;
+  const double xm = x - 0.5 * s * sample(ul, x, y, u), ym = y - 0.5 * s * sample(vl, x, y, v);
+  x -= s * sample(ul, xm, ym, u);
+  y -= s * sample(vl, xm, ym, v);
 }
 
 // The derivative of a stencil's value along x and y.
@@ -39,51 +91,264 @@ double along_y(const Stencil& s, const double* f) {
   return d;
 }
 
+// How many rows a trace over dt can move a sample (with the stencil and lattice offsets): the
+// foot lies within dt max|velocity| of the sample, since bilinear sampling never exceeds the
+// largest sampled value. A non-finite velocity gives every band the whole lattice.
+int trace_reach(const Grid& grid, std::span<const double> u, std::span<const double> v, double dt, int rows) {
+  double largest = 0.0;
+  for (double x : u) largest = std::abs(x) > largest ? std::abs(x) : largest;
+  for (double x : v) largest = std::abs(x) > largest ? std::abs(x) : largest;
+  const double cells = std::abs(dt) * largest / grid.h();
+  if (!(cells < rows)) return rows + 2;
+  return static_cast<int>(cells) + 3;
+}
+
+// The faces of a cell: left, right (x-faces), bottom, top (y-faces).
+struct CellFaces {
+  Index face[4];
+};
+
+CellFaces faces_of(const Grid& g, Index c) {
+  const int i = static_cast<int>(c % g.nx()), j = static_cast<int>(c / g.nx());
+  return {{g.u_face(i, j), g.right_face(i, j), g.v_face(i, j), g.top_face(i, j)}};
+}
+
 }  // namespace
+
+Advector::Advector(const Grid& grid) : grid_(&grid) {
+  const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
+  for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
+  for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
+}
+
+void Advector::advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
+                      std::span<const double> v, double dt, std::span<double> out) {
+  switch (scheme) {
+    case AdvectionScheme::kSemiLagrangian: return semi_lagrangian(l, q, u, v, dt, out, nullptr, nullptr);
+    case AdvectionScheme::kMacCormack: return maccormack(l, q, u, v, dt, out);
+    case AdvectionScheme::kConservative: return conservative(q, u, v, dt, out);
+  }
+}
+
+void Advector::advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q,
+                              std::span<const double> u, std::span<const double> v, double dt,
+                              std::span<const double> dout, std::span<double> dq, std::span<double> du,
+                              std::span<double> dv) {
+  switch (scheme) {
+    case AdvectionScheme::kSemiLagrangian: return semi_lagrangian_adjoint(l, q, u, v, dt, dout, dq, du, dv, nullptr, nullptr);
+    case AdvectionScheme::kMacCormack: return maccormack_adjoint(l, q, u, v, dt, dout, dq, du, dv);
+    case AdvectionScheme::kConservative: return conservative_adjoint(q, u, v, dt, dout, dq, du, dv);
+  }
+}
+
+void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std::span<const double> u,
+                               std::span<const double> v, double dt, std::span<double> out, std::int32_t* lowest,
+                               std::int32_t* highest) {
+  const Grid& g = *grid_;
+  parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
+    int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+      double x, y;
+      foot_of(g, l, u.data(), v.data(), dt, i, j, x, y);
+      if (lowest == nullptr) {
+        out[static_cast<std::size_t>(k)] = sample(l, x, y, q.data());
+        continue;
+      }
+      const Stencil s = stencil_at<false>(l, 1.0, x, y);
+      out[static_cast<std::size_t>(k)] = apply(s, q.data());
+      int lo = 0, hi = 0;
+      for (int m = 1; m < 4; ++m) {
+        if (q[static_cast<std::size_t>(s.index[m])] < q[static_cast<std::size_t>(s.index[lo])]) lo = m;
+        if (q[static_cast<std::size_t>(s.index[m])] > q[static_cast<std::size_t>(s.index[hi])]) hi = m;
+      }
+      lowest[k] = static_cast<std::int32_t>(s.index[lo]);
+      highest[k] = static_cast<std::int32_t>(s.index[hi]);
+    }
+  });
+}
+
+void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
+                                       std::span<const double> v, double dt, std::span<const double> dout,
+                                       std::span<double> dq, std::span<double> du, std::span<double> dv,
+                                       const std::int32_t* extra_index, const double* extra_value) {
+  const Grid& g = *grid_;
+  // Targets: dq, du, dv; a dq that is du or dv shares its target (two targets must not write
+  // the same values at once).
+  BandScatter::Target targets[3];
+  int count = 0;
+  targets[count++] = {du, g.u_lattice().cx, g.u_lattice().cy, g.periodic_y()};
+  targets[count++] = {dv, g.v_lattice().cx, g.v_lattice().cy, g.periodic_y()};
+  int q_target = count;
+  if (dq.data() == du.data()) q_target = 0;
+  else if (dq.data() == dv.data()) q_target = 1;
+  else targets[count++] = {dq, l.cx, l.cy, l.wrap_y};
+  const int reach = trace_reach(g, u, v, dt, std::max(g.ny(), l.cy));
+  const double scale = dt / g.h();
+  scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
+                   [&](BandScatter::Band& band, Index first, Index last) {
+    auto spread = [&](const Velocity& w, double ax, double ay) {
+      for (int m = 0; m < 4; ++m) {
+        band.add(0, w.su.index[m], w.su.weight[m] * ax);
+        band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
+      }
+    };
+    int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+      const double a = dout[static_cast<std::size_t>(k)];
+      if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
+      if (a == 0.0) continue;
+      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j);
+      for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
+      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
+      const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
+      spread(t.middle, avx, avy);
+      const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
+      const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
+      spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
+    }
+  });
+}
+
+void Advector::maccormack(const Lattice& l, std::span<const double> q, std::span<const double> u,
+                          std::span<const double> v, double dt, std::span<double> out) {
+  const Index n = static_cast<Index>(l.cx) * l.cy;
+  const std::span<double> forth(forth_.data(), static_cast<std::size_t>(n)), back(back_.data(), static_cast<std::size_t>(n));
+  semi_lagrangian(l, q, u, v, dt, forth, lowest_.data(), highest_.data());
+  semi_lagrangian(l, forth, u, v, -dt, back, nullptr, nullptr);
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
+      const std::size_t ks = static_cast<std::size_t>(k);
+      const double r = forth[ks] + 0.5 * (q[ks] - back[ks]);
+      out[ks] = std::clamp(r, q[static_cast<std::size_t>(lowest_[ks])], q[static_cast<std::size_t>(highest_[ks])]);
+    }
+  });
+}
+
+void Advector::maccormack_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
+                                  std::span<const double> v, double dt, std::span<const double> dout,
+                                  std::span<double> dq, std::span<double> du, std::span<double> dv) {
+  const Index n = static_cast<Index>(l.cx) * l.cy;
+  const std::size_t ns = static_cast<std::size_t>(n);
+  const std::span<double> forth(forth_.data(), ns), back(back_.data(), ns), dforth(dforth_.data(), ns),
+      dback(dback_.data(), ns);
+  semi_lagrangian(l, q, u, v, dt, forth, lowest_.data(), highest_.data());
+  semi_lagrangian(l, forth, u, v, -dt, back, nullptr, nullptr);
+  // A clamped sample is the extreme value it was clamped to; a free one is forth + (q - back) / 2.
+  // The clamp's choice does not move with small changes away from its switches.
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
+      const std::size_t ks = static_cast<std::size_t>(k);
+      const double a = dout[ks];
+      const double r = forth[ks] + 0.5 * (q[ks] - back[ks]);
+      const double lo = q[static_cast<std::size_t>(lowest_[ks])], hi = q[static_cast<std::size_t>(highest_[ks])];
+      dforth[ks] = dback[ks] = 0.0;
+      if (r < lo || r > hi) {
+        extra_index_[ks] = r < lo ? lowest_[ks] : highest_[ks];
+        back[ks] = a;  // back is no longer needed: it holds the extra adjoints from here
+      } else {
+        dforth[ks] = a;
+        dback[ks] = -0.5 * a;
+        extra_index_[ks] = static_cast<std::int32_t>(k);
+        back[ks] = 0.5 * a;
+      }
+    }
+  });
+  semi_lagrangian_adjoint(l, forth, u, v, -dt, dback, dforth, du, dv, nullptr, nullptr);
+  semi_lagrangian_adjoint(l, q, u, v, dt, dforth, dq, du, dv, extra_index_.data(), back.data());
+}
+
+void Advector::conservative(std::span<const double> q, std::span<const double> u, std::span<const double> v, double dt,
+                            std::span<double> out) {
+  const Grid& g = *grid_;
+  const double c = dt / g.h();
+  // Each face's upwind flux once, so both cells see the same bits.
+  double* flux_u = forth_.data();
+  double* flux_v = forth_.data() + g.u_count();
+  auto value = [&](Index cell) { return cell < 0 ? 0.0 : q[static_cast<std::size_t>(cell)]; };
+  parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      const int i = static_cast<int>(f % g.u_columns()), j = static_cast<int>(f / g.u_columns());
+      const double w = g.u_wall(f) ? 0.0 : u[static_cast<std::size_t>(f)];
+      flux_u[f] = w * (w > 0.0 ? value(g.u_left(i, j)) : value(g.u_right(i, j)));
+    }
+  });
+  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      const int i = static_cast<int>(f % g.nx()), j = static_cast<int>(f / g.nx());
+      const double w = g.v_wall(f) ? 0.0 : v[static_cast<std::size_t>(f)];
+      flux_v[f] = w * (w > 0.0 ? value(g.v_below(i, j)) : value(g.v_above(i, j)));
+    }
+  });
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index cell = first; cell < last; ++cell) {
+      const CellFaces f = faces_of(g, cell);
+      out[static_cast<std::size_t>(cell)] =
+          q[static_cast<std::size_t>(cell)] - c * ((flux_u[f.face[1]] - flux_u[f.face[0]]) + (flux_v[f.face[3]] - flux_v[f.face[2]]));
+    }
+  });
+}
+
+void Advector::conservative_adjoint(std::span<const double> q, std::span<const double> u, std::span<const double> v,
+                                    double dt, std::span<const double> dout, std::span<double> dq,
+                                    std::span<double> du, std::span<double> dv) {
+  const Grid& g = *grid_;
+  const double c = dt / g.h();
+  // A face's flux F leaves the cell below / left (out -= c F) and enters the other: dF = c (a_other
+  // - a_this); the flux w q_upwind sends dF w to the upwind cell and dF q_upwind to w.
+  double* dflux_u = dforth_.data();
+  double* dflux_v = dforth_.data() + g.u_count();
+  auto value = [&](Index cell) { return cell < 0 ? 0.0 : q[static_cast<std::size_t>(cell)]; };
+  auto adjoint = [&](Index cell) { return cell < 0 ? 0.0 : dout[static_cast<std::size_t>(cell)]; };
+  parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      dflux_u[f] = 0.0;
+      if (g.u_wall(f)) continue;
+      const int i = static_cast<int>(f % g.u_columns()), j = static_cast<int>(f / g.u_columns());
+      const Index left = g.u_left(i, j), right = g.u_right(i, j);
+      const double w = u[static_cast<std::size_t>(f)];
+      dflux_u[f] = c * (adjoint(right) - adjoint(left));
+      du[static_cast<std::size_t>(f)] += (w > 0.0 ? value(left) : value(right)) * dflux_u[f];
+    }
+  });
+  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
+    for (Index f = first; f < last; ++f) {
+      dflux_v[f] = 0.0;
+      if (g.v_wall(f)) continue;
+      const int i = static_cast<int>(f % g.nx()), j = static_cast<int>(f / g.nx());
+      const Index below = g.v_below(i, j), above = g.v_above(i, j);
+      const double w = v[static_cast<std::size_t>(f)];
+      dflux_v[f] = c * (adjoint(above) - adjoint(below));
+      dv[static_cast<std::size_t>(f)] += (w > 0.0 ? value(below) : value(above)) * dflux_v[f];
+    }
+  });
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index cell = first; cell < last; ++cell) {
+      const CellFaces f = faces_of(g, cell);
+      double s = dout[static_cast<std::size_t>(cell)];
+      // The cell is upwind of its left / bottom face when the flow there leaves it (w <= 0), of
+      // its right / top face when w > 0.
+      const double wl = g.u_wall(f.face[0]) ? 0.0 : u[static_cast<std::size_t>(f.face[0])];
+      const double wr = g.u_wall(f.face[1]) ? 0.0 : u[static_cast<std::size_t>(f.face[1])];
+      const double wb = g.v_wall(f.face[2]) ? 0.0 : v[static_cast<std::size_t>(f.face[2])];
+      const double wt = g.v_wall(f.face[3]) ? 0.0 : v[static_cast<std::size_t>(f.face[3])];
+      if (!(wl > 0.0)) s += wl * dflux_u[f.face[0]];
+      if (wr > 0.0) s += wr * dflux_u[f.face[1]];
+      if (!(wb > 0.0)) s += wb * dflux_v[f.face[2]];
+      if (wt > 0.0) s += wt * dflux_v[f.face[3]];
+      dq[static_cast<std::size_t>(cell)] += s;
+    }
+  });
+}
 
 void advect(const Grid& grid, const Lattice& l, std::span<const double> q, std::span<const double> u,
             std::span<const double> v, double dt, std::span<double> out) {
-  const double h = grid.h();
-  parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
-      double x, y;
-      sample_position(l, h, k, x, y);
-      // Midpoint (second-order Runge-Kutta) trace back: a first-order trace drifts outwards
-      // on curved paths, shrinking a rotating blob by about (omega dt)^2 / 2 of its mass a step.
-      const Velocity w0 = velocity_at<false>(grid, u, v, x, y);
-      const Velocity wm = velocity_at<false>(grid, u, v, x - 0.5 * dt * w0.vx, y - 0.5 * dt * w0.vy);
-      out[static_cast<std::size_t>(k)] = apply(stencil_at<false>(l, h, x - dt * wm.vx, y - dt * wm.vy), q.data());
-    }
-  });
+  Advector(grid).advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, dt, out);
 }
 
 void advect_adjoint(const Grid& grid, const Lattice& l, std::span<const double> q, std::span<const double> u,
                     std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
                     std::span<double> du, std::span<double> dv) {
-  const double h = grid.h();
-  const Index n = static_cast<Index>(l.cx) * l.cy;
-  auto scatter = [&](const Velocity& w, double ax, double ay) {
-    for (int m = 0; m < 4; ++m) {
-      du[static_cast<std::size_t>(w.su.index[m])] += w.su.weight[m] * ax;
-      dv[static_cast<std::size_t>(w.sv.index[m])] += w.sv.weight[m] * ay;
-    }
-  };
-  for (Index k = 0; k < n; ++k) {
-    const double a = dout[static_cast<std::size_t>(k)];
-    if (a == 0.0) continue;
-    double x, y;
-    sample_position(l, h, k, x, y);
-    const Velocity w0 = velocity_at<false>(grid, u, v, x, y);
-    const Velocity wm = velocity_at<true>(grid, u, v, x - 0.5 * dt * w0.vx, y - 0.5 * dt * w0.vy);
-    const Stencil sq = stencil_at(l, h, x - dt * wm.vx, y - dt * wm.vy);
-    for (int m = 0; m < 4; ++m) dq[static_cast<std::size_t>(sq.index[m])] += sq.weight[m] * a;
-    // Back through x_b = x - dt V(x_m), x_m = x - dt V(x) / 2.
-    const double avx = -dt * along_x(sq, q.data()) * a, avy = -dt * along_y(sq, q.data()) * a;
-    scatter(wm, avx, avy);
-    const double axm = avx * along_x(wm.su, u.data()) + avy * along_x(wm.sv, v.data());
-    const double aym = avx * along_y(wm.su, u.data()) + avy * along_y(wm.sv, v.data());
-    scatter(w0, -0.5 * dt * axm, -0.5 * dt * aym);
-  }
+  Advector(grid).advect_adjoint(AdvectionScheme::kSemiLagrangian, l, q, u, v, dt, dout, dq, du, dv);
 }
 
 }  // namespace simgrad::fluid

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "core/parallel.hpp"
 
@@ -93,8 +94,12 @@ void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
   pull(vl, [&](Index k) { return g.v_wall(k); }, f.v, ty);
 }
 
+std::size_t source_adjoint_scratch(const Grid& g) {
+  return static_cast<std::size_t>((block_count(g.cells()) + block_count(g.u_count()) + block_count(g.v_count())) * 7);
+}
+
 void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u_before,
-                          std::span<const double> v_before, FieldsView a) {
+                          std::span<const double> v_before, FieldsView a, std::span<double> scratch) {
   const Grid& g = m.grid;
   const std::size_t si = static_cast<std::size_t>(s);
   const SourceValues sv = source_values(m, s, t);
@@ -103,42 +108,61 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u
   const double cs = std::cos(sv.angle), sn = std::sin(sv.angle);
   const double tx = sv.speed * cs, ty = sv.speed * sn;
   const Lattice cl = g.cell_lattice(), ul = g.u_lattice(), vl = g.v_lattice();
-  double dcx = 0.0, dcy = 0.0, dr = 0.0, d_rate_d = 0.0, d_rate_t = 0.0, dtx = 0.0, dty = 0.0;
-  // The footprint's adjoint: sum of d(out)/dg times dg/d(centre, radius).
-  auto add_footprint = [&](const Footprint& fp, double dg) {
-    dcx += dg * fp.dcx;
-    dcy += dg * fp.dcy;
-    dr += dg * fp.dr;
-  };
-  for (Index c = 0; c < g.cells(); ++c) {
-    if (g.solid(c)) continue;
-    const Footprint fp = footprint_at(g, cl, c, sv.cx, sv.cy, sv.r);
-    const double ad = a.density[static_cast<std::size_t>(c)], at = a.temperature[static_cast<std::size_t>(c)];
-    d_rate_d += dt * fp.g * ad;
-    d_rate_t += dt * fp.g * at;
-    add_footprint(fp, rate_d * ad + rate_t * at);
+  // Sums into the parameters, per block of each loop (kSums = 7 entries each), then block by
+  // block in order: the same bits for any thread count.
+  enum { kCx, kCy, kR, kRateD, kRateT, kTx, kTy, kSums };
+  const Index cell_blocks = block_count(g.cells()), u_blocks = block_count(g.u_count());
+  const std::size_t needed = source_adjoint_scratch(g);
+  std::vector<double> own;
+  if (scratch.size() < needed) {
+    own.resize(needed);
+    scratch = own;
   }
-  // A velocity component: out = in + g (target - in).
-  auto velocity_part = [&](const Lattice& l, auto is_wall, std::span<double> av,
-                           std::span<const double> before, double target, double& dtarget) {
-    for (Index k = 0; k < static_cast<Index>(l.cx) * l.cy; ++k) {
-      if (is_wall(k)) continue;
-      const std::size_t ks = static_cast<std::size_t>(k);
-      const Footprint fp = footprint_at(g, l, k, sv.cx, sv.cy, sv.r);
-      dtarget += fp.g * av[ks];
-      add_footprint(fp, (target - before[ks]) * av[ks]);
-      av[ks] = (1.0 - fp.g) * av[ks];
-    }
+  std::fill_n(scratch.begin(), needed, 0.0);
+  // The footprint's adjoint: sum of d(out)/dg times dg/d(centre, radius).
+  auto add_footprint = [](double* sums, const Footprint& fp, double dg) {
+    sums[kCx] += dg * fp.dcx;
+    sums[kCy] += dg * fp.dcy;
+    sums[kR] += dg * fp.dr;
   };
-  velocity_part(ul, [&](Index k) { return g.u_wall(k); }, a.u, u_before, tx, dtx);
-  velocity_part(vl, [&](Index k) { return g.v_wall(k); }, a.v, v_before, ty, dty);
-  m.source_x.adjoint[si] += dcx;
-  m.source_y.adjoint[si] += dcy;
-  m.source_radius.adjoint[si] += dr;
-  m.density_rate.adjoint[si] += d_rate_d;
-  m.temperature_rate.adjoint[si] += d_rate_t;
-  add_to_knots(m.speed, m, s, sv.speed_knot, sv.speed_fraction, dtx * cs + dty * sn);
-  add_to_knots(m.angle, m, s, sv.angle_knot, sv.angle_fraction, sv.speed * (-dtx * sn + dty * cs));
+  parallel_for_indexed_blocks(g.cells(), [&](Index block, Index first, Index last) {
+    double* sums = scratch.data() + block * kSums;
+    for (Index c = first; c < last; ++c) {
+      if (g.solid(c)) continue;
+      const Footprint fp = footprint_at(g, cl, c, sv.cx, sv.cy, sv.r);
+      const double ad = a.density[static_cast<std::size_t>(c)], at = a.temperature[static_cast<std::size_t>(c)];
+      sums[kRateD] += dt * fp.g * ad;
+      sums[kRateT] += dt * fp.g * at;
+      add_footprint(sums, fp, rate_d * ad + rate_t * at);
+    }
+  });
+  // A velocity component: out = in + g (target - in).
+  auto velocity_part = [&](const Lattice& l, auto is_wall, std::span<double> av, std::span<const double> before,
+                           double target, int target_sum, Index first_block) {
+    parallel_for_indexed_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index block, Index first, Index last) {
+      double* sums = scratch.data() + (first_block + block) * kSums;
+      for (Index k = first; k < last; ++k) {
+        if (is_wall(k)) continue;
+        const std::size_t ks = static_cast<std::size_t>(k);
+        const Footprint fp = footprint_at(g, l, k, sv.cx, sv.cy, sv.r);
+        sums[target_sum] += fp.g * av[ks];
+        add_footprint(sums, fp, (target - before[ks]) * av[ks]);
+        av[ks] = (1.0 - fp.g) * av[ks];
+      }
+    });
+  };
+  velocity_part(ul, [&](Index k) { return g.u_wall(k); }, a.u, u_before, tx, kTx, cell_blocks);
+  velocity_part(vl, [&](Index k) { return g.v_wall(k); }, a.v, v_before, ty, kTy, cell_blocks + u_blocks);
+  double total[kSums] = {};
+  for (std::size_t b = 0; b < needed / kSums; ++b)
+    for (int q = 0; q < kSums; ++q) total[q] += scratch[b * kSums + static_cast<std::size_t>(q)];
+  m.source_x.adjoint[si] += total[kCx];
+  m.source_y.adjoint[si] += total[kCy];
+  m.source_radius.adjoint[si] += total[kR];
+  m.density_rate.adjoint[si] += total[kRateD];
+  m.temperature_rate.adjoint[si] += total[kRateT];
+  add_to_knots(m.speed, m, s, sv.speed_knot, sv.speed_fraction, total[kTx] * cs + total[kTy] * sn);
+  add_to_knots(m.angle, m, s, sv.angle_knot, sv.angle_fraction, sv.speed * (-total[kTx] * sn + total[kTy] * cs));
 }
 
 namespace {
@@ -177,18 +201,20 @@ void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a) {
   const Grid& g = m.grid;
   const double ca = m.settings.dt * m.settings.buoyancy, cb = m.settings.dt * m.settings.weight;
   if (ca == 0.0 && cb == 0.0) return;
-  for (Index k = 0; k < g.v_count(); ++k) {
-    if (g.v_wall(k)) continue;
-    Index below, above;
-    cells_of_v_face(g, k, below, above);
-    const int n = (below >= 0) + (above >= 0);
-    const double av = a.v[static_cast<std::size_t>(k)] / n;
-    for (Index c : {below, above}) {
-      if (c < 0) continue;
-      a.temperature[static_cast<std::size_t>(c)] += ca * av;
-      a.density[static_cast<std::size_t>(c)] -= cb * av;
+  // A gather over the cells: each takes its share of the faces below and above it.
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      const int i = static_cast<int>(c % g.nx()), j = static_cast<int>(c / g.nx());
+      for (Index k : {g.v_face(i, j), g.top_face(i, j)}) {
+        if (g.v_wall(k)) continue;
+        Index below, above;
+        cells_of_v_face(g, k, below, above);
+        const double av = a.v[static_cast<std::size_t>(k)] / ((below >= 0) + (above >= 0));
+        a.temperature[static_cast<std::size_t>(c)] += ca * av;
+        a.density[static_cast<std::size_t>(c)] -= cb * av;
+      }
     }
-  }
+  });
 }
 
 namespace {

@@ -1,6 +1,6 @@
 // What acts on the smoke between advection and projection: sources (emitters and vents),
 // buoyancy, viscosity and the walls. Each has its forward operation and its adjoint; adjoints
-// that scatter run serially, and sums into a source's parameters run in sample order.
+// are gathers, and sums into a source's parameters run per block of samples, then in block order.
 #pragma once
 
 #include <span>
@@ -12,9 +12,12 @@ namespace simgrad::fluid {
 // Applies source s at step t to the fields, in place.
 void apply_source(const SmokeModel& m, int s, int t, FieldsView f);
 // The adjoint of apply_source: `before` holds the velocities source s saw; the adjoint `a` is
-// mapped in place and the source's parameter adjoints accumulate in the model.
+// mapped in place and the source's parameter adjoints accumulate in the model. `scratch` holds
+// the per-block partial sums (source_adjoint_scratch entries; allocated here when shorter).
 void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u_before,
-                          std::span<const double> v_before, FieldsView a);
+                          std::span<const double> v_before, FieldsView a, std::span<double> scratch = {});
+// The scratch apply_source_adjoint needs on grid g.
+std::size_t source_adjoint_scratch(const Grid& g);
 
 // v += dt (buoyancy T - weight density), averaged onto the y-faces that are not walls.
 void apply_buoyancy(const SmokeModel& m, FieldsView f);

@@ -42,17 +42,20 @@ struct Stencil {
 inline void locate(double g, int count, bool wrap, int& i0, int& i1, double& f, bool& clamped) {
   clamped = false;
   if (wrap) {
-    const double fl = std::floor(g);
-    f = g - fl;
-    // Traced-back points lie within a few periods: a loop beats an integer division.
-    long k = static_cast<long>(fl);
+    // Traced-back points lie within a few periods: a loop beats an integer division. Far-off
+    // or non-finite points (a diverging run, reported after the step) are folded first.
+    if (!(std::abs(g) < 1e6)) g = g == g ? std::fmod(g, count) : 0.0;
+    // floor by truncation: without SSE4.1, std::floor is a library call.
+    long k = static_cast<long>(g);
+    if (g < static_cast<double>(k)) --k;
+    f = g - static_cast<double>(k);
     while (k < 0) k += count;
     while (k >= count) k -= count;
     i0 = static_cast<int>(k);
     i1 = i0 + 1 == count ? 0 : i0 + 1;
     return;
   }
-  if (g <= 0.0 || count == 1) {
+  if (!(g > 0.0) || count == 1) {
     i0 = i1 = 0;
     f = 0.0;
     clamped = true;
@@ -64,10 +67,9 @@ inline void locate(double g, int count, bool wrap, int& i0, int& i1, double& f, 
     clamped = true;
     return;
   }
-  const double fl = std::floor(g);
-  i0 = static_cast<int>(fl);
+  i0 = static_cast<int>(g);  // g > 0: truncation is floor
   i1 = i0 + 1;
-  f = g - fl;
+  f = g - i0;
 }
 
 // The bilinear stencil of lattice `l` at the point (x, y) (in length units, cell size h); the

@@ -15,7 +15,8 @@ const std::vector<ParameterInfo>& smoke_parameters() {
       {"density_rate", "1/s", "source", "smoke density an emitter adds per second at its centre"},
       {"temperature_rate", "K/s", "source", "temperature an emitter adds per second at its centre"},
       {"speed", "m/s", "source and knot", "speed of the flow a source or vent drives, per schedule knot"},
-      {"angle", "rad", "source and knot", "direction of that flow (0: +x, pi/2: +y), per schedule knot"}};
+      {"angle", "rad", "source and knot", "direction of that flow (0: +x, pi/2: +y), per schedule knot"},
+      {"vorticity_confinement", "1", "model", "vorticity confinement strength epsilon (on when the scenario sets it)"}};
   return info;
 }
 
@@ -32,7 +33,11 @@ tune::BoundParameter bind_parameter(SmokeModel& model, const ParameterRequest& r
   else if (n == "temperature_rate") q = &model.temperature_rate, per_source = 1;
   else if (n == "speed") q = &model.speed, per_source = model.knots;
   else if (n == "angle") q = &model.angle, per_source = model.knots;
-  else throw std::invalid_argument("unknown fluid parameter \"" + n + "\"");
+  else if (n == "vorticity_confinement") {
+    if (!model.settings.confinement)
+      throw std::invalid_argument("set \"vorticity_confinement\" in the scenario to tune it (confinement is off)");
+    q = &model.confinement;
+  } else throw std::invalid_argument("unknown fluid parameter \"" + n + "\"");
   // The entries of the quantity this parameter moves.
   std::vector<std::size_t> entries;
   if (per_source == 0) {

@@ -1,5 +1,6 @@
 #include "sims/fluid/pressure.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -59,6 +60,18 @@ void Projection::build() {
       }
       precon_[cs] = e > 0.0 ? 1.0 / std::sqrt(e) : 0.0;
     }
+  // Couplings as weights (0 or 1) per cell and side, for loops without branches; a side without
+  // coupling (a wall, or the domain's edge without wrap) has weight 0.
+  for (auto* w : {&left_, &right_weight_, &below_, &above_, &inverse_diagonal_}) w->assign(n, 0.0);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const std::size_t c = static_cast<std::size_t>(g.cell(i, j));
+      right_weight_[c] = right_[c];
+      above_[c] = top_[c];
+      left_[c] = right_[static_cast<std::size_t>(g.cell(i == 0 ? nx - 1 : i - 1, j))];
+      below_[c] = top_[static_cast<std::size_t>(g.cell(i, j == 0 ? ny - 1 : j - 1))];
+      inverse_diagonal_[c] = diagonal_[c] > 0.0 ? 1.0 / diagonal_[c] : 0.0;
+    }
   for (auto* v : {&b_, &p_, &r_, &z_, &s_, &q_}) v->assign(n, 0.0);
   partial_.assign(static_cast<std::size_t>(block_count(g.cells())), 0.0);
 }
@@ -98,23 +111,44 @@ void Projection::remove_mean(std::span<double> x) const {
     if (!grid_->solid(c)) x[static_cast<std::size_t>(c)] -= mean;
 }
 
+void Projection::coupled_sums(std::span<const double> x, Index first, Index last, double* out) const {
+  const int nx = grid_->nx(), ny = grid_->ny();
+  // Row pieces of [first, last): the left and right neighbours of a row's inner cells are
+  // contiguous, so those loops vectorise.
+  for (Index c = first; c < last;) {
+    const int j = static_cast<int>(c / nx), i0 = static_cast<int>(c % nx);
+    const int i1 = static_cast<int>(std::min<Index>(nx, i0 + (last - c)));
+    const double* row = x.data() + static_cast<std::size_t>(j) * nx;
+    const double* down = x.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+    const double* up = x.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+    const std::size_t base = static_cast<std::size_t>(j) * nx;
+    const double* wl = left_.data() + base;
+    const double* wr = right_weight_.data() + base;
+    const double* wb = below_.data() + base;
+    const double* wt = above_.data() + base;
+    double* y = out + base;
+    auto one = [&](int i, double xl, double xr) { y[i] = wl[i] * xl + wr[i] * xr + wb[i] * down[i] + wt[i] * up[i]; };
+    int i = i0;
+    if (i == 0 && i < i1) {
+      one(0, row[nx - 1], row[1]);
+      ++i;
+    }
+    const int inner_end = std::min(i1, nx - 1);
+    for (; i < inner_end; ++i) y[i] = wl[i] * row[i - 1] + wr[i] * row[i + 1] + wb[i] * down[i] + wt[i] * up[i];
+    if (i == nx - 1 && i < i1) {
+      one(nx - 1, row[nx - 2], row[0]);
+      ++i;
+    }
+    c += i1 - i0;
+  }
+}
+
 void Projection::apply_matrix(std::span<const double> x, std::span<double> out) const {
-  const Grid& g = *grid_;
-  const int nx = g.nx(), ny = g.ny();
-  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+  parallel_for_blocks(grid_->cells(), [&](Index first, Index last) {
+    coupled_sums(x, first, last, out.data());
     for (Index c = first; c < last; ++c) {
-      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
       const std::size_t cs = static_cast<std::size_t>(c);
-      double y = diagonal_[cs] * x[cs];
-      const std::size_t l = static_cast<std::size_t>(g.cell(i == 0 ? nx - 1 : i - 1, j));
-      const std::size_t r = static_cast<std::size_t>(g.cell(i + 1 == nx ? 0 : i + 1, j));
-      const std::size_t b = static_cast<std::size_t>(g.cell(i, j == 0 ? ny - 1 : j - 1));
-      const std::size_t t = static_cast<std::size_t>(g.cell(i, j + 1 == ny ? 0 : j + 1));
-      if (right_[cs]) y -= x[r];
-      if (top_[cs]) y -= x[t];
-      if ((i > 0 || g.periodic_x()) && right_[l]) y -= x[l];
-      if ((j > 0 || g.periodic_y()) && top_[b]) y -= x[b];
-      out[cs] = y;
+      out[cs] = diagonal_[cs] * x[cs] - out[cs];
     }
   });
 }
@@ -177,29 +211,21 @@ void Projection::conjugate_gradient(std::span<const double> b, std::span<double>
 }
 
 void Projection::jacobi(std::span<const double> b, std::span<double> x) {
-  const Grid& g = *grid_;
-  const int nx = g.nx(), ny = g.ny();
-  for (std::size_t k = 0; k < b.size(); ++k) x[k] = 0.0;
+  // Sweeps alternate between x and z_; x <- D^-1 (b + couplings x).
+  std::fill(x.begin(), x.end(), 0.0);
+  double* from = x.data();
+  double* to = z_.data();
   for (int it = 0; it < settings_.jacobi_iterations; ++it) {
-    // Off-diagonal part of A applied to x, then x <- D^-1 (b - offdiag x).
-    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    parallel_for_blocks(grid_->cells(), [&](Index first, Index last) {
+      coupled_sums(std::span<const double>(from, b.size()), first, last, to);
       for (Index c = first; c < last; ++c) {
-        const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
         const std::size_t cs = static_cast<std::size_t>(c);
-        double y = b[cs];
-        const std::size_t l = static_cast<std::size_t>(g.cell(i == 0 ? nx - 1 : i - 1, j));
-        const std::size_t r = static_cast<std::size_t>(g.cell(i + 1 == nx ? 0 : i + 1, j));
-        const std::size_t bl = static_cast<std::size_t>(g.cell(i, j == 0 ? ny - 1 : j - 1));
-        const std::size_t t = static_cast<std::size_t>(g.cell(i, j + 1 == ny ? 0 : j + 1));
-        if (right_[cs]) y += x[r];
-        if (top_[cs]) y += x[t];
-        if ((i > 0 || g.periodic_x()) && right_[l]) y += x[l];
-        if ((j > 0 || g.periodic_y()) && top_[bl]) y += x[bl];
-        z_[cs] = diagonal_[cs] > 0.0 ? y / diagonal_[cs] : 0.0;
+        to[cs] = (b[cs] + to[cs]) * inverse_diagonal_[cs];
       }
     });
-    for (std::size_t k = 0; k < b.size(); ++k) x[k] = z_[k];
+    std::swap(from, to);
   }
+  if (from != x.data()) std::copy(from, from + b.size(), x.begin());
 }
 
 void Projection::solve(std::span<double> b, std::span<double> p) {

@@ -52,6 +52,8 @@ class Projection {
   void conjugate_gradient(std::span<const double> b, std::span<double> x);
   void jacobi(std::span<const double> b, std::span<double> x);
   void apply_matrix(std::span<const double> x, std::span<double> out) const;
+  // out[c] = the sum of x over the cells coupled to c, for the cells [first, last).
+  void coupled_sums(std::span<const double> x, Index first, Index last, double* out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x) const;
   double dot(std::span<const double> a, std::span<const double> b);
@@ -63,6 +65,8 @@ class Projection {
   std::vector<double> diagonal_;        // per cell; 1 in solid cells
   std::vector<std::uint8_t> right_, top_;  // coupling with the right / upper cell (wrapping)
   std::vector<double> precon_;          // MIC(0) inverse square-root pivots
+  std::vector<double> left_, right_weight_, below_, above_;  // couplings per side as 0 / 1
+  std::vector<double> inverse_diagonal_;                     // 0 in cells without couplings
   std::vector<double> b_, p_, r_, z_, s_, q_, partial_;
   int last_iterations_ = 0, max_iterations_seen_ = 0;
   Index fluid_cells_ = 0;

@@ -9,10 +9,15 @@
 
 namespace simgrad::fluid {
 
-Smoke::Smoke(SmokeModel& model) : model_(model), projection_(model.grid, model.settings.pressure) { size_buffers(); }
+Smoke::Smoke(SmokeModel& model)
+    : model_(model), projection_(model.grid, model.settings.pressure), advector_(model.grid), confinement_(model.grid) {
+  size_buffers();
+}
 
 void Smoke::rebuild() {
   projection_ = Projection(model_.grid, model_.settings.pressure);
+  advector_ = Advector(model_.grid);
+  confinement_ = Confinement(model_.grid);
   size_buffers();
 }
 
@@ -21,6 +26,7 @@ void Smoke::size_buffers() {
   scratch_.assign(static_cast<std::size_t>(std::max(g.u_count(), g.v_count())), 0.0);
   replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
   adjoint_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
+  source_scratch_.assign(source_adjoint_scratch(g), 0.0);
   snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * (g.u_count() + g.v_count())), 0.0);
 }
 
@@ -49,19 +55,20 @@ void Smoke::initial_state_adjoint(std::span<const double> state_adjoint) {
   }
 }
 
-void Smoke::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots) {
+void Smoke::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots,
+                              bool carried) {
   const Grid& g = model_.grid;
-  // A replay for the sources' adjoints needs the velocities only.
-  if (snapshots && model_.source_count() == 0) return;
+  if (!carried && model_.source_count() == 0) return;
   const double dt = model_.settings.dt;
   const ConstFieldsView s = fields_of(g, state);
   const FieldsView n = fields_of(g, next);
-  advect(g, g.u_lattice(), s.u, s.u, s.v, dt, n.u);
-  advect(g, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
-  if (!snapshots) {
-    advect(g, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
+  const AdvectionScheme velocity = model_.settings.velocity_advection, carried_scheme = model_.settings.carried_advection;
+  advector_.advect(velocity, g.u_lattice(), s.u, s.u, s.v, dt, n.u);
+  advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
+  if (carried) {
+    advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
     if (model_.temperature_inert()) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
-    else advect(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
+    else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
   }
   const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
   for (int k = 0; k < model_.source_count(); ++k) {
@@ -73,9 +80,10 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
 void Smoke::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   (void)residual;
   const Grid& g = model_.grid;
-  advect_and_source(t, state, next, false);
+  advect_and_source(t, state, next, false, true);
   const FieldsView n = fields_of(g, next);
   apply_buoyancy(model_, n);
+  if (model_.settings.confinement) confinement_.apply(model_, n.u, n.v);
   apply_viscosity(model_, n.u, n.v, scratch_);
   zero_walls(g, n.u, n.v);
   projection_.project(n.u, n.v);
@@ -88,26 +96,35 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
   (void)residual;
   const Grid& g = model_.grid;
   const double dt = model_.settings.dt;
-  advect_and_source(t, state, replay_, true);
+  // Confinement's adjoint needs the velocity it saw: advection, sources and buoyancy replayed.
+  const bool confinement = model_.settings.confinement;
+  advect_and_source(t, state, replay_, true, confinement);
+  if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const FieldsView a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.u, a.v);
   zero_walls(g, a.u, a.v);
   apply_viscosity_adjoint(model_, a.u, a.v, scratch_);
+  if (confinement) {
+    const ConstFieldsView r = fields_of(g, std::span<const double>(replay_));
+    confinement_.apply_adjoint(model_, r.u, r.v, a.u, a.v);
+  }
   apply_buoyancy_adjoint(model_, a);
   const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
   for (int k = model_.source_count() - 1; k >= 0; --k) {
     const std::span<const double> before(snapshots_.data() + k * faces, faces);
     apply_source_adjoint(model_, k, t, before.subspan(0, static_cast<std::size_t>(g.u_count())),
-                         before.subspan(static_cast<std::size_t>(g.u_count())), a);
+                         before.subspan(static_cast<std::size_t>(g.u_count())), a, source_scratch_);
   }
   const ConstFieldsView s = fields_of(g, state);
   const FieldsView sa = fields_of(g, state_adjoint);
-  advect_adjoint(g, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
-  advect_adjoint(g, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
-  advect_adjoint(g, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
+  const AdvectionScheme velocity = model_.settings.velocity_advection, carried = model_.settings.carried_advection;
+  advector_.advect_adjoint(velocity, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
+  advector_.advect_adjoint(velocity, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
+  advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
   if (!model_.temperature_inert())
-    advect_adjoint(g, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u, sa.v);
+    advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u,
+                             sa.v);
   for (std::size_t k = 0; k < state_adjoint.size(); ++k)
     if (!std::isfinite(state_adjoint[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), true);
 }

@@ -1,11 +1,12 @@
 // 2D Eulerian smoke as a differentiable system (core/system.hpp). One step:
-//   1. semi-Lagrangian advection of velocity, density and temperature by the old velocity;
-//   2. sources (emitters and vents), in their order; 3. buoyancy; 4. viscosity;
+//   1. advection of velocity, density and temperature by the old velocity (advect.hpp);
+//   2. sources (emitters and vents), in their order; 3. buoyancy; 3b. vorticity confinement
+//      (optional); 4. viscosity;
 //   5. walls set to zero velocity; 6. pressure projection (CG with its implicit adjoint, or
 //      fixed Jacobi sweeps).
 // The state is [x-face velocities, y-face velocities, density, temperature]. The adjoint
-// replays steps 1-2 of the step it reverses (the sources need the velocity they saw), so the
-// system keeps no residuals; every stage's adjoint is hand-written (advect.hpp, forcing.hpp,
+// replays steps 1-2 of the step it reverses (the sources need the velocity they saw; with
+// confinement, steps 1-3 in full), so the system keeps no residuals; every stage's adjoint is hand-written (advect.hpp, forcing.hpp,
 // pressure.hpp).
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/system.hpp"
+#include "sims/fluid/confinement.hpp"
 #include "sims/fluid/pressure.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
@@ -39,13 +41,15 @@ class Smoke final : public System {
  private:
   // Sizes the scratch buffers for the model's grid and sources.
   void size_buffers();
-  // Steps 1-2 into `next`; with `snapshots` (a replay for the adjoint), only the velocities,
-  // and the velocity each source saw is kept.
-  void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots);
+  // Steps 1-2 into `next`; with `snapshots` (a replay for the adjoint) the velocity each source
+  // saw is kept, and without `carried` only the velocities are advected.
+  void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);
 
   SmokeModel& model_;
   Projection projection_;
-  std::vector<double> scratch_, replay_, adjoint_, snapshots_;
+  Advector advector_;
+  Confinement confinement_;
+  std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
 };
 
 }  // namespace simgrad::fluid

@@ -12,6 +12,7 @@ void SmokeModel::reset(Grid g, SmokeSettings s) {
   initial_velocity.resize(static_cast<std::size_t>(grid.u_count() + grid.v_count()));
   initial_density.resize(static_cast<std::size_t>(grid.cells()));
   initial_temperature.resize(static_cast<std::size_t>(grid.cells()));
+  confinement.resize(1);
   source_names.clear();
   knots = 1;
   for (Quantity* q : {&source_x, &source_y, &source_radius, &density_rate, &temperature_rate, &speed, &angle}) q->resize(0);
@@ -63,7 +64,7 @@ double SmokeModel::scheduled(const Quantity& q, int s, int t, int& knot, double&
 
 void SmokeModel::clear_adjoints() {
   for (Quantity* q : {&initial_velocity, &initial_density, &initial_temperature, &source_x, &source_y, &source_radius,
-                      &density_rate, &temperature_rate, &speed, &angle})
+                      &density_rate, &temperature_rate, &speed, &angle, &confinement})
     std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
 }
 

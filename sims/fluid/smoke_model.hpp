@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sims/fluid/advect.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/pressure.hpp"
 
@@ -33,6 +34,13 @@ struct SmokeSettings {
   double buoyancy = 0.0;   // upward acceleration per unit temperature
   double weight = 0.0;     // downward acceleration per unit smoke density
   double viscosity = 0.0;  // kinematic, explicit diffusion of velocity
+  // How velocity is advected (semi-Lagrangian or MacCormack), and smoke density and temperature
+  // (either of those, or conservative).
+  AdvectionScheme velocity_advection = AdvectionScheme::kSemiLagrangian;
+  AdvectionScheme carried_advection = AdvectionScheme::kSemiLagrangian;
+  // Whether vorticity confinement acts (confinement.hpp); its strength is the model's
+  // `confinement`, tunable, so it is on even at strength 0 when asked for.
+  bool confinement = false;
   PressureSettings pressure;
 };
 
@@ -45,6 +53,8 @@ struct SmokeModel {
   std::vector<std::string> source_names;
   int knots = 1;
   Quantity source_x, source_y, source_radius, density_rate, temperature_rate, speed, angle;
+  // Vorticity confinement strength epsilon (one value).
+  Quantity confinement;
 
   // Sets the grid and sizes the initial fields (zero); no sources.
   void reset(Grid g, SmokeSettings s);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -126,6 +127,38 @@ TEST(FluidScenario, BadFieldsAreNamed) {
   const std::string broken = load_error(image);
   EXPECT_NE(broken.find("loss.target_image"), std::string::npos) << broken;
   EXPECT_NE(broken.find("PGM"), std::string::npos) << broken;
+}
+
+// The advection options and vorticity confinement from a scenario: the confinement strength is
+// tunable and its gradient agrees with central differences; tuning it needs the field; a scheme
+// that does not apply is named.
+TEST(FluidScenario, AdvectionOptionsAndTunableVorticityConfinement) {
+  json j = example_json("vent_room.json");
+  j["steps"] = 8;
+  j["carried_advection"] = "conservative";
+  j["vorticity_confinement"] = 0.4;
+  j["tune"]["parameters"] = json::array({{{"name", "vorticity_confinement"}}});
+  const auto scenario = load_json(j);
+  tune::Problem& problem = scenario->problem();
+  const std::vector<double> x = problem.initial();
+  ASSERT_EQ(x.size(), 1u);
+  EXPECT_EQ(x[0], 0.4);
+  std::vector<double> g(1);
+  problem.value_and_gradient(x, g);
+  const double step = 1e-5;
+  const std::vector<double> up{x[0] + step}, down{x[0] - step};
+  const double fd = (problem.value(up) - problem.value(down)) / (2 * step);
+  EXPECT_NEAR(g[0], fd, 1e-5 * std::abs(fd) + 1e-10);
+  EXPECT_NE(g[0], 0.0);
+  json maccormack = j;
+  maccormack["advection"] = "maccormack";
+  EXPECT_TRUE(std::isfinite(load_json(maccormack)->problem().value(x)));
+  json off = j;
+  off.erase("vorticity_confinement");
+  EXPECT_NE(load_error(off).find("vorticity_confinement"), std::string::npos);
+  json bad = j;
+  bad["advection"] = "conservative";
+  EXPECT_NE(load_error(bad).find("advection"), std::string::npos);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/gradcheck.hpp"
 #include "core/rng.hpp"
 #include "sims/fluid/advect.hpp"
+#include "sims/fluid/confinement.hpp"
 #include "sims/fluid/forcing.hpp"
 #include "sims/fluid/pressure.hpp"
 
@@ -54,21 +55,28 @@ void check_stage(std::size_t inputs, std::size_t outputs,
 Grid closed_grid() { return Grid(6, 5, 0.2, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed); }
 Grid periodic_grid() { return Grid(6, 5, 0.2, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic); }
 
-// Advection of a quantity on lattice l: inputs [q, u, v].
-void check_advection(const Grid& g, const Lattice& l, std::uint64_t seed) {
+// A grid taller than one band of the adjoint's scatter (band_scatter.hpp), periodic or closed.
+Grid tall_grid(bool periodic) {
+  const Side s = periodic ? Side::kPeriodic : Side::kClosed;
+  return Grid(4, 19, 0.2, s, s, s, periodic ? Side::kPeriodic : Side::kOpen);
+}
+
+// Advection of a quantity on lattice l by `scheme`: inputs [q, u, v].
+void check_advection(const Grid& g, const Lattice& l, std::uint64_t seed, AdvectionScheme scheme = AdvectionScheme::kSemiLagrangian,
+                     double dt = 0.13) {
   const std::size_t nq = static_cast<std::size_t>(l.cx * l.cy), nu = static_cast<std::size_t>(g.u_count()),
                     nv = static_cast<std::size_t>(g.v_count());
-  const double dt = 0.13;
+  Advector advector(g);
   check_stage(
       nq + nu + nv, nq,
       [&](std::span<const double> x, std::span<double> out) {
-        advect(g, l, x.subspan(0, nq), x.subspan(nq, nu), x.subspan(nq + nu, nv), dt, out);
+        advector.advect(scheme, l, x.subspan(0, nq), x.subspan(nq, nu), x.subspan(nq + nu, nv), dt, out);
       },
       [&](std::span<const double> x, std::span<const double> w) {
         std::vector<double> dx(x.size(), 0.0);
         std::span<double> d(dx);
-        advect_adjoint(g, l, x.subspan(0, nq), x.subspan(nq, nu), x.subspan(nq + nu, nv), dt, w, d.subspan(0, nq),
-                       d.subspan(nq, nu), d.subspan(nq + nu, nv));
+        advector.advect_adjoint(scheme, l, x.subspan(0, nq), x.subspan(nq, nu), x.subspan(nq + nu, nv), dt, w,
+                                d.subspan(0, nq), d.subspan(nq, nu), d.subspan(nq + nu, nv));
         return dx;
       },
       seed);
@@ -80,6 +88,30 @@ TEST(FluidKernels, AdvectionAdjointMatchesFiniteDifferences) {
     check_advection(g, g.u_lattice(), 12);
     check_advection(g, g.v_lattice(), 13);
   }
+  // Several bands, and traces several rows long (windows that wrap or reach the edges).
+  for (const Grid& g : {tall_grid(true), tall_grid(false)}) {
+    check_advection(g, g.cell_lattice(), 14, AdvectionScheme::kSemiLagrangian, 2.1);
+    check_advection(g, g.v_lattice(), 15, AdvectionScheme::kSemiLagrangian, 2.1);
+  }
+}
+
+// MacCormack with its limiter: random fields clamp some samples and not others; the clamp is
+// piecewise, and random fields keep the finite differences away from its switches.
+TEST(FluidKernels, MacCormackAdjointMatchesFiniteDifferences) {
+  for (const Grid& g : {closed_grid(), periodic_grid(), tall_grid(true)}) {
+    check_advection(g, g.cell_lattice(), 51, AdvectionScheme::kMacCormack);
+    check_advection(g, g.u_lattice(), 52, AdvectionScheme::kMacCormack);
+    check_advection(g, g.v_lattice(), 53, AdvectionScheme::kMacCormack, 0.9);
+  }
+}
+
+// Conservative upwind fluxes (cells only), with walls, an open side and a solid cell.
+TEST(FluidKernels, ConservativeAdvectionAdjointMatchesFiniteDifferences) {
+  Grid with_solid = closed_grid();
+  std::vector<std::uint8_t> solid(static_cast<std::size_t>(with_solid.cells()), 0);
+  solid[static_cast<std::size_t>(with_solid.cell(2, 2))] = 1;
+  with_solid.set_solid(solid);
+  for (const Grid& g : {with_solid, periodic_grid()}) check_advection(g, g.cell_lattice(), 61, AdvectionScheme::kConservative);
 }
 
 // The projection is linear: its adjoint against finite differences for both solvers and
@@ -214,6 +246,40 @@ TEST(FluidKernels, BuoyancyAndViscosityAdjointsMatchFiniteDifferences) {
           return a;
         },
         41);
+  }
+}
+
+// Vorticity confinement in the velocities and its strength: inputs [u, v, epsilon].
+TEST(FluidKernels, VorticityConfinementAdjointMatchesFiniteDifferences) {
+  Grid with_solid = closed_grid();
+  std::vector<std::uint8_t> solid(static_cast<std::size_t>(with_solid.cells()), 0);
+  solid[static_cast<std::size_t>(with_solid.cell(3, 2))] = 1;
+  with_solid.set_solid(solid);
+  for (const Grid& g : {with_solid, periodic_grid()}) {
+    SmokeModel m;
+    SmokeSettings s;
+    s.dt = 0.1;
+    s.confinement = true;
+    m.reset(g, s);
+    Confinement confinement(m.grid);
+    const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count());
+    check_stage(
+        nu + nv + 1, nu + nv,
+        [&](std::span<const double> x, std::span<double> out) {
+          m.confinement.value[0] = x[nu + nv];
+          std::copy(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(nu + nv), out.begin());
+          confinement.apply(m, out.subspan(0, nu), out.subspan(nu, nv));
+        },
+        [&](std::span<const double> x, std::span<const double> w) {
+          m.confinement.value[0] = x[nu + nv];
+          m.clear_adjoints();
+          std::vector<double> dx(w.begin(), w.end());
+          std::span<double> d(dx);
+          confinement.apply_adjoint(m, x.subspan(0, nu), x.subspan(nu, nv), d.subspan(0, nu), d.subspan(nu, nv));
+          dx.push_back(m.confinement.adjoint[0]);
+          return dx;
+        },
+        71, 1.0);
   }
 }
 

@@ -1,0 +1,77 @@
+#include "sims/fluid/band_scatter.hpp"
+
+#include <stdexcept>
+
+namespace simgrad::fluid {
+
+void BandScatter::prepare(int rows, int reach, std::span<const Target> targets) {
+  if (targets.size() > static_cast<std::size_t>(kMaxTargets)) throw std::logic_error("BandScatter: too many targets");
+  const int count = (rows + kBandRows - 1) / kBandRows;
+  bands_.resize(static_cast<std::size_t>(count));
+  std::size_t total = 0;
+  for (int b = 0; b < count; ++b)
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const Target& target = targets[t];
+      Band::Window& w = bands_[static_cast<std::size_t>(b)].windows_[t];
+      int first = b * kBandRows - reach;
+      int last = std::min(rows, (b + 1) * kBandRows) - 1 + reach;  // inclusive
+      if (target.wrap && last - first + 1 >= target.rows) {
+        first = 0;
+        last = target.rows - 1;
+      } else if (!target.wrap) {
+        first = std::max(0, first);
+        last = std::min(target.rows - 1, last);
+      }
+      w.first_row = first;
+      w.rows = std::max(0, last - first + 1);
+      w.columns = target.columns;
+      w.wrap = target.wrap;
+      w.offset = static_cast<Index>(first) * target.columns;
+      w.size = static_cast<Index>(target.rows) * target.columns;
+      total += static_cast<std::size_t>(w.rows) * static_cast<std::size_t>(w.columns);
+    }
+  storage_.resize(total);
+  std::size_t at = 0;
+  for (Band& band : bands_)
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      band.windows_[t].data = storage_.data() + at;
+      at += static_cast<std::size_t>(band.windows_[t].rows) * static_cast<std::size_t>(band.windows_[t].columns);
+    }
+}
+
+void BandScatter::gather(std::span<const Target> targets) {
+  // One task per (target, row): rows are independent, each sums its bands in band order.
+  int tasks = 0;
+  int first_task[kMaxTargets + 1];
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    first_task[t] = tasks;
+    tasks += targets[t].rows;
+  }
+  first_task[targets.size()] = tasks;
+  auto row_task = [&](int task) {
+    std::size_t t = 0;
+    while (task >= first_task[t + 1]) ++t;
+    const Target& target = targets[t];
+    const int row = task - first_task[t];
+    double* out = target.field.data() + static_cast<std::size_t>(row) * static_cast<std::size_t>(target.columns);
+    for (const Band& band : bands_) {
+      const Band::Window& w = band.windows_[t];
+      int local = row - w.first_row;
+      if (w.wrap) {
+        if (local < 0) local += target.rows;
+        else if (local >= target.rows) local -= target.rows;
+      }
+      if (local < 0 || local >= w.rows) continue;
+      const double* in = w.data + static_cast<std::size_t>(local) * static_cast<std::size_t>(w.columns);
+      for (int i = 0; i < target.columns; ++i) out[i] += in[i];
+    }
+  };
+  if (thread_count() == 1) {
+    for (int task = 0; task < tasks; ++task) row_task(task);
+  } else {
+#pragma omp parallel for schedule(static)
+    for (int task = 0; task < tasks; ++task) row_task(task);
+  }
+}
+
+}  // namespace simgrad::fluid

@@ -1,0 +1,95 @@
+// A deterministic parallel scatter-add for adjoints whose contributions land near their source:
+// the adjoint of sampling a field at traced-back points adds each sample's adjoint to the four
+// lattice values around the point it sampled, which lies within a bounded number of rows of the
+// sample (the trace moves at most dt max|velocity|).
+//
+// Samples are split into bands of kBandRows sample rows, a fixed split that does not depend on
+// the number of threads. Pass 1 runs the bands in parallel; each adds its samples' contributions,
+// in sample order, to a private window of every target covering the rows its samples can reach.
+// Pass 2 adds the windows to the targets row by row, band by band in order. Every target value
+// thus receives the same sums in the same order for any thread count; no atomics.
+#pragma once
+
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "core/vec.hpp"
+
+namespace simgrad::fluid {
+
+class BandScatter {
+ public:
+  static constexpr int kBandRows = 8;
+  static constexpr int kMaxTargets = 4;
+
+  // A target: a field of `columns` x `rows` values, row-major; `wrap` when its rows are periodic.
+  struct Target {
+    std::span<double> field;
+    int columns = 0, rows = 0;
+    bool wrap = false;
+  };
+
+  // A band's private windows, one per target; add() takes a target's index and a flat index
+  // into that target.
+  class Band {
+   public:
+    void add(int target, Index index, double value) {
+      const Window& w = windows_[target];
+      Index local = index - w.offset;
+      if (w.wrap) {
+        if (local < 0) local += w.size;
+        else if (local >= w.size) local -= w.size;
+      }
+      w.data[local] += value;
+    }
+
+   private:
+    friend class BandScatter;
+    // Zeroes the windows of the first `targets` targets.
+    void clear(std::size_t targets) {
+      for (std::size_t t = 0; t < targets; ++t) std::fill_n(windows_[t].data, windows_[t].rows * windows_[t].columns, 0.0);
+    }
+    struct Window {
+      double* data = nullptr;
+      Index offset = 0, size = 0;  // offset: flat index of the window's first value
+      int first_row = 0, rows = 0, columns = 0;
+      bool wrap = false;
+    };
+    Window windows_[kMaxTargets];
+  };
+
+  // Runs body(band, first, last) over the samples [first, last) of each band of a lattice with
+  // `columns` samples a row and `rows` rows (in parallel across bands), then adds the windows to
+  // the targets. A sample in row r may reach target rows r - reach .. r + reach.
+  template <class Body>
+  void scatter(int columns, int rows, int reach, std::span<const Target> targets, const Body& body) {
+    prepare(rows, reach, targets);
+    const int count = static_cast<int>(bands_.size());
+    auto run = [&](int b) {
+      Band& band = bands_[static_cast<std::size_t>(b)];
+      band.clear(targets.size());
+      const int last_row = std::min(rows, (b + 1) * kBandRows);
+      body(band, static_cast<Index>(b) * kBandRows * columns, static_cast<Index>(last_row) * columns);
+    };
+    if (thread_count() == 1 || count < 2) {
+      for (int b = 0; b < count; ++b) run(b);
+    } else {
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int b = 0; b < count; ++b) run(b);
+    }
+    gather(targets);
+  }
+
+ private:
+  // Sizes the bands' windows for a lattice of `rows` sample rows.
+  void prepare(int rows, int reach, std::span<const Target> targets);
+  // Pass 2: adds the windows to the targets.
+  void gather(std::span<const Target> targets);
+
+  std::vector<Band> bands_;
+  std::vector<double> storage_;
+};
+
+}  // namespace simgrad::fluid
