@@ -346,6 +346,9 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   // older needs none: its c is 0, its slots there are 0 in value, and their adjoints are dropped
   // by the steps that wrote them, so skipping its row changes no bit of the result.
   const int oldest = t - recent + 1;
+  const double* h_bar = hazard_adjoint_.data();
+  const double* weight = layer_weight_.data();
+  const bool masking = masking_;
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
     std::fill(part, part + layout.size, 0.0);
@@ -359,6 +362,15 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
                               static_cast<double>(n - 1);
         c_bar = layer_weight_[0] * spread;
         part[layout.reduction] += c * spread;
+      } else if (c == 0.0 && !masking) {
+        // An agent that does not shed adds zeros to the reduction partials: only c-bar (the same
+        // bits as the loop below).
+        const std::int64_t e0 = population_.offsets[static_cast<std::size_t>(j)];
+        const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];
+        for (std::int64_t e = e0; e < e1; ++e) {
+          const std::int32_t i = nb[e];
+          if ((mask[i >> 6] >> (i & 63)) & 1u) c_bar += weight[layers == 1 ? 0 : layer[e]] * h_bar[i];
+        }
       } else {
         const std::int64_t e0 = population_.offsets[static_cast<std::size_t>(j)];
         const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];

@@ -68,6 +68,7 @@ class Epidemic : public System {
   // false: the adjoint visits every agent's contacts, even those whose recent slots are all
   // constant (a reference for the skip, which must give the same bits).
   void skip_dead_history(bool skip) { skip_dead_history_ = skip; }
+  bool skips_dead_history() const { return skip_dead_history_; }
   // Days of history in a state (H), and where agent i's occupancy infected on day d lies in it.
   int history() const { return history_; }
   std::size_t slot(Index i, int day) const {
