@@ -238,7 +238,7 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
         }
       } else if (wanes(t, tau[i], i)) {
         x1[i] = 1.0;
-        tau1[i] = -1.0;
+        tau1[i] = -1.0 - tau[i];  // susceptible again; its last live slot is still its infection's
       }
       next[slot(i, t + 1)] = infected;
       if (!residual.empty()) residual[static_cast<std::size_t>(i)] = hz;

@@ -4,7 +4,7 @@
 // occupancy; m[d mod H] its occupancy infected on day d, for the last H = history_days() days;
 // tau the day of its (hard) infection, not differentiated; while susceptible, tau = -1 - d < 0,
 // where d is the last day whose slot was written by an infection event (0: none since day 0's
-// seeding). A slot is live, carries a derivative, when an event wrote it; the others are
+// seeding; after waning immunity, the day of the infection). A slot is live, carries a derivative, when an event wrote it; the others are
 // constant zeros, and the adjoint skips agents whose recent slots are all constant. Straight-
 // through, x and m are 0 or 1 in value and carry the derivative of every relaxed event: an
 // infection event on day t moves x z from x into m[t + 1], and when the agent escapes (z = 0)

@@ -202,10 +202,10 @@ TEST(Epidemic, GradientCrossesDaysFromWeekOneToDeathsOnDay60) {
 // The adjoint skips agents whose recent history slots are constant zeros; visiting them all must
 // give the same bits (straight-through and relaxed, with waning immunity and without).
 TEST(Epidemic, SkippingConstantHistoryChangesNoGradientBit) {
-  const Population pop = small_population(2000);
+  const Population pop = small_population(800);
   for (int immune_days : {0, 3})
     for (bool straight_through : {true, false}) {
-      const int days = 40;
+      const int days = 30;
       DiseaseModel model = small_model(pop, days, 0.01);
       model.settings.immune_days = immune_days;
       model.settings.straight_through = straight_through;
