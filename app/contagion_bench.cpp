@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -128,6 +129,47 @@ json measure_peer(const std::string& python, const std::filesystem::path& dir, c
   return run_peer(python, "contagion_torch.py", settings, dir / "peer_settings.json");
 }
 
+// A figure of this process's memory from /proc/self/status ("VmRSS:", "VmHWM:"), in MB.
+double status_mb(const std::string& key) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0.0;
+  char line[256];
+  double kb = 0.0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, key.c_str(), key.size()) == 0) kb = std::atof(line + key.size());
+  std::fclose(f);
+  return kb / 1024.0;
+}
+
+// Memory of a large synthetic population and of one rollout on it: the population's resident
+// size once built, then the peak resident size of a forward pass or a gradient under `policy`,
+// counted from the built population (the peak is reset first, so the generator's temporary edge
+// lists do not count).
+json measure_memory(long agents, int days, const std::string& policy, bool gradient, int threads) {
+  set_thread_count(threads);
+  cg::SyntheticSettings settings;
+  settings.agents = agents;
+  const cg::Population p = cg::make_synthetic_population(settings);
+  const double population_mb = status_mb("VmRSS:");
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {  // resets VmHWM to VmRSS
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+  cg::DiseaseModel m = bench_model(p, days);
+  cg::Epidemic system(p, m);
+  cg::CountLoss loss(system, {{cg::Count::kDeaths, bench_observations(p, days), 1.0}}, cg::Scale::kSqrt);
+  RolloutOptions options;
+  options.checkpoint = CheckpointPolicy::parse(policy);
+  Rollout rollout(system, loss, days, options);
+  const double seconds = time_of([&] { gradient ? rollout.loss_and_gradient() : rollout.loss(); });
+  return {{"population_mb", population_mb},
+          {"run_peak_mb", status_mb("VmHWM:")},
+          {"seconds", seconds},
+          {"directed_contacts", p.directed_contacts()},
+          {"state_bytes", system.state_size() * static_cast<Index>(sizeof(double))},
+          {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)}};
+}
+
 // The largest relative difference between two gradients (same layout), over their entries.
 double gradient_difference(const json& a, const json& b) {
   double worst = 0.0, scale = 0.0;
@@ -205,6 +247,49 @@ void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
     std::filesystem::remove_all(dir);
     report(b);
   }
+
+  // Ten million agents: memory, not speed (minutes and about 8 GB). Runs only when asked for by
+  // a filter that matches none of the benchmarks above (e.g. --filter contagion_memory).
+  const std::string memory_name = "contagion_memory/agents:10000000/days:21";
+  bool asked = std::regex_search(memory_name, filter);
+  for (const Config& c : configs)
+    asked = asked && !std::regex_search("contagion/agents:" + std::to_string(c.agents) + "/days:" + std::to_string(c.days), filter);
+  if (!asked) return;
+  const long agents = 10000000;
+  const int days = 21;
+  const std::string policy = "binomial:4";
+  json forward = in_child([&] { return measure_memory(agents, days, policy, false, threads); });
+  json grad = in_child([&] { return measure_memory(agents, days, policy, true, threads); });
+  const double mb = 1024.0 * 1024.0;
+  const double n = static_cast<double>(agents);
+  const double undirected = 0.5 * forward.value("directed_contacts", 0.0);
+  const double population_bytes = forward.value("population_mb", 0.0) * mb;
+  json b = {{"name", memory_name},
+            {"agents", agents},
+            {"directed_contacts", forward.value("directed_contacts", 0L)},
+            {"threads", used_threads},
+            {"checkpoint", policy},
+            {"forward_s", forward.value("seconds", 0.0)},
+            {"gradient_s", grad.value("seconds", 0.0)},
+            {"gradient_over_forward", grad.value("seconds", 0.0) / forward.value("seconds", 1.0)},
+            {"population_mb", forward.value("population_mb", 0.0)},
+            {"forward_peak_mb", forward.value("run_peak_mb", 0.0)},
+            {"gradient_peak_mb", grad.value("run_peak_mb", 0.0)},
+            {"gradient_stored_mb", grad.value("stored_mb", 0.0)},
+            {"state_mb", forward.value("state_bytes", 0.0) / mb},
+            // The population by its arrays: bytes per agent (age, row offset) and per undirected
+            // contact (both directions); measured: all its resident bytes per agent.
+            {"population_bytes_per_agent", cg::Population::bytes_per_agent()},
+            {"population_bytes_per_contact", cg::Population::bytes_per_contact()},
+            {"population_measured_bytes_per_agent", population_bytes / n},
+            {"population_formula_bytes_per_agent", cg::Population::bytes_per_agent() + undirected / n * cg::Population::bytes_per_contact()},
+            {"forward_peak_bytes_per_agent", forward.value("run_peak_mb", 0.0) * mb / n},
+            {"gradient_peak_bytes_per_agent", grad.value("run_peak_mb", 0.0) * mb / n},
+            {"peak_rss_mb", grad["peak_rss_mb"]},
+            {"reference", "none: a memory figure"}};
+  if (forward.contains("error")) b["error"] = forward["error"];
+  if (grad.contains("error")) b["error"] = grad["error"];
+  report(b);
 }
 
 }  // namespace simgrad::app

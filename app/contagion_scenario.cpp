@@ -15,6 +15,7 @@
 #include "sims/contagion/calibration.hpp"
 #include "sims/contagion/epidemic.hpp"
 #include "sims/contagion/forecast_metrics.hpp"
+#include "sims/contagion/reproduction_forecast.hpp"
 #include "sims/contagion/infectiousness.hpp"
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/parameters.hpp"
@@ -154,6 +155,10 @@ class ContagionScenario final : public Scenario {
     if (auto report = root.optional_child("report")) {
       report_seeds_ = static_cast<int>(report->integer("seeds", 1, 10000, report_seeds_));
       baselines_ = report->boolean("baselines", baselines_);
+      const std::string rule = report->choice("forecast_reproduction", {"last", "mean", "trend", "auto"}, "last");
+      auto_rule_ = rule == "auto";
+      forecast_rule_.rule = cg::rule_of(rule);
+      forecast_rule_.weeks = static_cast<int>(report->integer("forecast_weeks", 1, 100, forecast_rule_.weeks));
     }
 
     const ScenarioNode tune_node = root.child("tune");
@@ -207,7 +212,10 @@ class ContagionScenario final : public Scenario {
     }
     j["window_end_days"] = days;
     j["data"] = truth;
-    const cg::Spread tuned = cg::hard_counts_over_seeds(population_, model_, fit_.count, all, steps, report_seeds_);
+    // R of the weeks the fitted data cannot see follows the report's rule (held-out windows only).
+    cg::DiseaseModel forecast_model = model_;
+    j["reproduction_forecast"] = extend_reproduction(forecast_model.parameters.reproduction.value);
+    const cg::Spread tuned = cg::hard_counts_over_seeds(population_, forecast_model, fit_.count, all, steps, report_seeds_);
     j["hard_model"] = {{"seeds", report_seeds_}, {"mean", tuned.mean}, {"sd", tuned.sd}};
     std::vector<double> fit_truth(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
     std::vector<double> fit_mean(tuned.mean.begin(), tuned.mean.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
@@ -233,7 +241,8 @@ class ContagionScenario final : public Scenario {
     forecast["expert"] = metrics_json(cg::forecast_metrics(fixed, held));
     forecast["expert"]["forecast"] = fixed;
     cg::SeirmBaseline seirm{static_cast<double>(population_.agents), static_cast<double>(model_.settings.exposed_days),
-                            static_cast<double>(model_.settings.infectious_days), 200, false, identified_weeks()};
+                            static_cast<double>(model_.settings.infectious_days), 200, false, identified_weeks(), {}};
+    seirm.extend_reproduction = [&](std::vector<double>& r) { forecast["seirm_reproduction_forecast"] = extend_reproduction(r); };
     const std::vector<double> ode = forecast_of(cg::seirm_fit_and_forecast(seirm, fit_, scale_, all, steps));
     forecast["seirm"] = metrics_json(cg::forecast_metrics(ode, held));
     forecast["seirm"]["forecast"] = ode;
@@ -378,6 +387,22 @@ class ContagionScenario final : public Scenario {
     return std::max(0, last_fit_day_ - lag) / 7 + 1;
   }
 
+  // Sets R of the weeks after the identified ones by the report's rule ("auto": the rule whose
+  // backtest on the identified weeks' R scores best); returns the rule and the backtest errors.
+  json extend_reproduction(std::vector<double>& r) const {
+    const int fitted = std::min(identified_weeks(), static_cast<int>(r.size()));
+    const int horizon = std::max(1, static_cast<int>(r.size()) - fitted);
+    cg::ReproductionForecast f = forecast_rule_;
+    json backtest = json::object();
+    for (cg::ReproductionRule rule : {cg::ReproductionRule::kLast, cg::ReproductionRule::kMean, cg::ReproductionRule::kTrend}) {
+      const double e = cg::backtest_error({rule, f.weeks}, r, fitted, horizon);
+      backtest[cg::rule_name(rule)] = std::isfinite(e) ? json(e) : json(nullptr);
+    }
+    if (auto_rule_) f.rule = cg::best_rule(f.weeks, r, fitted, horizon);
+    cg::apply_forecast(f, r, fitted);
+    return {{"rule", cg::rule_name(f.rule)}, {"weeks", f.weeks}, {"backtest_log_error", backtest}, {"reproduction", r}};
+  }
+
   static json metrics_json(const cg::ForecastMetrics& m) { return {{"nd", m.nd}, {"rmse", m.rmse}, {"mae", m.mae}}; }
 
   void read_population(const ScenarioNode& node) {
@@ -504,6 +529,8 @@ class ContagionScenario final : public Scenario {
   int data_days_ = 0;
   int report_seeds_ = 20;
   bool baselines_ = true;
+  cg::ReproductionForecast forecast_rule_;  // R after the identified weeks, in reports
+  bool auto_rule_ = false;                  // the rule chosen by its backtest
   double load_seconds_ = 0.0;
   std::unique_ptr<cg::CountLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;

@@ -91,6 +91,7 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
   optimizer->init(objective, space.to_optimizer(problem.initial()), lower, upper);
   while (!optimizer->finished()) optimizer->iterate();
   problem.assign(space.to_physical(optimizer->result().x));
+  if (baseline.extend_reproduction) baseline.extend_reproduction(model.parameters.reproduction.value);
   const double rho = model.parameters.reporting.value[0];
   std::vector<double> counts = observe(system, days, windows, [&](const Observation& o, std::span<const double> state) {
     return rho * SeirmOde::count(fit.count, o.window, state);

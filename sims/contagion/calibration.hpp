@@ -2,6 +2,7 @@
 // over many seeds of the hard model, and the SEIRM baseline fitted to the same windows.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -32,7 +33,8 @@ struct SeirmBaseline {
   double infectious_days = 5.0;
   int iterations = 200;
   bool fit_reporting = false;
-  int weeks = 1;  // weeks of R fitted; later weeks follow the last
+  int weeks = 1;  // weeks of R fitted; later weeks follow the last, or:
+  std::function<void(std::vector<double>&)> extend_reproduction;  // sets R after the fitted weeks
 };
 std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const Series& fit, Scale scale,
                                            std::span<const Observation> windows, int days);

@@ -136,31 +136,23 @@ bool Epidemic::contact_drawn(int t, Index i, Index j, double share) const {
   return uniform01(model_.settings.seed, static_cast<std::uint64_t>(t), pair, kContactDraw) < share;
 }
 
+void Epidemic::refresh_shedding_table() {
+  const int removal = model_.settings.removal_day();
+  for (int k = 0; k <= removal; ++k) shedding_table_[static_cast<std::size_t>(k)] = model_.shedding(k);
+}
+
 void Epidemic::shed(int t, std::span<const double> state) {
   const Index n = population_.agents;
-  const double* tau = state.data() + n;
   const PartialLayout layout = layout_of(model_);
   // Blocks hold a whole number of mask words (kBlockSize is a multiple of 64), so no two threads
   // write one word.
   static_assert(kBlockSize % 64 == 0);
-  const int removal = model_.settings.removal_day();
-  for (int k = 0; k <= removal; ++k) shedding_table_[static_cast<std::size_t>(k)] = model_.shedding(k);
-  const double* table = shedding_table_.data();
-  const bool hard = model_.settings.straight_through;
-  const int recent = std::min(removal, t + 1);
+  refresh_shedding_table();
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double sum = 0.0;
     for (Index w = first / 64; w < (last + 63) / 64; ++w) shedding_mask_[static_cast<std::size_t>(w)] = 0;
     for (Index i = first; i < last; ++i) {
-      double c = 0.0;
-      if (hard) {
-        // Straight-through, only the day of the agent's realised infection holds a non-zero
-        // occupancy: one term gives the same value (and bits) as the whole sum.
-        const int k = tau[i] >= 0.0 ? t - static_cast<int>(tau[i]) : removal;
-        if (k < removal) c = state[slot(i, t - k)] * table[k];
-      } else {
-        for (int k = 0; k < recent; ++k) c += state[slot(i, t - k)] * table[k];
-      }
+      const double c = shedding_of(i, t, state);
       shedding_[static_cast<std::size_t>(i)] = c;
       if (c != 0.0) shedding_mask_[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
       sum += c;
@@ -241,11 +233,12 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
           }
           infected = x[i] * z;
           x1[i] = x[i] - infected;
-          if (hard > 0.0) tau1[i] = t + 1.0;
+          // The slot of day t + 1 now carries a derivative: the agent's last live slot.
+          tau1[i] = hard > 0.0 ? t + 1.0 : -(t + 2.0);
         }
       } else if (wanes(t, tau[i], i)) {
         x1[i] = 1.0;
-        tau1[i] = -1.0;
+        tau1[i] = -1.0 - tau[i];  // susceptible again; its last live slot is still its infection's
       }
       next[slot(i, t + 1)] = infected;
       if (!residual.empty()) residual[static_cast<std::size_t>(i)] = hz;
@@ -261,7 +254,10 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const double* x1_bar = next_adjoint.data();
   double* x_bar = state_adjoint.data();
   set_layer_weights(t);
-  shed(t, state);  // c-bar's partials need c; hazard sums are replayed from it without a residual
+  // Hazard sums are replayed from c without a residual; with one, the rows that need c compute it.
+  const bool replay = residual.empty();
+  if (replay) shed(t, state);
+  else refresh_shedding_table();
   const DiseaseSettings& s = model_.settings;
   DiseaseParameters& p = model_.parameters;
   const double r = model_.reproduction_on(t);
@@ -278,10 +274,13 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     for (Index w = first / 64; w < (last + 63) / 64; ++w) adjoint_mask_[static_cast<std::size_t>(w)] = 0;
     double h_bar_sum = 0.0;
     for (Index i = first; i < last; ++i) {
-      // The history passes its adjoint through, except the overwritten slot (two branch-free runs).
+      // The history passes its adjoint through, except the overwritten slot (two branch-free
+      // runs); not where every slot it passes (days t - H + 2 ... t) is a constant zero.
       const std::size_t base = slot(i, 0), new_slot = slot(i, t + 1), end = base + static_cast<std::size_t>(history_);
-      for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
-      for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
+      if (!skip_dead_history_ || last_live_day(tau[i]) >= t - history_ + 2) {
+        for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
+        for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
+      }
       double h_bar = 0.0;
       const double m1_bar = next_adjoint[new_slot];
       if (tau[i] < 0.0) {
@@ -343,17 +342,35 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const std::size_t layers = layer_weight_.size();
   const std::uint64_t* mask = adjoint_mask_.data();
   const double* table = shedding_table_.data();  // A[stage] g[k], as shed() left it
+  // c-bar_j reaches the slots of days t - recent + 1 ... t. An agent whose last live slot is
+  // older needs none: its c is 0, its slots there are 0 in value, and their adjoints are dropped
+  // by the steps that wrote them, so skipping its row changes no bit of the result.
+  const int oldest = t - recent + 1;
+  const double* h_bar = hazard_adjoint_.data();
+  const double* weight = layer_weight_.data();
+  const bool masking = masking_;
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
     std::fill(part, part + layout.size, 0.0);
     for (Index j = first; j < last; ++j) {
-      const double c = shedding_[static_cast<std::size_t>(j)];
+      const int live = last_live_day(tau[j]);
+      if (skip_dead_history_ && live < oldest) continue;
+      const double c = replay ? shedding_[static_cast<std::size_t>(j)] : shedding_of(j, t, state);
       double c_bar = 0.0;
       if (population_.complete) {
         const double spread = (total_hazard_adjoint_ - hazard_adjoint_[static_cast<std::size_t>(j)]) /
                               static_cast<double>(n - 1);
         c_bar = layer_weight_[0] * spread;
         part[layout.reduction] += c * spread;
+      } else if (c == 0.0 && !masking) {
+        // An agent that does not shed adds zeros to the reduction partials: only c-bar (the same
+        // bits as the loop below).
+        const std::int64_t e0 = population_.offsets[static_cast<std::size_t>(j)];
+        const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];
+        for (std::int64_t e = e0; e < e1; ++e) {
+          const std::int32_t i = nb[e];
+          if ((mask[i >> 6] >> (i & 63)) & 1u) c_bar += weight[layers == 1 ? 0 : layer[e]] * h_bar[i];
+        }
       } else {
         const std::int64_t e0 = population_.offsets[static_cast<std::size_t>(j)];
         const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];
@@ -368,9 +385,11 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
         }
       }
       if (c_bar == 0.0) continue;
+      // Slots after the last live day are constant zeros too.
+      const int newest = skip_dead_history_ ? std::max(0, t - live) : 0;
       const std::size_t base = slot(j, 0);
-      std::size_t m = slot(j, t);
-      for (int k = 0; k < recent; ++k) {
+      std::size_t m = slot(j, t - newest);
+      for (int k = newest; k < recent; ++k) {
         state_adjoint[m] += c_bar * table[k];
         // Parameters see occupancies by value: most in the history are zero (escaped events).
         if (const double v = state[m]; v != 0.0) {

@@ -2,7 +2,10 @@
 //
 // State, per agent: [x (agents), tau (agents), m (agents x H)]. x is the agent's susceptible
 // occupancy; m[d mod H] its occupancy infected on day d, for the last H = history_days() days;
-// tau the day of its (hard) infection, -1 while susceptible, not differentiated. Straight-
+// tau the day of its (hard) infection, not differentiated; while susceptible, tau = -1 - d < 0,
+// where d is the last day whose slot was written by an infection event (0: none since day 0's
+// seeding; after waning immunity, the day of the infection). A slot is live, carries a derivative, when an event wrote it; the others are
+// constant zeros, and the adjoint skips agents whose recent slots are all constant. Straight-
 // through, x and m are 0 or 1 in value and carry the derivative of every relaxed event: an
 // infection event on day t moves x z from x into m[t + 1], and when the agent escapes (z = 0)
 // that slot is 0 in value but still carries dz, so a near-miss counts, sheds and infects in the
@@ -23,6 +26,7 @@
 // any thread count.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -59,6 +63,12 @@ class Epidemic : public System {
   }
   // Whether an agent infected on day tau dies (its hard death event).
   bool dies(double tau, Index i) const;
+  // The last day whose slot an event wrote, for an agent with tau (see the state above).
+  static int last_live_day(double tau) { return tau >= 0.0 ? static_cast<int>(tau) : static_cast<int>(-tau) - 1; }
+  // false: the adjoint visits every agent's contacts, even those whose recent slots are all
+  // constant (a reference for the skip, which must give the same bits).
+  void skip_dead_history(bool skip) { skip_dead_history_ = skip; }
+  bool skips_dead_history() const { return skip_dead_history_; }
   // Days of history in a state (H), and where agent i's occupancy infected on day d lies in it.
   int history() const { return history_; }
   std::size_t slot(Index i, int day) const {
@@ -68,6 +78,24 @@ class Epidemic : public System {
  private:
   // Stage 1: shedding c of every agent on day t.
   void shed(int t, std::span<const double> state);
+  // Agent i's shedding on day t, from the table refresh_shedding_table() left.
+  double shedding_of(Index i, int t, std::span<const double> state) const {
+    const int removal = model_.settings.removal_day();
+    const double* table = shedding_table_.data();
+    double c = 0.0;
+    if (model_.settings.straight_through) {
+      // Straight-through, only the day of the agent's realised infection holds a non-zero
+      // occupancy: one term gives the same value (and bits) as the whole sum.
+      const double tau = state[static_cast<std::size_t>(population_.agents + i)];
+      const int k = tau >= 0.0 ? t - static_cast<int>(tau) : removal;
+      if (k < removal) c = state[slot(i, t - k)] * table[k];
+    } else {
+      for (int k = 0, recent = std::min(removal, t + 1); k < recent; ++k) c += state[slot(i, t - k)] * table[k];
+    }
+    return c;
+  }
+  // A[stage] g[k] for every day since infection k, from the model's parameters.
+  void refresh_shedding_table();
   // The weighted sum of c over agent i's active contacts on day t.
   double hazard_sum(Index i) const;
   // Whether the contact of agents i and j in layer l is active on the day set_layer_weights set.
@@ -90,6 +118,7 @@ class Epidemic : public System {
   std::vector<double> active_share_;   // this day's share of active contacts per layer
   bool masking_ = false;               // this day, some layer has contacts off
   int day_ = 0;                        // the day set_layer_weights last set
+  bool skip_dead_history_ = true;
   std::vector<double> shedding_table_; // A[stage] g[k] per day since infection k (+ a trailing 0)
   std::vector<double> partials_;       // per block: parameter adjoint partial sums
   double total_shedding_ = 0.0;        // complete populations: sum of c

@@ -79,9 +79,15 @@ void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::
                          std::span<double> state_adjoint) {
   const DayRange r = checked_days(system, count, t, window);
   const bool hard = system.model().settings.straight_through;
-  const double mortality_bar = ordered_sum(system.population().agents, [&](Index i) {
+  const Index n = system.population().agents;
+  // Only where it saves death draws: a plain add costs less than the test.
+  const bool skip = system.skips_dead_history() && count == Count::kDeaths && system.model().settings.sampled_deaths;
+  const double mortality_bar = ordered_sum(n, [&](Index i) {
     double mortality_part = 0.0;
-    for (int d = r.first; d <= r.last; ++d) {
+    // Slots after the agent's last live day are constant zeros: their adjoints are dropped, and
+    // they add nothing to the mortality's.
+    const int last = skip ? std::min(r.last, Epidemic::last_live_day(state[static_cast<std::size_t>(n + i)])) : r.last;
+    for (int d = r.first; d <= last; ++d) {
       const std::size_t k = system.slot(i, d);
       if (count != Count::kDeaths) {
         state_adjoint[k] += seed;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -198,6 +199,38 @@ TEST(Epidemic, GradientCrossesDaysFromWeekOneToDeathsOnDay60) {
   EXPECT_NE(gh[0], 0.0);
 }
 
+// The adjoint skips agents whose recent history slots are constant zeros; visiting them all must
+// give the same bits (straight-through and relaxed, with waning immunity and without).
+TEST(Epidemic, SkippingConstantHistoryChangesNoGradientBit) {
+  const Population pop = small_population(800);
+  for (int immune_days : {0, 3})
+    for (bool straight_through : {true, false}) {
+      const int days = 30;
+      DiseaseModel model = small_model(pop, days, 0.01);
+      model.settings.immune_days = immune_days;
+      model.settings.straight_through = straight_through;
+      Epidemic system(pop, model);
+      CountLoss loss(system, made_up_series(days), Scale::kSqrt);
+      Rollout rollout(system, loss, days);
+      std::vector<std::vector<double>> gradients;
+      for (bool skip : {true, false}) {
+        system.skip_dead_history(skip);
+        rollout.loss_and_gradient();
+        std::vector<double> g;
+        for (Quantity* q : model.parameters.all()) g.insert(g.end(), q->adjoint.begin(), q->adjoint.end());
+        gradients.push_back(g);
+      }
+      ASSERT_EQ(gradients[0].size(), gradients[1].size());
+      int non_zero = 0;
+      for (std::size_t k = 0; k < gradients[0].size(); ++k) {
+        EXPECT_EQ(std::memcmp(&gradients[0][k], &gradients[1][k], sizeof(double)), 0)
+            << "entry " << k << ": " << gradients[0][k] << " against " << gradients[1][k];
+        non_zero += gradients[0][k] != 0.0;
+      }
+      EXPECT_GT(non_zero, 10);
+    }
+}
+
 TEST(Epidemic, StraightThroughStatesAreHard) {
   const Population pop = small_population(1000);
   DiseaseModel model = small_model(pop, 20);
@@ -264,7 +297,11 @@ TEST(Epidemic, NothingSpreadsWithRZero) {
     system.step(t, s, s1, {});
     s.swap(s1);
   }
-  for (std::size_t i = 0; i < 2 * static_cast<std::size_t>(pop.agents); ++i) EXPECT_EQ(s[i], s0[i]);  // x and tau
+  const std::size_t n = static_cast<std::size_t>(pop.agents);
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(s[i], s0[i]);                         // x
+    EXPECT_EQ(s[n + i] >= 0.0, s0[n + i] >= 0.0);  // infected or not
+  }
 }
 
 TEST(Epidemic, CompletePopulationEqualsAnExplicitCompleteGraph) {
