@@ -1,5 +1,7 @@
 #include "app/fluid_scenario.hpp"
 
+#include "app/fluid3d_scenario.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -17,8 +19,6 @@ namespace simgrad::app {
 namespace fl = simgrad::fluid;
 using nlohmann::json;
 
-namespace {
-
 // What a scenario that leaves a tunable quantity out gets (a source's position and radius are
 // required); `simgrad describe` prints the same.
 const nlohmann::json& fluid_defaults() {
@@ -26,22 +26,94 @@ const nlohmann::json& fluid_defaults() {
                                           {"initial_density", 0.0},
                                           {"source_x", "required: sources[].position"},
                                           {"source_y", "required: sources[].position"},
+                                          {"source_z", "required in 3D: sources[].position"},
                                           {"source_radius", "required: sources[].radius"},
                                           {"density_rate", 0.0},
                                           {"temperature_rate", 0.0},
                                           {"speed", 0.0},
-                                          {"angle", 0.0}};
+                                          {"angle", 0.0},
+                                          {"tilt", 0.0}};
   return defaults;
 }
 
 
 double fluid_default(const char* name) { return fluid_defaults().at(name).get<double>(); }
 
-
 fl::Side read_side(const ScenarioNode& sides, std::string_view key) {
   const std::string s = sides.choice(key, {"closed", "open", "periodic"}, "closed");
   return s == "closed" ? fl::Side::kClosed : s == "open" ? fl::Side::kOpen : fl::Side::kPeriodic;
 }
+
+fl::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, double cell_size) {
+  fl::SmokeSettings s;
+  s.steps = steps;
+  s.dt = root.positive("dt");
+  s.buoyancy = root.number("buoyancy", 0.0);
+  s.weight = root.number("weight", 0.0);
+  s.viscosity = root.non_negative("viscosity", 0.0);
+  if (s.viscosity * s.dt / (cell_size * cell_size) > 0.25)
+    root.fail("viscosity", "explicit viscosity is unstable: needs viscosity dt / cell_size^2 <= 0.25");
+  if (auto p = root.optional_child("pressure")) {
+    const std::string solver = p->choice("solver", {"cg", "jacobi"}, "cg");
+    s.pressure.solver = solver == "cg" ? fl::PressureSolver::kConjugateGradient : fl::PressureSolver::kJacobi;
+    s.pressure.tolerance = p->positive("tolerance", s.pressure.tolerance);
+    s.pressure.jacobi_iterations = static_cast<int>(p->integer("iterations", 1, 100000, s.pressure.jacobi_iterations));
+  }
+  return s;
+}
+
+std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key, int knots, double fallback) {
+  if (!node.has(key)) return std::vector<double>(static_cast<std::size_t>(knots), fallback);
+  if (node.member(key).json().is_number()) return std::vector<double>(static_cast<std::size_t>(knots), node.number(key));
+  return node.numbers(key, static_cast<std::size_t>(knots));
+}
+
+template <class Model>
+void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions) {
+  const int knots = static_cast<int>(root.integer("schedule_knots", 1, 1000, 1));
+  model.set_knots(knots);
+  if (!root.has("sources")) return;
+  for (const ScenarioNode& node : root.array("sources")) {
+    const ScenarioNode src = node.as_object();
+    const std::vector<double> at = src.numbers("position", static_cast<std::size_t>(dimensions));
+    const std::string name = src.string("name", "source " + std::to_string(model.source_count()));
+    model.add_source(name, {at[0], at[1], dimensions == 3 ? at[2] : 0.0}, src.positive("radius"),
+                     src.non_negative("density_rate", fluid_default("density_rate")),
+                     src.non_negative("temperature_rate", fluid_default("temperature_rate")), 0.0, 0.0, 0.0);
+    const std::size_t first = static_cast<std::size_t>((model.source_count() - 1) * knots);
+    auto schedule = [&](fl::Quantity& q, const char* key, double fallback) {
+      const std::vector<double> values = read_schedule(src, key, knots, fallback);
+      std::copy(values.begin(), values.end(), q.value.begin() + static_cast<std::ptrdiff_t>(first));
+    };
+    schedule(model.speed, "speed", fluid_default("speed"));
+    schedule(model.angle, "angle", fluid_default("angle"));
+    if (dimensions == 3) schedule(model.tilt, "tilt", 0.0);
+  }
+}
+
+template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel&, int);
+template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel3&, int);
+
+template <class Model>
+tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
+  fl::ParameterRequest r;
+  r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_z", "source_radius",
+                             "density_rate", "temperature_rate", "speed", "angle", "tilt"});
+  if (p.has("sources"))
+    for (std::int64_t s : p.integers("sources", 0, std::max(0, model.source_count() - 1)))
+      r.sources.push_back(static_cast<int>(s));
+  r.uniform = p.boolean("uniform", false);
+  const ParameterBounds bounds = read_parameter_bounds(p);
+  r.lower = bounds.lower;
+  r.upper = bounds.upper;
+  r.transform = bounds.transform;
+  return bind_within_bounds(p, bounds, [&] { return fl::bind_parameter(model, r); });
+}
+
+template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel&);
+template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel3&);
+
+namespace {
 
 // The grid: "cells": [nx, ny], "cell_size", "sides": {"left", "right", "bottom", "top"} or one
 // word for all four.
@@ -127,13 +199,6 @@ std::vector<double> read_density(const ScenarioNode& node, const fl::Grid& g) {
   return d;
 }
 
-// A schedule: one number for all knots, or one per knot.
-std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key, int knots, double fallback) {
-  if (!node.has(key)) return std::vector<double>(static_cast<std::size_t>(knots), fallback);
-  if (node.member(key).json().is_number()) return std::vector<double>(static_cast<std::size_t>(knots), node.number(key));
-  return node.numbers(key, static_cast<std::size_t>(knots));
-}
-
 class FluidScenario final : public Scenario {
  public:
   FluidScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
@@ -160,20 +225,7 @@ class FluidScenario final : public Scenario {
       for (std::size_t c = 0; c < solid.size(); ++c) solid[c] |= from_images[c];
       grid.set_solid(std::move(solid));
     }
-    fl::SmokeSettings s;
-    s.steps = steps;
-    s.dt = root.positive("dt");
-    s.buoyancy = root.number("buoyancy", 0.0);
-    s.weight = root.number("weight", 0.0);
-    s.viscosity = root.non_negative("viscosity", 0.0);
-    if (s.viscosity * s.dt / (grid.h() * grid.h()) > 0.25)
-      root.fail("viscosity", "explicit viscosity is unstable: needs viscosity dt / cell_size^2 <= 0.25");
-    if (auto p = root.optional_child("pressure")) {
-      const std::string solver = p->choice("solver", {"cg", "jacobi"}, "cg");
-      s.pressure.solver = solver == "cg" ? fl::PressureSolver::kConjugateGradient : fl::PressureSolver::kJacobi;
-      s.pressure.tolerance = p->positive("tolerance", s.pressure.tolerance);
-      s.pressure.jacobi_iterations = static_cast<int>(p->integer("iterations", 1, 100000, s.pressure.jacobi_iterations));
-    }
+    const fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h());
     model_.reset(std::move(grid), s);
     const fl::Grid& g = model_.grid;
     if (auto d = root.optional_child("initial_density")) model_.initial_density.value = read_density(*d, g);
@@ -182,14 +234,14 @@ class FluidScenario final : public Scenario {
       std::fill_n(model_.initial_velocity.value.begin(), g.u_count(), v[0]);
       std::fill(model_.initial_velocity.value.begin() + g.u_count(), model_.initial_velocity.value.end(), v[1]);
     }
-    read_sources(root);
+    read_fluid_sources(root, model_, 2);
     system_ = std::make_unique<fl::Smoke>(model_);
     loss_ = std::make_unique<fl::SmokeLoss>(model_, read_loss(root.child("loss")));
 
     const ScenarioNode tune_node = root.child("tune");
     tune = read_tune_settings(tune_node);
     std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
+    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_fluid_parameter(p.as_object(), model_));
     if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
     RolloutOptions options;
     options.checkpoint = read_checkpoint(root, overrides);
@@ -308,24 +360,6 @@ class FluidScenario final : public Scenario {
   }
 
  private:
-  void read_sources(const ScenarioNode& root) {
-    const int knots = static_cast<int>(root.integer("schedule_knots", 1, 1000, 1));
-    model_.set_knots(knots);
-    if (!root.has("sources")) return;
-    for (const ScenarioNode& node : root.array("sources")) {
-      const ScenarioNode src = node.as_object();
-      const std::vector<double> at = src.numbers("position", 2);
-      const std::string name = src.string("name", "source " + std::to_string(model_.source_count()));
-      model_.add_source(name, at[0], at[1], src.positive("radius"), src.non_negative("density_rate", fluid_default("density_rate")),
-                        src.non_negative("temperature_rate", fluid_default("temperature_rate")), 0.0, 0.0);
-      const std::vector<double> speed = read_schedule(src, "speed", knots, fluid_default("speed"));
-      const std::vector<double> angle = read_schedule(src, "angle", knots, fluid_default("angle"));
-      const std::size_t first = static_cast<std::size_t>((model_.source_count() - 1) * knots);
-      std::copy(speed.begin(), speed.end(), model_.speed.value.begin() + static_cast<std::ptrdiff_t>(first));
-      std::copy(angle.begin(), angle.end(), model_.angle.value.begin() + static_cast<std::ptrdiff_t>(first));
-    }
-  }
-
   fl::SmokeLossSettings read_loss(const ScenarioNode& loss) {
     fl::SmokeLossSettings l;
     const fl::Grid& g = model_.grid;
@@ -352,21 +386,6 @@ class FluidScenario final : public Scenario {
     return l;
   }
 
-  tune::BoundParameter read_parameter(const ScenarioNode& p) {
-    fl::ParameterRequest r;
-    r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_radius",
-                               "density_rate", "temperature_rate", "speed", "angle"});
-    if (p.has("sources"))
-      for (std::int64_t s : p.integers("sources", 0, std::max(0, model_.source_count() - 1)))
-        r.sources.push_back(static_cast<int>(s));
-    r.uniform = p.boolean("uniform", false);
-    const ParameterBounds bounds = read_parameter_bounds(p);
-    r.lower = bounds.lower;
-    r.upper = bounds.upper;
-    r.transform = bounds.transform;
-    return bind_within_bounds(p, bounds, [&] { return fl::bind_parameter(model_, r); });
-  }
-
   fl::SmokeModel model_;
   std::unique_ptr<fl::Smoke> system_;
   std::unique_ptr<fl::SmokeLoss> loss_;
@@ -376,6 +395,8 @@ class FluidScenario final : public Scenario {
 }  // namespace
 
 std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  const nlohmann::json& cells = root.child("grid").member("cells").json();
+  if (cells.is_array() && cells.size() == 3) return load_fluid3d_scenario(root, overrides);
   try {
     return std::make_unique<FluidScenario>(root, overrides);
   } catch (const std::invalid_argument& e) {
@@ -386,11 +407,11 @@ std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const Sc
 SimulatorInfo fluid_info() {
   SimulatorInfo info;
   info.name = "fluid";
-  info.description = "2D Eulerian smoke on a staggered grid: semi-Lagrangian advection, buoyancy, viscosity, "
+  info.description = "2D and 3D Eulerian smoke on a staggered grid: semi-Lagrangian advection, buoyancy, viscosity, "
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
   info.parameters = nlohmann::json::array();
-  for (const auto& p : fl::smoke_parameters())
+  for (const auto& p : fl::smoke3d_parameters())
     info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
                                {"default", fluid_defaults().at(p.name)}});
   return info;
