@@ -85,14 +85,7 @@ class Fluid3dScenario final : public Scenario {
     read_fluid_sources(root, model_, 3);
     system_ = std::make_unique<fl::Smoke3>(model_);
     loss_ = std::make_unique<fl::SmokeLoss3>(model_, read_loss(root.child("loss")));
-    const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_fluid_parameter(p.as_object(), model_));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
-    RolloutOptions options;
-    options.checkpoint = read_checkpoint(root, overrides);
-    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    problem_ = read_fluid_problem(root, overrides, model_, *system_, *loss_, steps, tune);
   }
 
   std::string simulator() const override { return "fluid"; }

@@ -113,6 +113,25 @@ tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel&);
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel3&);
 
+template <class Model>
+std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
+                                                         Model& model, System& system, TrajectoryLoss& loss, int steps,
+                                                         TuneSettings& tune) {
+  const ScenarioNode tune_node = root.child("tune");
+  tune = read_tune_settings(tune_node);
+  std::vector<tune::BoundParameter> bound;
+  for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_fluid_parameter(p.as_object(), model));
+  if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+  RolloutOptions options;
+  options.checkpoint = read_checkpoint(root, overrides);
+  return std::make_unique<tune::RolloutProblem>(system, loss, steps, options, std::move(bound));
+}
+
+template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
+                                                                  fl::SmokeModel&, System&, TrajectoryLoss&, int, TuneSettings&);
+template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
+                                                                  fl::SmokeModel3&, System&, TrajectoryLoss&, int, TuneSettings&);
+
 namespace {
 
 // The grid: "cells": [nx, ny], "cell_size", "sides": {"left", "right", "bottom", "top"} or one
@@ -237,15 +256,7 @@ class FluidScenario final : public Scenario {
     read_fluid_sources(root, model_, 2);
     system_ = std::make_unique<fl::Smoke>(model_);
     loss_ = std::make_unique<fl::SmokeLoss>(model_, read_loss(root.child("loss")));
-
-    const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_fluid_parameter(p.as_object(), model_));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
-    RolloutOptions options;
-    options.checkpoint = read_checkpoint(root, overrides);
-    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    problem_ = read_fluid_problem(root, overrides, model_, *system_, *loss_, steps, tune);
   }
 
   std::string simulator() const override { return "fluid"; }

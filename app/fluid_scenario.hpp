@@ -33,5 +33,10 @@ void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions);
 // One entry of tune.parameters.
 template <class Model>
 tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model);
+// The "tune" section (into `tune`) and the rollout problem over the tuned parameters.
+template <class Model>
+std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
+                                                         Model& model, System& system, TrajectoryLoss& loss, int steps,
+                                                         TuneSettings& tune);
 
 }  // namespace simgrad::app

@@ -292,13 +292,8 @@ TEST(Smoke3d, ProjectionLeavesDivergenceBelowTolerance) {
     projection.divergence({u[0], u[1], u[2]}, before);
     projection.project(u);
     projection.divergence({u[0], u[1], u[2]}, after);
-    double b2 = 0.0, a2 = 0.0;
-    for (std::size_t c = 0; c < before.size(); ++c) {
-      b2 += before[c] * before[c];
-      a2 += after[c] * after[c];
-    }
     EXPECT_GT(projection.last_iterations(), 1);
-    EXPECT_LE(std::sqrt(a2), 1.001 * tolerance * std::sqrt(b2));
+    EXPECT_LE(std::sqrt(sum_of_squares(after)), 1.001 * tolerance * std::sqrt(sum_of_squares(before)));
   }
 }
 
@@ -341,7 +336,7 @@ TEST(Smoke3d, UniformFlowTranslatesSmokeExactly) {
 TEST(Smoke3d, DeterministicAcrossThreadsAndCheckpointPolicies) {
   auto run = [](int threads, const char* policy) {
     set_thread_count(threads);
-    SmokeModel3 m = small_room({16, 12, 24}, 4, 1e-8);
+    SmokeModel3 m = small_room({16, 12, 24}, 3, 1e-6);
     Smoke3 system(m);
     SmokeLoss3 loss(m, small_loss(m));
     RolloutOptions o;
