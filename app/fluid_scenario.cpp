@@ -419,7 +419,7 @@ SimulatorInfo fluid_info() {
   SimulatorInfo info;
   info.name = "fluid";
   info.description = "2D and 3D Eulerian smoke on a staggered grid: semi-Lagrangian advection, buoyancy, viscosity, "
-                     "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
+                     "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or in 2D fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
   info.parameters = nlohmann::json::array();
   for (const auto& p : fl::smoke3d_parameters())

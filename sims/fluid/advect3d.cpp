@@ -15,6 +15,7 @@ struct Sampled {
   std::array<double, 3> value;
 };
 
+// The velocity at point p, each component sampled trilinearly on its face lattice.
 template <bool kDerivatives>
 Sampled velocity_at(const Grid3& g, const ConstVelocity3& velocity, const std::array<double, 3>& p) {
   Sampled s;
@@ -26,6 +27,7 @@ Sampled velocity_at(const Grid3& g, const ConstVelocity3& velocity, const std::a
   return s;
 }
 
+// Where sample k of lattice l sits.
 std::array<double, 3> position_of(const Lattice3& l, double h, Index k) {
   const std::array<int, 3> ijk = l.coordinates(k);
   return {(ijk[0] + l.offset[0]) * h, (ijk[1] + l.offset[1]) * h, (ijk[2] + l.offset[2]) * h};

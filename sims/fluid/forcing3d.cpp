@@ -30,6 +30,7 @@ struct Source3 {
   std::array<double, 3> target;
 };
 
+// Source s's values at step t.
 Source3 source_at(const SmokeModel3& m, int s, int t) {
   Source3 v{};
   const std::size_t i = static_cast<std::size_t>(s);
@@ -43,6 +44,7 @@ Source3 source_at(const SmokeModel3& m, int s, int t) {
   return v;
 }
 
+// Source s's footprint at sample k of lattice l.
 Footprint3 footprint_at(const Grid3& g, const Lattice3& l, Index k, const Source3& s) {
   const std::array<int, 3> ijk = l.coordinates(k);
   double d[3], dd[3], d2 = 0.0;

@@ -22,7 +22,7 @@ const std::vector<ParameterInfo>& smoke_parameters() {
 const std::vector<ParameterInfo>& smoke3d_parameters() {
   static const std::vector<ParameterInfo> info = [] {
     std::vector<ParameterInfo> p = smoke_parameters();
-    p[0].description = "velocity at the start, one value per x-face, then per y-face, then per z-face";
+    p[0].description = "velocity at the start, one value per x-face, then per y-face (then per z-face in 3D)";
     p.insert(p.begin() + 4, {"source_z", "m", "source", "z of a source's centre"});
     p.push_back({"tilt", "rad", "source and knot", "lean of that flow out of the x-y plane towards +z, per schedule knot"});
     return p;
