@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "app/fluid_scenario.hpp"
-#include "sims/fluid/losses.hpp"
 #include "sims/fluid/smoke3d.hpp"
 
 namespace simgrad::app {
@@ -63,7 +62,7 @@ std::vector<std::uint8_t> mask_of(const fl::Grid3& g, const std::vector<std::vec
   return mask;
 }
 
-class Fluid3dScenario final : public Scenario {
+class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3> {
  public:
   Fluid3dScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
     steps = static_cast<int>(root.integer("steps", 1, 100000));
@@ -83,14 +82,8 @@ class Fluid3dScenario final : public Scenario {
         for (Index k = 0, n = model_.grid.face_count(a); k < n; ++k) model_.initial_velocity.value[at++] = v[static_cast<std::size_t>(a)];
     }
     read_fluid_sources(root, model_, 3);
-    system_ = std::make_unique<fl::Smoke3>(model_);
-    loss_ = std::make_unique<fl::SmokeLoss3>(model_, read_loss(root.child("loss")));
-    problem_ = read_fluid_problem(root, overrides, model_, *system_, *loss_, steps, tune);
+    set_up(root, overrides, read_loss(root.child("loss")));
   }
-
-  std::string simulator() const override { return "fluid"; }
-  tune::RolloutProblem& problem() override { return *problem_; }
-  double hard_loss(std::span<const double> x) override { return problem_->value(x); }
 
   nlohmann::json summary() override {
     const auto final_state = problem_->rollout().final_state();
@@ -115,13 +108,7 @@ class Fluid3dScenario final : public Scenario {
     const fl::Grid3& g = model_.grid;
     const int stride_cells = std::max(1, (std::max(g.n(0), g.n(1)) + 63) / 64);
     const int nx = (g.n(0) + stride_cells - 1) / stride_cells, ny = (g.n(1) + stride_cells - 1) / stride_cells;
-    std::vector<std::vector<double>> views;
-    std::vector<int> times;
-    const int stride = std::max(1, steps / 30);
-    double largest = 1e-12;
-    RolloutOptions record;
-    record.observer = [&](int t, std::span<const double> state) {
-      if (t % stride != 0 && t != steps) return;
+    const Pictures pictures = record_pictures([&](std::span<const double> state) {
       const auto d = fl::fields_of(g, state).density;
       std::vector<double> view(static_cast<std::size_t>(nx * ny), 0.0);
       const double per_sample = 1.0 / (static_cast<double>(g.n(2)) * stride_cells * stride_cells);
@@ -130,11 +117,10 @@ class Fluid3dScenario final : public Scenario {
         const std::array<int, 3> ijk = cl.coordinates(c);
         view[static_cast<std::size_t>((ijk[1] / stride_cells) * nx + ijk[0] / stride_cells)] += d[static_cast<std::size_t>(c)] * per_sample;
       }
-      for (double v : view) largest = std::max(largest, v);
-      views.push_back(std::move(view));
-      times.push_back(t);
-    };
-    Rollout(*system_, *loss_, steps, record).loss();
+      return view;
+    });
+    const std::vector<std::vector<double>>& views = pictures.views;
+    const std::vector<int>& times = pictures.times;
     json lines = json::array();
     auto rectangle = [&](double x0, double y0, double x1, double y1, double colour) {
       const double p[5][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
@@ -157,8 +143,6 @@ class Fluid3dScenario final : public Scenario {
                 {"background", {{"lines", lines}}},
                 {"frames", json::array()}};
     for (std::size_t f = 0; f < views.size(); ++f) {
-      json values = json::array();
-      for (double v : views[f]) values.push_back(static_cast<int>(std::lround(255.0 * v / largest)));
       json arrows = json::array();
       for (int s = 0; s < model_.source_count(); ++s) {
         int knot;
@@ -170,11 +154,7 @@ class Fluid3dScenario final : public Scenario {
         arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                           length * std::cos(angle), length * std::sin(angle)});
       }
-      out["frames"].push_back({{"label", "step " + std::to_string(times[f])},
-                               {"arrows", arrows},
-                               {"field", {{"nx", nx}, {"ny", ny}, {"values", values},
-                                          {"box", {0.0, 0.0, nx * g.h() * stride_cells, ny * g.h() * stride_cells}},
-                                          {"lo", 0}, {"hi", 255}}}});
+      out["frames"].push_back(density_frame(times[f], views[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
     }
     return out;
   }
@@ -193,12 +173,8 @@ class Fluid3dScenario final : public Scenario {
     return l;
   }
 
-  fl::SmokeModel3 model_;
   std::vector<std::vector<double>> obstacles_;
   std::vector<double> region_;
-  std::unique_ptr<fl::Smoke3> system_;
-  std::unique_ptr<fl::SmokeLoss3> loss_;
-  std::unique_ptr<tune::RolloutProblem> problem_;
 };
 
 }  // namespace

@@ -113,6 +113,15 @@ tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel&);
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel3&);
 
+json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
+                   json arrows) {
+  json values = json::array();
+  for (double v : density) values.push_back(static_cast<int>(std::lround(255.0 * v / largest)));
+  return {{"label", "step " + std::to_string(step)},
+          {"arrows", std::move(arrows)},
+          {"field", {{"nx", nx}, {"ny", ny}, {"values", values}, {"box", {0.0, 0.0, nx * pixel, ny * pixel}}, {"lo", 0}, {"hi", 255}}}};
+}
+
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          Model& model, System& system, TrajectoryLoss& loss, int steps,
@@ -218,7 +227,7 @@ std::vector<double> read_density(const ScenarioNode& node, const fl::Grid& g) {
   return d;
 }
 
-class FluidScenario final : public Scenario {
+class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
  public:
   FluidScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
     steps = static_cast<int>(root.integer("steps", 1, 100000));
@@ -254,15 +263,8 @@ class FluidScenario final : public Scenario {
       std::fill(model_.initial_velocity.value.begin() + g.u_count(), model_.initial_velocity.value.end(), v[1]);
     }
     read_fluid_sources(root, model_, 2);
-    system_ = std::make_unique<fl::Smoke>(model_);
-    loss_ = std::make_unique<fl::SmokeLoss>(model_, read_loss(root.child("loss")));
-    problem_ = read_fluid_problem(root, overrides, model_, *system_, *loss_, steps, tune);
+    set_up(root, overrides, read_loss(root.child("loss")));
   }
-
-  std::string simulator() const override { return "fluid"; }
-  tune::RolloutProblem& problem() override { return *problem_; }
-  // No relaxation: the smooth footprints are the model itself, not a stand-in for a hard one.
-  double hard_loss(std::span<const double> x) override { return problem_->value(x); }
 
   nlohmann::json summary() override {
     const auto final_state = problem_->rollout().final_state();
@@ -287,13 +289,7 @@ class FluidScenario final : public Scenario {
     const fl::Grid& g = model_.grid;
     const int stride_cells = std::max(1, (std::max(g.nx(), g.ny()) + 63) / 64);
     const int nx = (g.nx() + stride_cells - 1) / stride_cells, ny = (g.ny() + stride_cells - 1) / stride_cells;
-    std::vector<std::vector<double>> densities;
-    std::vector<int> times;
-    const int stride = std::max(1, steps / 30);
-    double largest = 1e-12;
-    RolloutOptions record;
-    record.observer = [&](int t, std::span<const double> state) {
-      if (t % stride != 0 && t != steps) return;
+    const Pictures pictures = record_pictures([&](std::span<const double> state) {
       const auto d = fl::fields_of(g, state).density;
       std::vector<double> coarse(static_cast<std::size_t>(nx * ny), 0.0);
       std::vector<int> count(coarse.size(), 0);
@@ -303,11 +299,11 @@ class FluidScenario final : public Scenario {
           coarse[k] += d[static_cast<std::size_t>(g.cell(i, j))];
           ++count[k];
         }
-      for (std::size_t k = 0; k < coarse.size(); ++k) largest = std::max(largest, coarse[k] /= count[k]);
-      densities.push_back(std::move(coarse));
-      times.push_back(t);
-    };
-    Rollout(*system_, *loss_, steps, record).loss();
+      for (std::size_t k = 0; k < coarse.size(); ++k) coarse[k] /= count[k];
+      return coarse;
+    });
+    const std::vector<std::vector<double>>& densities = pictures.views;
+    const std::vector<int>& times = pictures.times;
     json background = {{"lines", json::array()}};
     auto outline = [&](const Shape& s, double colour) {
       const int sides = s.circle ? 24 : 4;
@@ -348,8 +344,6 @@ class FluidScenario final : public Scenario {
                 {"background", background},
                 {"frames", json::array()}};
     for (std::size_t f = 0; f < densities.size(); ++f) {
-      json values = json::array();
-      for (double v : densities[f]) values.push_back(static_cast<int>(std::lround(255.0 * v / largest)));
       json arrows = json::array();
       for (int s = 0; s < model_.source_count(); ++s) {
         int knot;
@@ -361,11 +355,7 @@ class FluidScenario final : public Scenario {
         arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                           length * std::cos(angle) * (speed < 0 ? -1 : 1), length * std::sin(angle) * (speed < 0 ? -1 : 1)});
       }
-      out["frames"].push_back({{"label", "step " + std::to_string(times[f])},
-                               {"arrows", arrows},
-                               {"field", {{"nx", nx}, {"ny", ny}, {"values", values},
-                                          {"box", {0.0, 0.0, nx * g.h() * stride_cells, ny * g.h() * stride_cells}},
-                                          {"lo", 0}, {"hi", 255}}}});
+      out["frames"].push_back(density_frame(times[f], densities[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
     }
     return out;
   }
@@ -397,10 +387,6 @@ class FluidScenario final : public Scenario {
     return l;
   }
 
-  fl::SmokeModel model_;
-  std::unique_ptr<fl::Smoke> system_;
-  std::unique_ptr<fl::SmokeLoss> loss_;
-  std::unique_ptr<tune::RolloutProblem> problem_;
 };
 
 }  // namespace
