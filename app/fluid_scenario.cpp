@@ -1,5 +1,7 @@
 #include "app/fluid_scenario.hpp"
 
+#include "app/fluid3d_scenario.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -17,8 +19,6 @@ namespace simgrad::app {
 namespace fl = simgrad::fluid;
 using nlohmann::json;
 
-namespace {
-
 // What a scenario that leaves a tunable quantity out gets (a source's position and radius are
 // required); `simgrad describe` prints the same.
 const nlohmann::json& fluid_defaults() {
@@ -26,12 +26,14 @@ const nlohmann::json& fluid_defaults() {
                                           {"initial_density", 0.0},
                                           {"source_x", "required: sources[].position"},
                                           {"source_y", "required: sources[].position"},
+                                          {"source_z", "required in 3D: sources[].position"},
                                           {"source_radius", "required: sources[].radius"},
                                           {"density_rate", 0.0},
                                           {"temperature_rate", 0.0},
                                           {"speed", 0.0},
                                           {"angle", 0.0},
-                                          {"vorticity_confinement", 0.0}};
+                                          {"vorticity_confinement", 0.0},
+                                          {"tilt", 0.0}};
   return defaults;
 }
 
@@ -50,6 +52,105 @@ fl::Side read_side(const ScenarioNode& sides, std::string_view key) {
   const std::string s = sides.choice(key, {"closed", "open", "periodic"}, "closed");
   return s == "closed" ? fl::Side::kClosed : s == "open" ? fl::Side::kOpen : fl::Side::kPeriodic;
 }
+
+fl::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, double cell_size) {
+  fl::SmokeSettings s;
+  s.steps = steps;
+  s.dt = root.positive("dt");
+  s.buoyancy = root.number("buoyancy", 0.0);
+  s.weight = root.number("weight", 0.0);
+  s.viscosity = root.non_negative("viscosity", 0.0);
+  if (s.viscosity * s.dt / (cell_size * cell_size) > 0.25)
+    root.fail("viscosity", "explicit viscosity is unstable: needs viscosity dt / cell_size^2 <= 0.25");
+  if (auto p = root.optional_child("pressure")) {
+    const std::string solver = p->choice("solver", {"cg", "jacobi"}, "cg");
+    s.pressure.solver = solver == "cg" ? fl::PressureSolver::kConjugateGradient : fl::PressureSolver::kJacobi;
+    s.pressure.tolerance = p->positive("tolerance", s.pressure.tolerance);
+    s.pressure.jacobi_iterations = static_cast<int>(p->integer("iterations", 1, 100000, s.pressure.jacobi_iterations));
+  }
+  return s;
+}
+
+std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key, int knots, double fallback) {
+  if (!node.has(key)) return std::vector<double>(static_cast<std::size_t>(knots), fallback);
+  if (node.member(key).json().is_number()) return std::vector<double>(static_cast<std::size_t>(knots), node.number(key));
+  return node.numbers(key, static_cast<std::size_t>(knots));
+}
+
+template <class Model>
+void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions) {
+  const int knots = static_cast<int>(root.integer("schedule_knots", 1, 1000, 1));
+  model.set_knots(knots);
+  if (!root.has("sources")) return;
+  for (const ScenarioNode& node : root.array("sources")) {
+    const ScenarioNode src = node.as_object();
+    const std::vector<double> at = src.numbers("position", static_cast<std::size_t>(dimensions));
+    const std::string name = src.string("name", "source " + std::to_string(model.source_count()));
+    model.add_source(name, {at[0], at[1], dimensions == 3 ? at[2] : 0.0}, src.positive("radius"),
+                     src.non_negative("density_rate", fluid_default("density_rate")),
+                     src.non_negative("temperature_rate", fluid_default("temperature_rate")), 0.0, 0.0, 0.0);
+    const std::size_t first = static_cast<std::size_t>((model.source_count() - 1) * knots);
+    auto schedule = [&](fl::Quantity& q, const char* key, double fallback) {
+      const std::vector<double> values = read_schedule(src, key, knots, fallback);
+      std::copy(values.begin(), values.end(), q.value.begin() + static_cast<std::ptrdiff_t>(first));
+    };
+    schedule(model.speed, "speed", fluid_default("speed"));
+    schedule(model.angle, "angle", fluid_default("angle"));
+    if (dimensions == 3) schedule(model.tilt, "tilt", 0.0);
+  }
+}
+
+template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel&, int);
+template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel3&, int);
+
+template <class Model>
+tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
+  fl::ParameterRequest r;
+  r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_z", "source_radius",
+                             "density_rate", "temperature_rate", "speed", "angle", "tilt", "vorticity_confinement"});
+  if (p.has("sources"))
+    for (std::int64_t s : p.integers("sources", 0, std::max(0, model.source_count() - 1)))
+      r.sources.push_back(static_cast<int>(s));
+  r.uniform = p.boolean("uniform", false);
+  const ParameterBounds bounds = read_parameter_bounds(p);
+  r.lower = bounds.lower;
+  r.upper = bounds.upper;
+  r.transform = bounds.transform;
+  return bind_within_bounds(p, bounds, [&] { return fl::bind_parameter(model, r); });
+}
+
+template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel&);
+template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel3&);
+
+json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
+                   json arrows) {
+  json values = json::array();
+  for (double v : density) values.push_back(static_cast<int>(std::lround(255.0 * v / largest)));
+  return {{"label", "step " + std::to_string(step)},
+          {"arrows", std::move(arrows)},
+          {"field", {{"nx", nx}, {"ny", ny}, {"values", values}, {"box", {0.0, 0.0, nx * pixel, ny * pixel}}, {"lo", 0}, {"hi", 255}}}};
+}
+
+template <class Model>
+std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
+                                                         Model& model, System& system, TrajectoryLoss& loss, int steps,
+                                                         TuneSettings& tune) {
+  const ScenarioNode tune_node = root.child("tune");
+  tune = read_tune_settings(tune_node);
+  std::vector<tune::BoundParameter> bound;
+  for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_fluid_parameter(p.as_object(), model));
+  if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+  RolloutOptions options;
+  options.checkpoint = read_checkpoint(root, overrides);
+  return std::make_unique<tune::RolloutProblem>(system, loss, steps, options, std::move(bound));
+}
+
+template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
+                                                                  fl::SmokeModel&, System&, TrajectoryLoss&, int, TuneSettings&);
+template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
+                                                                  fl::SmokeModel3&, System&, TrajectoryLoss&, int, TuneSettings&);
+
+namespace {
 
 // The grid: "cells": [nx, ny], "cell_size", "sides": {"left", "right", "bottom", "top"} or one
 // word for all four.
@@ -135,14 +236,7 @@ std::vector<double> read_density(const ScenarioNode& node, const fl::Grid& g) {
   return d;
 }
 
-// A schedule: one number for all knots, or one per knot.
-std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key, int knots, double fallback) {
-  if (!node.has(key)) return std::vector<double>(static_cast<std::size_t>(knots), fallback);
-  if (node.member(key).json().is_number()) return std::vector<double>(static_cast<std::size_t>(knots), node.number(key));
-  return node.numbers(key, static_cast<std::size_t>(knots));
-}
-
-class FluidScenario final : public Scenario {
+class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
  public:
   FluidScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
     steps = static_cast<int>(root.integer("steps", 1, 100000));
@@ -168,25 +262,12 @@ class FluidScenario final : public Scenario {
       for (std::size_t c = 0; c < solid.size(); ++c) solid[c] |= from_images[c];
       grid.set_solid(std::move(solid));
     }
-    fl::SmokeSettings s;
-    s.steps = steps;
-    s.dt = root.positive("dt");
-    s.buoyancy = root.number("buoyancy", 0.0);
-    s.weight = root.number("weight", 0.0);
-    s.viscosity = root.non_negative("viscosity", 0.0);
-    if (s.viscosity * s.dt / (grid.h() * grid.h()) > 0.25)
-      root.fail("viscosity", "explicit viscosity is unstable: needs viscosity dt / cell_size^2 <= 0.25");
-    // Velocity by semi-Lagrangian or MacCormack; smoke and temperature the same unless said.
+    fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h());
+    // Velocity by semi-Lagrangian or MacCormack; smoke and temperature the same unless said (2D only).
     const std::string advection = root.choice("advection", {"semi_lagrangian", "maccormack"}, "semi_lagrangian");
     s.velocity_advection = advection_scheme(advection);
     s.carried_advection =
         advection_scheme(root.choice("carried_advection", {"semi_lagrangian", "maccormack", "conservative"}, advection));
-    if (auto p = root.optional_child("pressure")) {
-      const std::string solver = p->choice("solver", {"cg", "jacobi"}, "cg");
-      s.pressure.solver = solver == "cg" ? fl::PressureSolver::kConjugateGradient : fl::PressureSolver::kJacobi;
-      s.pressure.tolerance = p->positive("tolerance", s.pressure.tolerance);
-      s.pressure.jacobi_iterations = static_cast<int>(p->integer("iterations", 1, 100000, s.pressure.jacobi_iterations));
-    }
     s.confinement = root.has("vorticity_confinement");
     model_.reset(std::move(grid), s);
     if (s.confinement) model_.confinement.value[0] = root.non_negative("vorticity_confinement");
@@ -197,24 +278,9 @@ class FluidScenario final : public Scenario {
       std::fill_n(model_.initial_velocity.value.begin(), g.u_count(), v[0]);
       std::fill(model_.initial_velocity.value.begin() + g.u_count(), model_.initial_velocity.value.end(), v[1]);
     }
-    read_sources(root);
-    system_ = std::make_unique<fl::Smoke>(model_);
-    loss_ = std::make_unique<fl::SmokeLoss>(model_, read_loss(root.child("loss")));
-
-    const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
-    RolloutOptions options;
-    options.checkpoint = read_checkpoint(root, overrides);
-    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    read_fluid_sources(root, model_, 2);
+    set_up(root, overrides, read_loss(root.child("loss")));
   }
-
-  std::string simulator() const override { return "fluid"; }
-  tune::RolloutProblem& problem() override { return *problem_; }
-  // No relaxation: the smooth footprints are the model itself, not a stand-in for a hard one.
-  double hard_loss(std::span<const double> x) override { return problem_->value(x); }
 
   nlohmann::json summary() override {
     const auto final_state = problem_->rollout().final_state();
@@ -239,13 +305,7 @@ class FluidScenario final : public Scenario {
     const fl::Grid& g = model_.grid;
     const int stride_cells = std::max(1, (std::max(g.nx(), g.ny()) + 63) / 64);
     const int nx = (g.nx() + stride_cells - 1) / stride_cells, ny = (g.ny() + stride_cells - 1) / stride_cells;
-    std::vector<std::vector<double>> densities;
-    std::vector<int> times;
-    const int stride = std::max(1, steps / 30);
-    double largest = 1e-12;
-    RolloutOptions record;
-    record.observer = [&](int t, std::span<const double> state) {
-      if (t % stride != 0 && t != steps) return;
+    const Pictures pictures = record_pictures([&](std::span<const double> state) {
       const auto d = fl::fields_of(g, state).density;
       std::vector<double> coarse(static_cast<std::size_t>(nx * ny), 0.0);
       std::vector<int> count(coarse.size(), 0);
@@ -255,11 +315,11 @@ class FluidScenario final : public Scenario {
           coarse[k] += d[static_cast<std::size_t>(g.cell(i, j))];
           ++count[k];
         }
-      for (std::size_t k = 0; k < coarse.size(); ++k) largest = std::max(largest, coarse[k] /= count[k]);
-      densities.push_back(std::move(coarse));
-      times.push_back(t);
-    };
-    Rollout(*system_, *loss_, steps, record).loss();
+      for (std::size_t k = 0; k < coarse.size(); ++k) coarse[k] /= count[k];
+      return coarse;
+    });
+    const std::vector<std::vector<double>>& densities = pictures.views;
+    const std::vector<int>& times = pictures.times;
     json background = {{"lines", json::array()}};
     auto outline = [&](const Shape& s, double colour) {
       const int sides = s.circle ? 24 : 4;
@@ -300,8 +360,6 @@ class FluidScenario final : public Scenario {
                 {"background", background},
                 {"frames", json::array()}};
     for (std::size_t f = 0; f < densities.size(); ++f) {
-      json values = json::array();
-      for (double v : densities[f]) values.push_back(static_cast<int>(std::lround(255.0 * v / largest)));
       json arrows = json::array();
       for (int s = 0; s < model_.source_count(); ++s) {
         int knot;
@@ -313,34 +371,12 @@ class FluidScenario final : public Scenario {
         arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                           length * std::cos(angle) * (speed < 0 ? -1 : 1), length * std::sin(angle) * (speed < 0 ? -1 : 1)});
       }
-      out["frames"].push_back({{"label", "step " + std::to_string(times[f])},
-                               {"arrows", arrows},
-                               {"field", {{"nx", nx}, {"ny", ny}, {"values", values},
-                                          {"box", {0.0, 0.0, nx * g.h() * stride_cells, ny * g.h() * stride_cells}},
-                                          {"lo", 0}, {"hi", 255}}}});
+      out["frames"].push_back(density_frame(times[f], densities[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
     }
     return out;
   }
 
  private:
-  void read_sources(const ScenarioNode& root) {
-    const int knots = static_cast<int>(root.integer("schedule_knots", 1, 1000, 1));
-    model_.set_knots(knots);
-    if (!root.has("sources")) return;
-    for (const ScenarioNode& node : root.array("sources")) {
-      const ScenarioNode src = node.as_object();
-      const std::vector<double> at = src.numbers("position", 2);
-      const std::string name = src.string("name", "source " + std::to_string(model_.source_count()));
-      model_.add_source(name, at[0], at[1], src.positive("radius"), src.non_negative("density_rate", fluid_default("density_rate")),
-                        src.non_negative("temperature_rate", fluid_default("temperature_rate")), 0.0, 0.0);
-      const std::vector<double> speed = read_schedule(src, "speed", knots, fluid_default("speed"));
-      const std::vector<double> angle = read_schedule(src, "angle", knots, fluid_default("angle"));
-      const std::size_t first = static_cast<std::size_t>((model_.source_count() - 1) * knots);
-      std::copy(speed.begin(), speed.end(), model_.speed.value.begin() + static_cast<std::ptrdiff_t>(first));
-      std::copy(angle.begin(), angle.end(), model_.angle.value.begin() + static_cast<std::ptrdiff_t>(first));
-    }
-  }
-
   fl::SmokeLossSettings read_loss(const ScenarioNode& loss) {
     fl::SmokeLossSettings l;
     const fl::Grid& g = model_.grid;
@@ -367,30 +403,13 @@ class FluidScenario final : public Scenario {
     return l;
   }
 
-  tune::BoundParameter read_parameter(const ScenarioNode& p) {
-    fl::ParameterRequest r;
-    r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_radius",
-                               "density_rate", "temperature_rate", "speed", "angle", "vorticity_confinement"});
-    if (p.has("sources"))
-      for (std::int64_t s : p.integers("sources", 0, std::max(0, model_.source_count() - 1)))
-        r.sources.push_back(static_cast<int>(s));
-    r.uniform = p.boolean("uniform", false);
-    const ParameterBounds bounds = read_parameter_bounds(p);
-    r.lower = bounds.lower;
-    r.upper = bounds.upper;
-    r.transform = bounds.transform;
-    return bind_within_bounds(p, bounds, [&] { return fl::bind_parameter(model_, r); });
-  }
-
-  fl::SmokeModel model_;
-  std::unique_ptr<fl::Smoke> system_;
-  std::unique_ptr<fl::SmokeLoss> loss_;
-  std::unique_ptr<tune::RolloutProblem> problem_;
 };
 
 }  // namespace
 
 std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  const nlohmann::json& cells = root.child("grid").member("cells").json();
+  if (cells.is_array() && cells.size() == 3) return load_fluid3d_scenario(root, overrides);
   try {
     return std::make_unique<FluidScenario>(root, overrides);
   } catch (const std::invalid_argument& e) {
@@ -401,13 +420,13 @@ std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const Sc
 SimulatorInfo fluid_info() {
   SimulatorInfo info;
   info.name = "fluid";
-  info.description = "2D Eulerian smoke on a staggered grid: semi-Lagrangian or MacCormack advection (\"advection\", "
-                     "default semi_lagrangian; smoke and temperature follow it unless \"carried_advection\" says "
-                     "semi_lagrangian, maccormack or conservative), buoyancy, viscosity, "
-                     "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
+  info.description = "2D and 3D Eulerian smoke on a staggered grid: semi-Lagrangian advection, or in 2D MacCormack "
+                     "(\"advection\", default semi_lagrangian; smoke and temperature follow it unless "
+                     "\"carried_advection\" says semi_lagrangian, maccormack or conservative), buoyancy, viscosity, "
+                     "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or in 2D fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
   info.parameters = nlohmann::json::array();
-  for (const auto& p : fl::smoke_parameters())
+  for (const auto& p : fl::smoke3d_parameters())
     info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
                                {"default", fluid_defaults().at(p.name)}});
   return info;

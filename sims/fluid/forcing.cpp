@@ -5,30 +5,17 @@
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "sims/fluid/source_footprint.hpp"
 
 namespace simgrad::fluid {
 
 namespace {
 
 // A source's footprint at sample k of lattice l: g = exp(-|x - c|^2 / r^2) and its derivatives
-// with respect to the centre and the radius. Along a periodic axis of length L the offset d is
-// replaced by (L / pi) sin(pi d / L): periodic and smooth everywhere (a nearest-image offset
-// jumps half a domain away), and equal to d to second order near the source.
+// with respect to the centre and the radius; offsets along periodic axes as axis_offset says.
 struct Footprint {
   double g, dcx, dcy, dr;
 };
-
-// The offset along one axis and its derivative with respect to the source's coordinate.
-void axis_offset(double d, bool periodic, double length, double& offset, double& doffset_dc) {
-  if (!periodic) {
-    offset = d;
-    doffset_dc = -1.0;
-    return;
-  }
-  const double k = std::numbers::pi / length;
-  offset = std::sin(k * d) / k;
-  doffset_dc = -std::cos(k * d);
-}
 
 Footprint footprint_at(const Grid& grid, const Lattice& l, Index k, double cx, double cy, double r) {
   const double h = grid.h();
@@ -55,13 +42,6 @@ SourceValues source_values(const SmokeModel& m, int s, int t) {
   sv.speed = m.scheduled(m.speed, s, t, sv.speed_knot, sv.speed_fraction);
   sv.angle = m.scheduled(m.angle, s, t, sv.angle_knot, sv.angle_fraction);
   return sv;
-}
-
-// Spreads the adjoint of a scheduled value onto its two knots.
-void add_to_knots(Quantity& q, const SmokeModel& m, int s, int knot, double fraction, double adjoint) {
-  double* a = q.adjoint.data() + static_cast<std::size_t>(s * m.knots);
-  a[knot] += (1.0 - fraction) * adjoint;
-  if (m.knots > 1) a[knot + 1] += fraction * adjoint;
 }
 
 }  // namespace

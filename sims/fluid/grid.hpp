@@ -133,6 +133,7 @@ class Grid {
   int v_rows() const { return periodic_y() ? ny_ : ny_ + 1; }
   Index u_count() const { return static_cast<Index>(u_columns()) * ny_; }
   Index v_count() const { return static_cast<Index>(nx_) * v_rows(); }
+  Index face_count() const { return u_count() + v_count(); }
   Index cell(int i, int j) const { return static_cast<Index>(j) * nx_ + i; }
   Index u_face(int i, int j) const { return static_cast<Index>(j) * u_columns() + i; }
   Index v_face(int i, int j) const { return static_cast<Index>(j) * nx_ + i; }

@@ -4,7 +4,8 @@
 
 namespace simgrad::fluid {
 
-SmokeLoss::SmokeLoss(SmokeModel& model, SmokeLossSettings settings) : model_(model), settings_(std::move(settings)) {
+template <class Model>
+SmokeLossOf<Model>::SmokeLossOf(Model& model, SmokeLossSettings settings) : model_(model), settings_(std::move(settings)) {
   const std::size_t cells = static_cast<std::size_t>(model.grid.cells());
   if (!settings_.target.empty() && settings_.target.size() != cells)
     throw std::invalid_argument("the target image has " + std::to_string(settings_.target.size()) +
@@ -16,14 +17,16 @@ SmokeLoss::SmokeLoss(SmokeModel& model, SmokeLossSettings settings) : model_(mod
   }
 }
 
-bool SmokeLoss::has_term(int t, int steps) const {
+template <class Model>
+bool SmokeLossOf<Model>::has_term(int t, int steps) const {
   if (t == 0 && settings_.smoothness > 0.0) return true;
   if (t == steps && !settings_.target.empty()) return true;
   return !settings_.region.empty() && t == region_step(steps);
 }
 
-double SmokeLoss::image_mismatch(std::span<const double> state) const {
-  const ConstFieldsView f = fields_of(model_.grid, state);
+template <class Model>
+double SmokeLossOf<Model>::image_mismatch(std::span<const double> state) const {
+  const auto f = fields_of(model_.grid, state);
   double sum = 0.0;
   for (std::size_t c = 0; c < settings_.target.size(); ++c) {
     const double d = f.density[c] - settings_.target[c];
@@ -32,17 +35,19 @@ double SmokeLoss::image_mismatch(std::span<const double> state) const {
   return settings_.target.empty() ? 0.0 : sum / static_cast<double>(settings_.target.size());
 }
 
-double SmokeLoss::region_density(std::span<const double> state) const {
-  const ConstFieldsView f = fields_of(model_.grid, state);
+template <class Model>
+double SmokeLossOf<Model>::region_density(std::span<const double> state) const {
+  const auto f = fields_of(model_.grid, state);
   double sum = 0.0;
   for (std::size_t c = 0; c < settings_.region.size(); ++c)
     if (settings_.region[c]) sum += f.density[c];
   return settings_.region.empty() ? 0.0 : sum / region_cells_;
 }
 
-double SmokeLoss::smoothness_penalty(bool add_adjoint, double seed) {
+template <class Model>
+double SmokeLossOf<Model>::smoothness_penalty(bool add_adjoint, double seed) {
   double sum = 0.0;
-  for (Quantity* q : {&model_.speed, &model_.angle})
+  for (Quantity* q : {&model_.speed, &model_.angle, &model_.tilt})
     for (int s = 0; s < model_.source_count(); ++s)
       for (int k = 0; k + 1 < model_.knots; ++k) {
         const std::size_t i = static_cast<std::size_t>(s * model_.knots + k);
@@ -56,7 +61,8 @@ double SmokeLoss::smoothness_penalty(bool add_adjoint, double seed) {
   return settings_.smoothness * sum;
 }
 
-double SmokeLoss::term(int t, std::span<const double> state) {
+template <class Model>
+double SmokeLossOf<Model>::term(int t, std::span<const double> state) {
   const int steps = model_.settings.steps;
   double value = 0.0;
   if (t == 0 && settings_.smoothness > 0.0) value += smoothness_penalty(false, 0.0);
@@ -68,10 +74,11 @@ double SmokeLoss::term(int t, std::span<const double> state) {
   return value;
 }
 
-void SmokeLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
+template <class Model>
+void SmokeLossOf<Model>::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
   const int steps = model_.settings.steps;
-  const ConstFieldsView f = fields_of(model_.grid, state);
-  const FieldsView a = fields_of(model_.grid, state_adjoint);
+  const auto f = fields_of(model_.grid, state);
+  const auto a = fields_of(model_.grid, state_adjoint);
   if (t == 0 && settings_.smoothness > 0.0) smoothness_penalty(true, seed);
   if (t == steps && !settings_.target.empty()) {
     const double scale = seed * settings_.image_weight * 2.0 / static_cast<double>(settings_.target.size());
@@ -83,5 +90,8 @@ void SmokeLoss::term_adjoint(int t, std::span<const double> state, double seed, 
       if (settings_.region[c]) a.density[c] += seed * dmean / region_cells_;
   }
 }
+
+template class SmokeLossOf<SmokeModel>;
+template class SmokeLossOf<SmokeModel3>;
 
 }  // namespace simgrad::fluid

@@ -1,6 +1,7 @@
 // Losses of smoke rollouts: match a target density image at the last step, fill a target
 // region by a given step, and a smoothness penalty on the sources' schedules (a term at step 0
-// that depends on the parameters only).
+// that depends on the parameters only). The same losses serve 2D and 3D models (cells in the
+// grid's order).
 #pragma once
 
 #include <optional>
@@ -24,13 +25,14 @@ struct SmokeLossSettings {
   int region_step = -1;
   std::optional<double> region_target;
   // smoothness times the sum over sources and neighbouring knots of squared differences of
-  // speed and of angle.
+  // speed, of angle and of tilt.
   double smoothness = 0.0;
 };
 
-class SmokeLoss final : public TrajectoryLoss {
+template <class Model>
+class SmokeLossOf final : public TrajectoryLoss {
  public:
-  SmokeLoss(SmokeModel& model, SmokeLossSettings settings);
+  SmokeLossOf(Model& model, SmokeLossSettings settings);
 
   bool has_term(int t, int steps) const override;
   double term(int t, std::span<const double> state) override;
@@ -45,9 +47,12 @@ class SmokeLoss final : public TrajectoryLoss {
   int region_step(int steps) const { return settings_.region_step < 0 ? steps : settings_.region_step; }
   double smoothness_penalty(bool add_adjoint, double seed);
 
-  SmokeModel& model_;
+  Model& model_;
   SmokeLossSettings settings_;
   double region_cells_ = 0.0;
 };
+
+using SmokeLoss = SmokeLossOf<SmokeModel>;
+using SmokeLoss3 = SmokeLossOf<SmokeModel3>;
 
 }  // namespace simgrad::fluid

@@ -20,19 +20,39 @@ const std::vector<ParameterInfo>& smoke_parameters() {
   return info;
 }
 
-tune::BoundParameter bind_parameter(SmokeModel& model, const ParameterRequest& request) {
+const std::vector<ParameterInfo>& smoke3d_parameters() {
+  static const std::vector<ParameterInfo> info = [] {
+    std::vector<ParameterInfo> p = smoke_parameters();
+    p[0].description = "velocity at the start, one value per x-face, then per y-face (then per z-face in 3D)";
+    p.insert(p.begin() + 4, {"source_z", "m", "source", "z of a source's centre"});
+    p.push_back({"tilt", "rad", "source and knot", "lean of that flow out of the x-y plane towards +z, per schedule knot"});
+    // Vorticity confinement is 2D only.
+    std::erase_if(p, [](const ParameterInfo& i) { return i.name == "vorticity_confinement"; });
+    return p;
+  }();
+  return info;
+}
+
+namespace {
+
+template <class Model>
+tune::BoundParameter bind(Model& model, const ParameterRequest& request, const std::vector<ParameterInfo>& known) {
   const std::string& n = request.name;
+  if (std::none_of(known.begin(), known.end(), [&](const ParameterInfo& p) { return p.name == n; }))
+    throw std::invalid_argument("unknown fluid parameter \"" + n + "\"");
   Quantity* q = nullptr;
   int per_source = 0;  // entries per source; 0: not a per-source quantity
   if (n == "initial_velocity") q = &model.initial_velocity;
   else if (n == "initial_density") q = &model.initial_density;
   else if (n == "source_x") q = &model.source_x, per_source = 1;
   else if (n == "source_y") q = &model.source_y, per_source = 1;
+  else if (n == "source_z") q = &model.source_z, per_source = 1;
   else if (n == "source_radius") q = &model.source_radius, per_source = 1;
   else if (n == "density_rate") q = &model.density_rate, per_source = 1;
   else if (n == "temperature_rate") q = &model.temperature_rate, per_source = 1;
   else if (n == "speed") q = &model.speed, per_source = model.knots;
   else if (n == "angle") q = &model.angle, per_source = model.knots;
+  else if (n == "tilt") q = &model.tilt, per_source = model.knots;
   else if (n == "vorticity_confinement") {
     if (!model.settings.confinement)
       throw std::invalid_argument("set \"vorticity_confinement\" in the scenario to tune it (confinement is off)");
@@ -56,7 +76,7 @@ tune::BoundParameter bind_parameter(SmokeModel& model, const ParameterRequest& r
   }
   if (entries.empty()) throw std::invalid_argument("parameter \"" + n + "\" has no entries in this model");
   std::string unit;
-  for (const ParameterInfo& p : smoke_parameters())
+  for (const ParameterInfo& p : known)
     if (p.name == n) unit = p.unit;
   tune::BoundParameter b;
   b.parameter.name = n;
@@ -76,6 +96,16 @@ tune::BoundParameter bind_parameter(SmokeModel& model, const ParameterRequest& r
     for (std::size_t k = 0; k < entries.size(); ++k) g[uniform ? 0 : k] += q->adjoint[entries[k]];
   };
   return b;
+}
+
+}  // namespace
+
+tune::BoundParameter bind_parameter(SmokeModel& model, const ParameterRequest& request) {
+  return bind(model, request, smoke_parameters());
+}
+
+tune::BoundParameter bind_parameter(SmokeModel3& model, const ParameterRequest& request) {
+  return bind(model, request, smoke3d_parameters());
 }
 
 }  // namespace simgrad::fluid

@@ -17,8 +17,9 @@ struct ParameterInfo {
   std::string description;
 };
 
-// All tunable quantities of the smoke model.
+// All tunable quantities of the 2D smoke model, and of the 3D one (a source's z and tilt more).
 const std::vector<ParameterInfo>& smoke_parameters();
+const std::vector<ParameterInfo>& smoke3d_parameters();
 
 struct ParameterRequest {
   std::string name;          // one of smoke_parameters()
@@ -32,5 +33,6 @@ struct ParameterRequest {
 // Binds a quantity to the tuner; the initial values are the model's. Throws
 // std::invalid_argument for an unknown name or source.
 tune::BoundParameter bind_parameter(SmokeModel& model, const ParameterRequest& request);
+tune::BoundParameter bind_parameter(SmokeModel3& model, const ParameterRequest& request);
 
 }  // namespace simgrad::fluid

@@ -6,6 +6,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
+#include "sims/fluid/conjugate_gradient.hpp"
 
 namespace simgrad::fluid {
 
@@ -91,24 +92,8 @@ void Projection::divergence(std::span<const double> u, std::span<const double> v
   });
 }
 
-double Projection::dot(std::span<const double> a, std::span<const double> b) {
-  parallel_for_indexed_blocks(static_cast<Index>(a.size()), [&](Index block, Index first, Index last) {
-    double s = 0.0;
-    for (Index k = first; k < last; ++k) s += a[static_cast<std::size_t>(k)] * b[static_cast<std::size_t>(k)];
-    partial_[static_cast<std::size_t>(block)] = s;
-  });
-  double total = 0.0;
-  for (double s : partial_) total += s;
-  return total;
-}
-
 void Projection::remove_mean(std::span<double> x) const {
-  double sum = 0.0;
-  for (Index c = 0; c < grid_->cells(); ++c)
-    if (!grid_->solid(c)) sum += x[static_cast<std::size_t>(c)];
-  const double mean = sum / static_cast<double>(fluid_cells_ > 0 ? fluid_cells_ : 1);
-  for (Index c = 0; c < grid_->cells(); ++c)
-    if (!grid_->solid(c)) x[static_cast<std::size_t>(c)] -= mean;
+  remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_);
 }
 
 void Projection::coupled_sums(std::span<const double> x, Index first, Index last, double* out) const {
@@ -177,36 +162,11 @@ void Projection::apply_preconditioner(std::span<const double> r, std::span<doubl
 }
 
 void Projection::conjugate_gradient(std::span<const double> b, std::span<double> x) {
-  const std::size_t n = b.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    x[k] = 0.0;
-    r_[k] = b[k];
-  }
-  const double b_norm = std::sqrt(dot(b, b));
-  last_iterations_ = 0;
-  if (b_norm == 0.0) return;
-  const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(n) + 10;
+  const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(b.size()) + 10;
   // q_ doubles as the preconditioner's scratch before each matrix product overwrites it.
-  apply_preconditioner(r_, z_);
-  for (std::size_t k = 0; k < n; ++k) s_[k] = z_[k];
-  double rho = dot(r_, z_);
-  for (int it = 1; it <= max_iterations; ++it) {
-    apply_matrix(s_, q_);
-    const double alpha = rho / dot(s_, q_);
-    for (std::size_t k = 0; k < n; ++k) {
-      x[k] += alpha * s_[k];
-      r_[k] -= alpha * q_[k];
-    }
-    last_iterations_ = it;
-    const double r_norm = std::sqrt(dot(r_, r_));
-    if (!std::isfinite(r_norm)) throw NonFiniteError("pressure_cg", 0, false);
-    if (r_norm <= settings_.tolerance * b_norm) break;
-    apply_preconditioner(r_, z_);
-    const double rho_next = dot(r_, z_);
-    const double beta = rho_next / rho;
-    rho = rho_next;
-    for (std::size_t k = 0; k < n; ++k) s_[k] = z_[k] + beta * s_[k];
-  }
+  last_iterations_ = preconditioned_cg([&](std::span<const double> y, std::span<double> out) { apply_matrix(y, out); },
+                                       [&](std::span<const double> r, std::span<double> z) { apply_preconditioner(r, z); },
+                                       b, x, CgWork{r_, z_, s_, q_, partial_}, settings_.tolerance, max_iterations);
   if (last_iterations_ > max_iterations_seen_) max_iterations_seen_ = last_iterations_;
 }
 

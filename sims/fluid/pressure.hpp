@@ -56,7 +56,6 @@ class Projection {
   void coupled_sums(std::span<const double> x, Index first, Index last, double* out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x) const;
-  double dot(std::span<const double> a, std::span<const double> b);
   void build();
 
   const Grid* grid_;

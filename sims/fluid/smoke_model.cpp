@@ -6,20 +6,30 @@
 
 namespace simgrad::fluid {
 
-void SmokeModel::reset(Grid g, SmokeSettings s) {
+template <class G>
+void SmokeModelOf<G>::reset(G g, SmokeSettings s) {
   grid = std::move(g);
   settings = s;
-  initial_velocity.resize(static_cast<std::size_t>(grid.u_count() + grid.v_count()));
+  initial_velocity.resize(static_cast<std::size_t>(grid.face_count()));
   initial_density.resize(static_cast<std::size_t>(grid.cells()));
   initial_temperature.resize(static_cast<std::size_t>(grid.cells()));
   confinement.resize(1);
   source_names.clear();
   knots = 1;
-  for (Quantity* q : {&source_x, &source_y, &source_radius, &density_rate, &temperature_rate, &speed, &angle}) q->resize(0);
+  for (Quantity* q : {&source_x, &source_y, &source_z, &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt})
+    q->resize(0);
 }
 
-void SmokeModel::add_source(const std::string& name, double x, double y, double radius, double density,
-                            double temperature, double source_speed, double source_angle) {
+template <class G>
+void SmokeModelOf<G>::add_source(const std::string& name, double x, double y, double radius, double density,
+                                 double temperature, double source_speed, double source_angle) {
+  add_source(name, {x, y, 0.0}, radius, density, temperature, source_speed, source_angle, 0.0);
+}
+
+template <class G>
+void SmokeModelOf<G>::add_source(const std::string& name, const std::array<double, 3>& at, double radius,
+                                 double density, double temperature, double source_speed, double source_angle,
+                                 double source_tilt) {
   if (!(radius > 0.0)) throw std::invalid_argument("source \"" + name + "\" needs a radius > 0");
   source_names.push_back(name);
   auto push = [](Quantity& q, double v, int count) {
@@ -28,18 +38,21 @@ void SmokeModel::add_source(const std::string& name, double x, double y, double 
       q.adjoint.push_back(0.0);
     }
   };
-  push(source_x, x, 1);
-  push(source_y, y, 1);
+  push(source_x, at[0], 1);
+  push(source_y, at[1], 1);
+  push(source_z, at[2], 1);
   push(source_radius, radius, 1);
   push(density_rate, density, 1);
   push(temperature_rate, temperature, 1);
   push(speed, source_speed, knots);
   push(angle, source_angle, knots);
+  push(tilt, source_tilt, knots);
 }
 
-void SmokeModel::set_knots(int k) {
+template <class G>
+void SmokeModelOf<G>::set_knots(int k) {
   if (k < 1) throw std::invalid_argument("a schedule needs at least one knot");
-  for (Quantity* q : {&speed, &angle}) {
+  for (Quantity* q : {&speed, &angle, &tilt}) {
     std::vector<double> first;
     for (int s = 0; s < source_count(); ++s) first.push_back(q->value[static_cast<std::size_t>(s * knots)]);
     q->resize(static_cast<std::size_t>(source_count() * k));
@@ -49,7 +62,8 @@ void SmokeModel::set_knots(int k) {
   knots = k;
 }
 
-double SmokeModel::scheduled(const Quantity& q, int s, int t, int& knot, double& fraction) const {
+template <class G>
+double SmokeModelOf<G>::scheduled(const Quantity& q, int s, int t, int& knot, double& fraction) const {
   const double* a = q.value.data() + static_cast<std::size_t>(s * knots);
   if (knots == 1) {
     knot = 0;
@@ -62,16 +76,21 @@ double SmokeModel::scheduled(const Quantity& q, int s, int t, int& knot, double&
   return (1.0 - fraction) * a[knot] + fraction * a[knot + 1];
 }
 
-void SmokeModel::clear_adjoints() {
-  for (Quantity* q : {&initial_velocity, &initial_density, &initial_temperature, &source_x, &source_y, &source_radius,
-                      &density_rate, &temperature_rate, &speed, &angle, &confinement})
+template <class G>
+void SmokeModelOf<G>::clear_adjoints() {
+  for (Quantity* q : {&initial_velocity, &initial_density, &initial_temperature, &source_x, &source_y, &source_z,
+                      &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt, &confinement})
     std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
 }
 
-bool SmokeModel::temperature_inert() const {
+template <class G>
+bool SmokeModelOf<G>::temperature_inert() const {
   auto zero = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; }); };
   return settings.buoyancy == 0.0 && zero(temperature_rate.value) && zero(initial_temperature.value);
 }
+
+template struct SmokeModelOf<Grid>;
+template struct SmokeModelOf<Grid3>;
 
 FieldsView fields_of(const Grid& g, std::span<double> state) {
   const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count()),
@@ -84,5 +103,28 @@ ConstFieldsView fields_of(const Grid& g, std::span<const double> state) {
                     nc = static_cast<std::size_t>(g.cells());
   return {state.subspan(0, nu), state.subspan(nu, nv), state.subspan(nu + nv, nc), state.subspan(nu + nv + nc, nc)};
 }
+
+namespace {
+
+// The views of a 3D state, for mutable or constant doubles.
+template <class T>
+Fields3Of<T> fields3_of(const Grid3& g, std::span<T> state) {
+  Fields3Of<T> f;
+  std::size_t at = 0;
+  for (int a = 0; a < 3; ++a) {
+    const std::size_t n = static_cast<std::size_t>(g.face_count(a));
+    f.velocity[static_cast<std::size_t>(a)] = state.subspan(at, n);
+    at += n;
+  }
+  const std::size_t nc = static_cast<std::size_t>(g.cells());
+  f.density = state.subspan(at, nc);
+  f.temperature = state.subspan(at + nc, nc);
+  return f;
+}
+
+}  // namespace
+
+Fields3View fields_of(const Grid3& g, std::span<double> state) { return fields3_of(g, state); }
+ConstFields3View fields_of(const Grid3& g, std::span<const double> state) { return fields3_of(g, state); }
 
 }  // namespace simgrad::fluid

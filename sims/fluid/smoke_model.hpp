@@ -1,18 +1,22 @@
-// The immutable description of a 2D smoke simulation and the quantities a designer tunes.
+// The immutable description of a 2D or 3D smoke simulation and the quantities a designer tunes.
 //
 // Sources are emitters and vents alike: a smooth Gaussian footprint exp(-|x - c|^2 / r^2)
 // (forcing.cpp: periodic axes measure the offset smoothly) around a centre c that need not sit on a cell, which adds smoke density and temperature at
 // given rates and pulls the velocity towards (speed cos angle, speed sin angle) (fully at the
 // centre, less further out). A vent is a source without smoke. Speed and angle follow
-// piecewise-linear schedules with `knots` evenly spaced knots over the run.
+// piecewise-linear schedules with `knots` evenly spaced knots over the run. In 3D the centre has
+// a z too, and the flow leans out of the x-y plane by `tilt` towards +z:
+// speed (cos tilt cos angle, cos tilt sin angle, sin tilt); 2D models keep z and tilt at zero.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "sims/fluid/advect.hpp"
 #include "sims/fluid/grid.hpp"
+#include "sims/fluid/grid3d.hpp"
 #include "sims/fluid/pressure.hpp"
 
 namespace simgrad::fluid {
@@ -44,27 +48,32 @@ struct SmokeSettings {
   PressureSettings pressure;
 };
 
-struct SmokeModel {
-  Grid grid;
+// G: Grid (2D) or Grid3.
+template <class G>
+struct SmokeModelOf {
+  G grid;
   SmokeSettings settings;
-  // Initial state: velocity on the faces (x-faces then y-faces), density and temperature per cell.
+  // Initial state: velocity on the faces (axis by axis), density and temperature per cell.
   Quantity initial_velocity, initial_density, initial_temperature;
-  // Sources, one entry each (speed and angle: `knots` entries each, source-major).
+  // Sources, one entry each (speed, angle and tilt: `knots` entries each, source-major).
   std::vector<std::string> source_names;
   int knots = 1;
-  Quantity source_x, source_y, source_radius, density_rate, temperature_rate, speed, angle;
-  // Vorticity confinement strength epsilon (one value).
+  Quantity source_x, source_y, source_z, source_radius, density_rate, temperature_rate, speed, angle, tilt;
+  // Vorticity confinement strength epsilon (one value; 2D only).
   Quantity confinement;
 
   // Sets the grid and sizes the initial fields (zero); no sources.
-  void reset(Grid g, SmokeSettings s);
-  // Appends a source with constant schedules.
+  void reset(G g, SmokeSettings s);
+  // Appends a source with constant schedules (z and tilt zero).
   void add_source(const std::string& name, double x, double y, double radius, double density, double temperature,
                   double source_speed, double source_angle);
+  // Appends a source at a 3D centre whose flow leans by `source_tilt` towards +z.
+  void add_source(const std::string& name, const std::array<double, 3>& at, double radius, double density,
+                  double temperature, double source_speed, double source_angle, double source_tilt);
   // Changes the number of schedule knots, holding each source's first value.
   void set_knots(int k);
   int source_count() const { return static_cast<int>(source_names.size()); }
-  Index state_size() const { return grid.u_count() + grid.v_count() + 2 * grid.cells(); }
+  Index state_size() const { return grid.face_count() + 2 * grid.cells(); }
   // The value of source s's schedule `q` at step t, and the knot weights that make it.
   double scheduled(const Quantity& q, int s, int t, int& knot, double& fraction) const;
   // Zeroes every adjoint.
@@ -73,6 +82,9 @@ struct SmokeModel {
   // at the start): then steps need not advect it, nor adjoints carry it back.
   bool temperature_inert() const;
 };
+
+using SmokeModel = SmokeModelOf<Grid>;
+using SmokeModel3 = SmokeModelOf<Grid3>;
 
 // Views of a state's parts.
 struct FieldsView {
@@ -83,5 +95,16 @@ struct ConstFieldsView {
 };
 FieldsView fields_of(const Grid& g, std::span<double> state);
 ConstFieldsView fields_of(const Grid& g, std::span<const double> state);
+
+// The parts of a 3D state: velocity components along x, y and z, density, temperature.
+template <class T>
+struct Fields3Of {
+  std::array<std::span<T>, 3> velocity;
+  std::span<T> density, temperature;
+};
+using Fields3View = Fields3Of<double>;
+using ConstFields3View = Fields3Of<const double>;
+Fields3View fields_of(const Grid3& g, std::span<double> state);
+ConstFields3View fields_of(const Grid3& g, std::span<const double> state);
 
 }  // namespace simgrad::fluid

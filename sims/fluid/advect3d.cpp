@@ -1,0 +1,116 @@
+#include "sims/fluid/advect3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/parallel.hpp"
+
+namespace simgrad::fluid {
+
+namespace {
+
+// The velocity at a point and the stencils that sampled it.
+struct Sampled {
+  Stencil3 stencil[3];
+  std::array<double, 3> value;
+};
+
+// The velocity at point p, each component sampled trilinearly on its face lattice.
+template <bool kDerivatives>
+Sampled velocity_at(const Grid3& g, const ConstVelocity3& velocity, const std::array<double, 3>& p) {
+  Sampled s;
+  for (int a = 0; a < 3; ++a) {
+    const std::size_t as = static_cast<std::size_t>(a);
+    s.stencil[as] = stencil_at<kDerivatives>(g.face_lattice(a), g.h(), p);
+    s.value[as] = apply(s.stencil[as], velocity[as].data());
+  }
+  return s;
+}
+
+// Where sample k of lattice l sits.
+std::array<double, 3> position_of(const Lattice3& l, double h, Index k) {
+  const std::array<int, 3> ijk = l.coordinates(k);
+  return {(ijk[0] + l.offset[0]) * h, (ijk[1] + l.offset[1]) * h, (ijk[2] + l.offset[2]) * h};
+}
+
+// p - c v.
+std::array<double, 3> moved(const std::array<double, 3>& p, double c, const std::array<double, 3>& v) {
+  return {p[0] - c * v[0], p[1] - c * v[1], p[2] - c * v[2]};
+}
+
+// The adjoint of sample k, scattered into dq and dvelocity.
+void sample_adjoint(const Grid3& g, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
+                    double dt, Index k, double a, std::span<double> dq, const Velocity3& dvelocity) {
+  const std::array<double, 3> p = position_of(l, g.h(), k);
+  const Sampled w0 = velocity_at<false>(g, velocity, p);
+  const Sampled wm = velocity_at<true>(g, velocity, moved(p, 0.5 * dt, w0.value));
+  const Stencil3 sq = stencil_at(l, g.h(), moved(p, dt, wm.value));
+  for (int m = 0; m < 8; ++m) dq[static_cast<std::size_t>(sq.index[m])] += sq.weight[m] * a;
+  // Back through x_b = x - dt V(x_m), x_m = x - dt V(x) / 2.
+  double avm[3], apm[3] = {0.0, 0.0, 0.0};
+  for (int b = 0; b < 3; ++b) avm[b] = -dt * derivative(sq, b, q.data()) * a;
+  for (std::size_t b = 0; b < 3; ++b) {
+    const Stencil3& s = wm.stencil[b];
+    for (int m = 0; m < 8; ++m) dvelocity[b][static_cast<std::size_t>(s.index[m])] += s.weight[m] * avm[b];
+    for (int c = 0; c < 3; ++c) apm[c] += avm[b] * derivative(s, c, velocity[b].data());
+  }
+  for (std::size_t b = 0; b < 3; ++b) {
+    const Stencil3& s = w0.stencil[b];
+    for (int m = 0; m < 8; ++m) dvelocity[b][static_cast<std::size_t>(s.index[m])] += s.weight[m] * (-0.5 * dt * apm[b]);
+  }
+}
+
+}  // namespace
+
+void advect(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,
+            std::span<double> out) {
+  const double h = grid.h();
+  parallel_for_blocks(l.size(), [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
+      const std::array<double, 3> p = position_of(l, h, k);
+      // Midpoint (second-order Runge-Kutta) trace back, as in 2D.
+      const Sampled w0 = velocity_at<false>(grid, velocity, p);
+      const Sampled wm = velocity_at<false>(grid, velocity, moved(p, 0.5 * dt, w0.value));
+      out[static_cast<std::size_t>(k)] = apply(stencil_at<false>(l, h, moved(p, dt, wm.value)), q.data());
+    }
+  });
+}
+
+void advect_adjoint(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
+                    double dt, std::span<const double> dout, std::span<double> dq, const Velocity3& dvelocity) {
+  // The trace moves a point by at most dt max|v|; a stencil spans one more layer, and the
+  // lattices are offset from each other by at most one layer.
+  double fastest = 0.0;
+  for (const auto& component : velocity)
+    for (double x : component) fastest = std::max(fastest, std::abs(x));
+  const double reach_layers = std::ceil(dt * fastest / grid.h()) + 2.0;
+  const Index layer = static_cast<Index>(l.count[0]) * l.count[1];
+  const int layers = l.count[2];
+  auto run_layers = [&](int first, int last) {
+    for (Index k = first * layer; k < last * layer; ++k) {
+      const double a = dout[static_cast<std::size_t>(k)];
+      if (a != 0.0) sample_adjoint(grid, l, q, velocity, dt, k, a, dq, dvelocity);
+    }
+  };
+  // Slabs of `thick` layers (the last one takes the rest); colours 0, 1, 2 repeating, and the
+  // slabs after the last whole triple get colours of their own (a periodic z joins the last
+  // slab to the first).
+  const int thick = std::isfinite(reach_layers) && reach_layers < layers ? static_cast<int>(reach_layers) : layers;
+  const int slabs = layers / thick;
+  // Too few slabs to split: one pass in sample order (decided by the data, never the threads).
+  if (slabs < 6) {
+    run_layers(0, layers);
+    return;
+  }
+  const int tripled = slabs / 3 * 3;
+  const int colours = 3 + (slabs - tripled);
+  auto colour_of = [&](int s) { return s < tripled ? s % 3 : 3 + (s - tripled); };
+  // The same colour order on one thread as on many: the sums do not depend on the thread count.
+  for (int colour = 0; colour < colours; ++colour) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int s = 0; s < slabs; ++s)
+      if (colour_of(s) == colour) run_layers(s * thick, s + 1 == slabs ? layers : (s + 1) * thick);
+  }
+}
+
+}  // namespace simgrad::fluid

@@ -1,0 +1,197 @@
+#include "sims/fluid/pressure3d.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/parallel.hpp"
+#include "sims/fluid/conjugate_gradient.hpp"
+
+namespace simgrad::fluid {
+
+Projection3::Projection3(const Grid3& grid, PressureSettings settings) : grid_(&grid), settings_(settings) {
+  if (settings.solver != PressureSolver::kConjugateGradient)
+    throw std::invalid_argument("the 3D pressure solve supports the conjugate-gradient solver only");
+  build();
+}
+
+void Projection3::build() {
+  const Grid3& g = *grid_;
+  const Lattice3 cl = g.cell_lattice();
+  const std::size_t n = static_cast<std::size_t>(g.cells());
+  stride_ = {1, g.n(0), static_cast<Index>(g.n(0)) * g.n(1)};
+  diagonal_.assign(n, 1.0);
+  for (auto& c : coupled_) c.assign(n, 0);
+  fluid_cells_ = 0;
+  for (Index c = 0; c < g.cells(); ++c) {
+    if (g.solid(c)) continue;
+    ++fluid_cells_;
+    const std::array<int, 3> ijk = cl.coordinates(c);
+    double d = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      const Index high = g.high_face(a, ijk);
+      d += (g.wall(a, g.low_face(a, ijk)) ? 0.0 : 1.0) + (g.wall(a, high) ? 0.0 : 1.0);
+      // A free face between two cells couples them; one on an open side couples to p = 0.
+      if (!g.wall(a, high) && (ijk[static_cast<std::size_t>(a)] + 1 < g.n(a) || g.periodic(a)))
+        coupled_[static_cast<std::size_t>(a)][static_cast<std::size_t>(c)] = 1;
+    }
+    diagonal_[static_cast<std::size_t>(c)] = d;
+  }
+  singular_ = !g.has_open_side();
+  // MIC(0) on the couplings that do not wrap (Bridson, Fluid Simulation for Computer Graphics).
+  constexpr double tau = 0.97, sigma = 0.25;
+  precon_.assign(n, 0.0);
+  for (Index c = 0; c < g.cells(); ++c) {
+    const std::size_t cs = static_cast<std::size_t>(c);
+    double e = diagonal_[cs];
+    if (!g.solid(c)) {
+      const std::array<int, 3> ijk = cl.coordinates(c);
+      for (int a = 0; a < 3; ++a) {
+        const std::size_t as = static_cast<std::size_t>(a);
+        if (ijk[as] == 0) continue;
+        const std::size_t below = cs - static_cast<std::size_t>(stride_[as]);
+        if (!coupled_[as][below]) continue;
+        double others = 0.0;
+        for (std::size_t b = 0; b < 3; ++b)
+          if (b != as && ijk[b] + 1 < g.n(static_cast<int>(b)) && coupled_[b][below]) others += 1.0;
+        e -= precon_[below] * precon_[below] * (1.0 + tau * others);
+      }
+      if (e < sigma * diagonal_[cs]) e = diagonal_[cs];
+    }
+    precon_[cs] = e > 0.0 ? 1.0 / std::sqrt(e) : 0.0;
+  }
+  for (auto* v : {&b_, &p_, &r_, &z_, &s_, &q_}) v->assign(n, 0.0);
+  partial_.assign(static_cast<std::size_t>(block_count(g.cells())), 0.0);
+}
+
+void Projection3::divergence(const ConstVelocity3& velocity, std::span<double> out) const {
+  const Grid3& g = *grid_;
+  const Lattice3 cl = g.cell_lattice();
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      double d = 0.0;
+      if (!g.solid(c)) {
+        const std::array<int, 3> ijk = cl.coordinates(c);
+        for (int a = 0; a < 3; ++a) {
+          const auto& q = velocity[static_cast<std::size_t>(a)];
+          d += q[static_cast<std::size_t>(g.high_face(a, ijk))] - q[static_cast<std::size_t>(g.low_face(a, ijk))];
+        }
+      }
+      out[static_cast<std::size_t>(c)] = d / g.h();
+    }
+  });
+}
+
+void Projection3::apply_matrix(std::span<const double> x, std::span<double> out) const {
+  const Grid3& g = *grid_;
+  const Lattice3 cl = g.cell_lattice();
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      const std::size_t cs = static_cast<std::size_t>(c);
+      const std::array<int, 3> ijk = cl.coordinates(c);
+      double y = diagonal_[cs] * x[cs];
+      for (std::size_t a = 0; a < 3; ++a) {
+        const Index span_a = stride_[a] * g.n(static_cast<int>(a));
+        const bool top = ijk[a] + 1 == g.n(static_cast<int>(a)), bottom = ijk[a] == 0;
+        const std::size_t up = static_cast<std::size_t>(top ? c + stride_[a] - span_a : c + stride_[a]);
+        const std::size_t down = static_cast<std::size_t>(bottom ? c - stride_[a] + span_a : c - stride_[a]);
+        if (coupled_[a][cs]) y -= x[up];
+        if ((!bottom || g.periodic(static_cast<int>(a))) && coupled_[a][down]) y -= x[down];
+      }
+      out[cs] = y;
+    }
+  });
+}
+
+void Projection3::apply_preconditioner(std::span<const double> r, std::span<double> z) {
+  const Grid3& g = *grid_;
+  const Lattice3 cl = g.cell_lattice();
+  // Forward substitution L q = r, then back substitution L^T z = q, in cell order.
+  for (Index c = 0; c < g.cells(); ++c) {
+    const std::size_t cs = static_cast<std::size_t>(c);
+    const std::array<int, 3> ijk = cl.coordinates(c);
+    double t = r[cs];
+    for (std::size_t a = 0; a < 3; ++a) {
+      const std::size_t below = cs - static_cast<std::size_t>(stride_[a]);
+      if (ijk[a] > 0 && coupled_[a][below]) t += precon_[below] * q_[below];
+    }
+    q_[cs] = t * precon_[cs];
+  }
+  for (Index c = g.cells() - 1; c >= 0; --c) {
+    const std::size_t cs = static_cast<std::size_t>(c);
+    const std::array<int, 3> ijk = cl.coordinates(c);
+    double t = q_[cs];
+    for (std::size_t a = 0; a < 3; ++a)
+      if (ijk[a] + 1 < g.n(static_cast<int>(a)) && coupled_[a][cs]) t += precon_[cs] * z[cs + static_cast<std::size_t>(stride_[a])];
+    z[cs] = t * precon_[cs];
+  }
+}
+
+void Projection3::solve(std::span<double> b, std::span<double> p) {
+  auto solid = [&](Index c) { return grid_->solid(c); };
+  if (singular_) remove_fluid_mean(b, solid, fluid_cells_);
+  const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(b.size()) + 10;
+  // q_ doubles as the preconditioner's scratch before each matrix product overwrites it.
+  last_iterations_ = preconditioned_cg([&](std::span<const double> y, std::span<double> out) { apply_matrix(y, out); },
+                                       [&](std::span<const double> r, std::span<double> z) { apply_preconditioner(r, z); },
+                                       b, p, CgWork{r_, z_, s_, q_, partial_}, settings_.tolerance, max_iterations);
+  if (last_iterations_ > max_iterations_seen_) max_iterations_seen_ = last_iterations_;
+}
+
+void Projection3::project(const Velocity3& velocity) {
+  const Grid3& g = *grid_;
+  const double h = g.h();
+  divergence({velocity[0], velocity[1], velocity[2]}, b_);
+  for (double& x : b_) x *= -h * h;
+  solve(b_, p_);
+  auto pressure = [&](Index c) { return c < 0 ? 0.0 : p_[static_cast<std::size_t>(c)]; };
+  for (int a = 0; a < 3; ++a) {
+    const Lattice3 fl = g.face_lattice(a);
+    const std::span<double> q = velocity[static_cast<std::size_t>(a)];
+    parallel_for_blocks(fl.size(), [&](Index first, Index last) {
+      for (Index f = first; f < last; ++f) {
+        if (g.wall(a, f)) continue;
+        const std::array<int, 3> ijk = fl.coordinates(f);
+        q[static_cast<std::size_t>(f)] -= (pressure(g.upper_cell(a, ijk)) - pressure(g.lower_cell(a, ijk))) / h;
+      }
+    });
+  }
+}
+
+void Projection3::project_adjoint(const Velocity3& adjoint) {
+  // Forward: u' = u - G S P (-h^2 div u). Adjoint: du += h^2 div^T P S G^T du, each a gather.
+  const Grid3& g = *grid_;
+  const Lattice3 cl = g.cell_lattice();
+  const double h = g.h();
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
+      double s = 0.0;
+      if (!g.solid(c)) {
+        const std::array<int, 3> ijk = cl.coordinates(c);
+        // G^T: a cell is the upper end of its low face (+) and the lower end of its high face (-).
+        for (int a = 0; a < 3; ++a) {
+          const auto& d = adjoint[static_cast<std::size_t>(a)];
+          const Index low = g.low_face(a, ijk), high = g.high_face(a, ijk);
+          if (!g.wall(a, low)) s += d[static_cast<std::size_t>(low)];
+          if (!g.wall(a, high)) s -= d[static_cast<std::size_t>(high)];
+        }
+      }
+      b_[static_cast<std::size_t>(c)] = s / h;
+    }
+  });
+  solve(b_, p_);
+  if (singular_) remove_fluid_mean(std::span<double>(p_), [&](Index c) { return g.solid(c); }, fluid_cells_);
+  // div^T: a face gets (mu_lower - mu_upper) / h, times h^2.
+  auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };
+  for (int a = 0; a < 3; ++a) {
+    const Lattice3 fl = g.face_lattice(a);
+    const std::span<double> d = adjoint[static_cast<std::size_t>(a)];
+    parallel_for_blocks(fl.size(), [&](Index first, Index last) {
+      for (Index f = first; f < last; ++f) {
+        const std::array<int, 3> ijk = fl.coordinates(f);
+        d[static_cast<std::size_t>(f)] += h * (mu(g.lower_cell(a, ijk)) - mu(g.upper_cell(a, ijk)));
+      }
+    });
+  }
+}
+
+}  // namespace simgrad::fluid

@@ -1,0 +1,123 @@
+#include "sims/fluid/smoke3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/diagnostics.hpp"
+#include "sims/fluid/advect3d.hpp"
+#include "sims/fluid/forcing3d.hpp"
+
+namespace simgrad::fluid {
+
+namespace {
+
+// The three components of a velocity stored axis by axis.
+ConstVelocity3 velocity_of(const Grid3& g, const double* faces) {
+  ConstVelocity3 v;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const std::size_t n = static_cast<std::size_t>(g.face_count(static_cast<int>(a)));
+    v[a] = std::span<const double>(faces, n);
+    faces += n;
+  }
+  return v;
+}
+
+}  // namespace
+
+Smoke3::Smoke3(SmokeModel3& model) : model_(model), projection_(model.grid, model.settings.pressure) {
+  const Grid3& g = model_.grid;
+  scratch_.assign(static_cast<std::size_t>(std::max({g.face_count(0), g.face_count(1), g.face_count(2)})), 0.0);
+  replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
+  adjoint_.assign(replay_.size(), 0.0);
+  snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * g.face_count()), 0.0);
+}
+
+void Smoke3::initial_state(std::span<double> state) {
+  const Grid3& g = model_.grid;
+  const std::vector<double>& v0 = model_.initial_velocity.value;
+  std::copy(v0.begin(), v0.end(), state.begin());
+  const Fields3View f = fields_of(g, state);
+  zero_walls(g, f.velocity);
+  std::copy(model_.initial_density.value.begin(), model_.initial_density.value.end(), f.density.begin());
+  std::copy(model_.initial_temperature.value.begin(), model_.initial_temperature.value.end(), f.temperature.begin());
+}
+
+void Smoke3::initial_state_adjoint(std::span<const double> state_adjoint) {
+  const Grid3& g = model_.grid;
+  std::vector<double>& dv0 = model_.initial_velocity.adjoint;
+  std::size_t at = 0;
+  for (int a = 0; a < 3; ++a)
+    for (Index k = 0, n = g.face_count(a); k < n; ++k, ++at)
+      if (!g.wall(a, k)) dv0[at] += state_adjoint[at];
+  const ConstFields3View s = fields_of(g, state_adjoint);
+  for (std::size_t c = 0; c < s.density.size(); ++c) {
+    model_.initial_density.adjoint[c] += s.density[c];
+    model_.initial_temperature.adjoint[c] += s.temperature[c];
+  }
+}
+
+void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots) {
+  const Grid3& g = model_.grid;
+  if (snapshots && model_.source_count() == 0) return;
+  const double dt = model_.settings.dt;
+  const ConstFields3View s = fields_of(g, state);
+  const Fields3View n = fields_of(g, next);
+  for (int a = 0; a < 3; ++a)
+    advect(g, g.face_lattice(a), s.velocity[static_cast<std::size_t>(a)], s.velocity, dt, n.velocity[static_cast<std::size_t>(a)]);
+  if (!snapshots) {
+    advect(g, g.cell_lattice(), s.density, s.velocity, dt, n.density);
+    if (model_.temperature_inert()) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
+    else advect(g, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature);
+  }
+  const std::size_t faces = static_cast<std::size_t>(g.face_count());
+  for (int k = 0; k < model_.source_count(); ++k) {
+    if (snapshots)
+      std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(faces),
+                snapshots_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * faces));
+    apply_source(model_, k, t, n);
+  }
+}
+
+void Smoke3::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  (void)residual;
+  const Grid3& g = model_.grid;
+  advect_and_source(t, state, next, false);
+  const Fields3View n = fields_of(g, next);
+  apply_buoyancy(model_, n);
+  apply_viscosity(model_, n.velocity, scratch_);
+  zero_walls(g, n.velocity);
+  projection_.project(n.velocity);
+  for (std::size_t k = 0; k < next.size(); ++k)
+    if (!std::isfinite(next[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), false);
+}
+
+void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                          std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  (void)residual;
+  const Grid3& g = model_.grid;
+  const double dt = model_.settings.dt;
+  advect_and_source(t, state, replay_, true);
+  std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
+  const Fields3View a = fields_of(g, std::span<double>(adjoint_));
+  projection_.project_adjoint(a.velocity);
+  zero_walls(g, a.velocity);
+  apply_viscosity_adjoint(model_, a.velocity, scratch_);
+  apply_buoyancy_adjoint(model_, a);
+  const std::size_t faces = static_cast<std::size_t>(g.face_count());
+  for (int k = model_.source_count() - 1; k >= 0; --k) {
+    apply_source_adjoint(model_, k, t, velocity_of(g, snapshots_.data() + static_cast<std::size_t>(k) * faces), a);
+  }
+  const ConstFields3View s = fields_of(g, state);
+  const Fields3View sa = fields_of(g, state_adjoint);
+  for (int b = 0; b < 3; ++b) {
+    const std::size_t bs = static_cast<std::size_t>(b);
+    advect_adjoint(g, g.face_lattice(b), s.velocity[bs], s.velocity, dt, a.velocity[bs], sa.velocity[bs], sa.velocity);
+  }
+  advect_adjoint(g, g.cell_lattice(), s.density, s.velocity, dt, a.density, sa.density, sa.velocity);
+  if (!model_.temperature_inert())
+    advect_adjoint(g, g.cell_lattice(), s.temperature, s.velocity, dt, a.temperature, sa.temperature, sa.velocity);
+  for (std::size_t k = 0; k < state_adjoint.size(); ++k)
+    if (!std::isfinite(state_adjoint[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), true);
+}
+
+}  // namespace simgrad::fluid

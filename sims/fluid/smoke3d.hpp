@@ -1,0 +1,43 @@
+// 3D Eulerian smoke as a differentiable system, the same step as in 2D (smoke.hpp): advection
+// of velocity, density and temperature by the old velocity; sources; buoyancy; viscosity; walls;
+// pressure projection by MIC(0)-CG with its implicit adjoint. The state is [x-, y-, z-face
+// velocities, density, temperature]; the adjoint replays advection and sources of the step it
+// reverses (the sources need the velocity they saw), so the system keeps no residuals.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/system.hpp"
+#include "sims/fluid/pressure3d.hpp"
+#include "sims/fluid/smoke_model.hpp"
+
+namespace simgrad::fluid {
+
+class Smoke3 final : public System {
+ public:
+  // Keeps a reference to the model: tuning writes parameters there between rollouts.
+  explicit Smoke3(SmokeModel3& model);
+
+  Index state_size() const override { return model_.state_size(); }
+  void initial_state(std::span<double> state) override;
+  void initial_state_adjoint(std::span<const double> state_adjoint) override;
+  void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
+  void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                    std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
+  void clear_adjoints() override { model_.clear_adjoints(); }
+
+  SmokeModel3& model() { return model_; }
+  const Projection3& projection() const { return projection_; }
+
+ private:
+  // Advection and sources into `next`; with `snapshots` (a replay for the adjoint), only the
+  // velocity, keeping the velocity each source saw.
+  void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots);
+
+  SmokeModel3& model_;
+  Projection3 projection_;
+  std::vector<double> scratch_, replay_, adjoint_, snapshots_;
+};
+
+}  // namespace simgrad::fluid
