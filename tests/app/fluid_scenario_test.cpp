@@ -161,6 +161,18 @@ TEST(FluidScenario, AdvectionOptionsAndTunableVorticityConfinement) {
   json bad = j;
   bad["advection"] = "conservative";
   EXPECT_NE(load_error(bad).find("advection"), std::string::npos);
+}
+
+// A 3D scenario rejects the 2D-only schemes by name.
+TEST(Fluid3dScenario, TwoDimensionalSchemesAreNamed) {
+  json j = example_json("smoke_chimney_3d.json");
+  j["advection"] = "maccormack";
+  EXPECT_NE(load_error(j).find("advection"), std::string::npos);
+  json confined = example_json("smoke_chimney_3d.json");
+  confined["vorticity_confinement"] = 0.1;
+  EXPECT_NE(load_error(confined).find("vorticity_confinement"), std::string::npos);
+}
+
 TEST(Fluid3dScenario, ChimneyGradientMatchesFiniteDifferencesOnAShortRun) {
   json j = example_json("smoke_chimney_3d.json");
   j["steps"] = 6;
