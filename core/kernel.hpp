@@ -157,6 +157,7 @@ class DepositTargets {
  public:
   DepositTargets(Index e, const SlotContext* context, SharedPartials* shared)
       : e_(e), context_(context), incidence_(context ? context->incidence : nullptr), shared_(shared) {
+    if constexpr (kPartitioned) node_shared_ = context->partition->shared.data();
     // Bodies look their nodes up many times (reads, output adjoints, deposits): look once.
     if (incidence_ != nullptr)
       for (int s = 0; s < std::min(incidence_->arity(), kCachedNodes); ++s) nodes_[s] = incidence_->node(e, s);
@@ -181,7 +182,7 @@ class DepositTargets {
     if (f.adjoint == nullptr) return nullptr;
     if constexpr (!kStaged) {
       const Index n = node(s);
-      if (!kPartitioned || !context_->partition->shared[n]) return f.adjoint + n * D;
+      if (!kPartitioned || !node_shared_[n]) return f.adjoint + n * D;
     }
     SlotBuffer* b = find_buffer(*context_->buffers, f.adjoint);
     if (b == nullptr) {
@@ -222,6 +223,9 @@ class DepositTargets {
   const Incidence* incidence_;
   SharedPartials* shared_;
   std::array<Index, kCachedNodes> nodes_;
+  // The partition's per-node shared flags, held here rather than reached through the context at
+  // every deposit: the deposits' stores could otherwise make the compiler reload that chain.
+  const std::uint8_t* node_shared_ = nullptr;
   bool misuse_ = false;
   // A bool, not a double: stores through the double* targets cannot alias it, so it stays in a
   // register instead of making every deposit wait on the last.
@@ -264,7 +268,9 @@ class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
  public:
   using Scalar = double;
   ForwardElementT(Index e, const detail::SlotContext* context)
-      : e_(e), context_(context), incidence_(context ? context->incidence : nullptr) {}
+      : e_(e), context_(context), incidence_(context ? context->incidence : nullptr) {
+    if constexpr (kMode == ScatterMode::kPartitioned) node_shared_ = context->partition->shared.data();
+  }
 
   Index index() const { return e_; }
   // How many slots the element has (0 without an incidence).
@@ -290,7 +296,7 @@ class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
     const Index n = node(s);
     double* out = f.value + n * D;
     if constexpr (kMode == ScatterMode::kPartitioned) {
-      if (context_->partition->shared[n]) {
+      if (node_shared_[n]) {
         detail::SlotBuffer* b = detail::find_buffer(*context_->buffers, f.value);
         if (b == nullptr) {
           misuse_ = true;  // scattered into a field not listed in scattered()
@@ -316,6 +322,7 @@ class ForwardElementT : public PlainReads<ForwardElementT<kMode>> {
   Index e_;
   const detail::SlotContext* context_;
   const Incidence* incidence_;
+  const std::uint8_t* node_shared_ = nullptr;  // as in DepositTargets
   bool nonfinite_ = false;
   bool misuse_ = false;
 };

@@ -92,7 +92,7 @@ void link(std::vector<std::int32_t>& ends, const int (&n)[3], const int (&a)[3],
 // springs go offset by offset, even x before odd x, so that consecutive springs share no node:
 // a node's sums then do not wait on one another (listing a node's springs together made each of
 // its force and adjoint additions wait on the last), and a pair of consecutive springs never has
-// one node in different slots, so the kernels run them in SIMD lanes (core/lanes.hpp).
+// one node in different slots, so the adjoint runs them in SIMD lanes (core/lanes.hpp).
 template <int D>
 MassSpringModel<D> make_lattice(const int (&n)[3], double spacing, const Vec<double, D>& origin, int steps) {
   std::vector<std::int32_t> ends;
