@@ -54,6 +54,7 @@ double time_of(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// CPU time of f(), all threads of the process.
 double cpu_time_of(const std::function<void()>& f) {
   const std::clock_t start = std::clock();
   f();

@@ -7,7 +7,6 @@
 // machine stretches wall times unevenly; CPU time is what the ratio is about).
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,13 +56,6 @@ struct FemBench {
   }
 };
 
-// CPU time of the process so far, all threads.
-double cpu_seconds() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 json measure(sb::MaterialModel material, int steps, int repeats, int threads,
              sb::FemIntegrator integrator = sb::FemIntegrator::kSymplecticEuler) {
   set_thread_count(threads);
@@ -72,12 +64,8 @@ json measure(sb::MaterialModel material, int steps, int repeats, int threads,
   std::vector<double> forward, gradient, forward_cpu, gradient_cpu;
   const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
   for (int r = 0; r < runs; ++r) {
-    const double start = cpu_seconds();
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    const double middle = cpu_seconds();
-    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
-    forward_cpu.push_back(middle - start);
-    gradient_cpu.push_back(cpu_seconds() - middle);
+    forward_cpu.push_back(cpu_time_of([&] { forward.push_back(time_of([&] { rollout.loss(); })); }));
+    gradient_cpu.push_back(cpu_time_of([&] { gradient.push_back(time_of([&] { rollout.loss_and_gradient(); })); }));
   }
   return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs},
           {"forward_cpu_s", median(forward_cpu)}, {"gradient_cpu_s", median(gradient_cpu)},

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <ctime>
 #include <functional>
 #include <filesystem>
 #include <string>
@@ -118,15 +117,10 @@ json measure(SmokeTaskOf<Model> task, int repeats, int threads) {
   std::vector<double> forward, gradient, forward_cpu, gradient_cpu;
   double value = 0.0;
   // Process CPU time too: on a shared machine it is the steadier measure.
-  auto cpu_of = [](const std::function<void()>& f) {
-    const std::clock_t start = std::clock();
-    f();
-    return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
-  };
   const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
   for (int r = 0; r < runs; ++r) {
-    forward_cpu.push_back(cpu_of([&] { forward.push_back(time_of([&] { rollout.loss(); })); }));
-    gradient_cpu.push_back(cpu_of([&] { gradient.push_back(time_of([&] { value = rollout.loss_and_gradient(); })); }));
+    forward_cpu.push_back(cpu_time_of([&] { forward.push_back(time_of([&] { rollout.loss(); })); }));
+    gradient_cpu.push_back(cpu_time_of([&] { gradient.push_back(time_of([&] { value = rollout.loss_and_gradient(); })); }));
   }
   return {{"forward_s", median(forward)},
           {"gradient_s", median(gradient)},
