@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/parallel.hpp"
+#include "sims/fluid/maccormack.hpp"
 
 namespace simgrad::fluid {
 
@@ -156,13 +157,7 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
       }
       const Stencil s = stencil_at<false>(l, 1.0, x, y);
       out[static_cast<std::size_t>(k)] = apply(s, q.data());
-      int lo = 0, hi = 0;
-      for (int m = 1; m < 4; ++m) {
-        if (q[static_cast<std::size_t>(s.index[m])] < q[static_cast<std::size_t>(s.index[lo])]) lo = m;
-        if (q[static_cast<std::size_t>(s.index[m])] > q[static_cast<std::size_t>(s.index[hi])]) hi = m;
-      }
-      lowest[k] = static_cast<std::int32_t>(s.index[lo]);
-      highest[k] = static_cast<std::int32_t>(s.index[hi]);
+      stencil_extremes(s.index, 4, q.data(), lowest[k], highest[k]);
     }
   });
 }
@@ -215,13 +210,7 @@ void Advector::maccormack(const Lattice& l, std::span<const double> q, std::span
   const std::span<double> forth(forth_.data(), static_cast<std::size_t>(n)), back(back_.data(), static_cast<std::size_t>(n));
   semi_lagrangian(l, q, u, v, dt, forth, lowest_.data(), highest_.data());
   semi_lagrangian(l, forth, u, v, -dt, back, nullptr, nullptr);
-  parallel_for_blocks(n, [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
-      const std::size_t ks = static_cast<std::size_t>(k);
-      const double r = forth[ks] + 0.5 * (q[ks] - back[ks]);
-      out[ks] = std::clamp(r, q[static_cast<std::size_t>(lowest_[ks])], q[static_cast<std::size_t>(highest_[ks])]);
-    }
-  });
+  maccormack_correct(q, forth, back, lowest_.data(), highest_.data(), out.subspan(0, static_cast<std::size_t>(n)));
 }
 
 void Advector::maccormack_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
@@ -233,26 +222,9 @@ void Advector::maccormack_adjoint(const Lattice& l, std::span<const double> q, s
       dback(dback_.data(), ns);
   semi_lagrangian(l, q, u, v, dt, forth, lowest_.data(), highest_.data());
   semi_lagrangian(l, forth, u, v, -dt, back, nullptr, nullptr);
-  // A clamped sample is the extreme value it was clamped to; a free one is forth + (q - back) / 2.
-  // The clamp's choice does not move with small changes away from its switches.
-  parallel_for_blocks(n, [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
-      const std::size_t ks = static_cast<std::size_t>(k);
-      const double a = dout[ks];
-      const double r = forth[ks] + 0.5 * (q[ks] - back[ks]);
-      const double lo = q[static_cast<std::size_t>(lowest_[ks])], hi = q[static_cast<std::size_t>(highest_[ks])];
-      dforth[ks] = dback[ks] = 0.0;
-      if (r < lo || r > hi) {
-        extra_index_[ks] = r < lo ? lowest_[ks] : highest_[ks];
-        back[ks] = a;  // back is no longer needed: it holds the extra adjoints from here
-      } else {
-        dforth[ks] = a;
-        dback[ks] = -0.5 * a;
-        extra_index_[ks] = static_cast<std::int32_t>(k);
-        back[ks] = 0.5 * a;
-      }
-    }
-  });
+  // back is no longer needed: it holds the adjoints q receives directly from here.
+  maccormack_correct_adjoint(q, forth, back.data(), lowest_.data(), highest_.data(), dout.subspan(0, ns), dforth.data(),
+                             dback.data(), extra_index_.data(), back.data());
   semi_lagrangian_adjoint(l, forth, u, v, -dt, dback, dforth, du, dv, nullptr, nullptr);
   semi_lagrangian_adjoint(l, q, u, v, dt, dforth, dq, du, dv, extra_index_.data(), back.data());
 }

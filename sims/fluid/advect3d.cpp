@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <stdexcept>
+
 #include "core/parallel.hpp"
+#include "sims/fluid/maccormack.hpp"
 
 namespace simgrad::fluid {
 
@@ -41,6 +44,7 @@ std::array<double, 3> moved(const std::array<double, 3>& p, double c, const std:
 // The adjoint of sample k, scattered into dq and dvelocity.
 void sample_adjoint(const Grid3& g, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
                     double dt, Index k, double a, std::span<double> dq, const Velocity3& dvelocity) {
+  if (a == 0.0) return;
   const std::array<double, 3> p = position_of(l, g.h(), k);
   const Sampled w0 = velocity_at<false>(g, velocity, p);
   const Sampled wm = velocity_at<true>(g, velocity, moved(p, 0.5 * dt, w0.value));
@@ -60,36 +64,45 @@ void sample_adjoint(const Grid3& g, const Lattice3& l, std::span<const double> q
   }
 }
 
-}  // namespace
+// The midpoint trace's foot for sample k of lattice l.
+std::array<double, 3> foot_of(const Grid3& g, const Lattice3& l, const ConstVelocity3& velocity, double dt, Index k) {
+  const std::array<double, 3> p = position_of(l, g.h(), k);
+  const Sampled w0 = velocity_at<false>(g, velocity, p);
+  const Sampled wm = velocity_at<false>(g, velocity, moved(p, 0.5 * dt, w0.value));
+  return moved(p, dt, wm.value);
+}
 
-void advect(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,
-            std::span<double> out) {
-  const double h = grid.h();
+// Semi-Lagrangian into out; with `lowest` and `highest`, also which of the eight values each
+// sample interpolated is the smallest and the largest (for the limiter).
+void semi_lagrangian(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
+                     double dt, std::span<double> out, std::int32_t* lowest, std::int32_t* highest) {
   parallel_for_blocks(l.size(), [&](Index first, Index last) {
     for (Index k = first; k < last; ++k) {
-      const std::array<double, 3> p = position_of(l, h, k);
-      // Midpoint (second-order Runge-Kutta) trace back, as in 2D.
-      const Sampled w0 = velocity_at<false>(grid, velocity, p);
-      const Sampled wm = velocity_at<false>(grid, velocity, moved(p, 0.5 * dt, w0.value));
-      out[static_cast<std::size_t>(k)] = apply(stencil_at<false>(l, h, moved(p, dt, wm.value)), q.data());
+      const Stencil3 s = stencil_at<false>(l, grid.h(), foot_of(grid, l, velocity, dt, k));
+      out[static_cast<std::size_t>(k)] = apply(s, q.data());
+      if (lowest != nullptr) stencil_extremes(s.index, 8, q.data(), lowest[k], highest[k]);
     }
   });
 }
 
-void advect_adjoint(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
-                    double dt, std::span<const double> dout, std::span<double> dq, const Velocity3& dvelocity) {
-  // The trace moves a point by at most dt max|v|; a stencil spans one more layer, and the
+// The semi-Lagrangian adjoint; with `extra_index`, sample k also adds extra_value[k] to
+// dq[extra_index[k]] (an index the sample's own stencil reaches, so the slabs still hold).
+void semi_lagrangian_adjoint(const Grid3& grid, const Lattice3& l, std::span<const double> q,
+                             const ConstVelocity3& velocity, double dt, std::span<const double> dout,
+                             std::span<double> dq, const Velocity3& dvelocity, const std::int32_t* extra_index,
+                             const double* extra_value) {
+  // The trace moves a point by at most |dt| max|v|; a stencil spans one more layer, and the
   // lattices are offset from each other by at most one layer.
   double fastest = 0.0;
   for (const auto& component : velocity)
     for (double x : component) fastest = std::max(fastest, std::abs(x));
-  const double reach_layers = std::ceil(dt * fastest / grid.h()) + 2.0;
+  const double reach_layers = std::ceil(std::abs(dt) * fastest / grid.h()) + 2.0;
   const Index layer = static_cast<Index>(l.count[0]) * l.count[1];
   const int layers = l.count[2];
   auto run_layers = [&](int first, int last) {
     for (Index k = first * layer; k < last * layer; ++k) {
-      const double a = dout[static_cast<std::size_t>(k)];
-      if (a != 0.0) sample_adjoint(grid, l, q, velocity, dt, k, a, dq, dvelocity);
+      if (extra_index != nullptr) dq[static_cast<std::size_t>(extra_index[k])] += extra_value[k];
+      sample_adjoint(grid, l, q, velocity, dt, k, dout[static_cast<std::size_t>(k)], dq, dvelocity);
     }
   };
   // Slabs of `thick` layers (the last one takes the rest); colours 0, 1, 2 repeating, and the
@@ -111,6 +124,56 @@ void advect_adjoint(const Grid3& grid, const Lattice3& l, std::span<const double
     for (int s = 0; s < slabs; ++s)
       if (colour_of(s) == colour) run_layers(s * thick, s + 1 == slabs ? layers : (s + 1) * thick);
   }
+}
+
+}  // namespace
+
+Advector3::Advector3(const Grid3& grid) : grid_(&grid) {
+  const std::size_t n =
+      static_cast<std::size_t>(std::max({grid.face_count(0), grid.face_count(1), grid.face_count(2), grid.cells()}));
+  for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(n, 0.0);
+  for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
+}
+
+void Advector3::advect(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
+                       const ConstVelocity3& velocity, double dt, std::span<double> out) {
+  const Grid3& g = *grid_;
+  if (scheme == AdvectionScheme::kConservative) throw std::invalid_argument("3D advection has no conservative scheme");
+  if (scheme == AdvectionScheme::kSemiLagrangian) return semi_lagrangian(g, l, q, velocity, dt, out, nullptr, nullptr);
+  const std::size_t n = static_cast<std::size_t>(l.size());
+  const std::span<double> forth(forth_.data(), n), back(back_.data(), n);
+  semi_lagrangian(g, l, q, velocity, dt, forth, lowest_.data(), highest_.data());
+  semi_lagrangian(g, l, forth, velocity, -dt, back, nullptr, nullptr);
+  maccormack_correct(q, forth, back, lowest_.data(), highest_.data(), out.subspan(0, n));
+}
+
+void Advector3::advect_adjoint(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
+                               const ConstVelocity3& velocity, double dt, std::span<const double> dout,
+                               std::span<double> dq, const Velocity3& dvelocity) {
+  const Grid3& g = *grid_;
+  if (scheme == AdvectionScheme::kConservative) throw std::invalid_argument("3D advection has no conservative scheme");
+  if (scheme == AdvectionScheme::kSemiLagrangian)
+    return semi_lagrangian_adjoint(g, l, q, velocity, dt, dout, dq, dvelocity, nullptr, nullptr);
+  const std::size_t n = static_cast<std::size_t>(l.size());
+  const std::span<double> forth(forth_.data(), n), back(back_.data(), n), dforth(dforth_.data(), n),
+      dback(dback_.data(), n);
+  semi_lagrangian(g, l, q, velocity, dt, forth, lowest_.data(), highest_.data());
+  semi_lagrangian(g, l, forth, velocity, -dt, back, nullptr, nullptr);
+  // back is no longer needed: it holds the adjoints q receives directly from here.
+  maccormack_correct_adjoint(q, forth, back.data(), lowest_.data(), highest_.data(), dout.subspan(0, n), dforth.data(),
+                             dback.data(), extra_index_.data(), back.data());
+  semi_lagrangian_adjoint(g, l, forth, velocity, -dt, dback, dforth, dvelocity, nullptr, nullptr);
+  semi_lagrangian_adjoint(g, l, q, velocity, dt, dforth, dq, dvelocity, extra_index_.data(), back.data());
+}
+
+void advect(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,
+            std::span<double> out) {
+  semi_lagrangian(grid, l, q, velocity, dt, out, nullptr, nullptr);
+}
+
+void advect_adjoint(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
+                    double dt, std::span<const double> dout, std::span<double> dq, const Velocity3& dvelocity) {
+  semi_lagrangian_adjoint(grid, l, q, velocity, dt, dout, dq, dvelocity, nullptr, nullptr);
 }
 
 }  // namespace simgrad::fluid

@@ -1,24 +1,56 @@
-// Semi-Lagrangian advection on the 3D MAC grid, as in 2D (advect.hpp): every sample is traced
-// back along the velocity with the midpoint rule and the quantity is sampled there trilinearly.
+// Advection on the 3D MAC grid, as in 2D (advect.hpp), by two schemes:
+// - semi-Lagrangian: every sample is traced back along the velocity with the midpoint rule and
+//   the quantity is sampled there trilinearly;
+// - MacCormack with the Selle et al. limiter: a semi-Lagrangian step forward, one backward from
+//   its result, half the round trip's error subtracted, and the result clamped to the eight
+//   values the forward step interpolated (maccormack.hpp holds the parts shared with 2D).
+// (The conservative scheme is 2D only.)
 //
-// The adjoint scatters into the sampled quantity and the velocity, in parallel without atomics:
-// the samples are cut into slabs along z at least as thick as the trace reaches (from the
-// largest speed), so a slab scatters into its own slab and its two neighbours only; slabs are
-// coloured so that two slabs of one colour never reach the same layer, the colours run one
-// after the other and each slab runs in sample order. Every entry thus receives its
-// contributions in an order fixed by the data, not by the thread count.
+// The adjoints are hand-written and scatter into the sampled quantity and the velocity, in
+// parallel without atomics: the samples are cut into slabs along z at least as thick as the
+// trace reaches (from the largest speed), so a slab scatters into its own slab and its two
+// neighbours only; slabs are coloured so that two slabs of one colour never reach the same
+// layer, the colours run one after the other and each slab runs in sample order. Every entry
+// thus receives its contributions in an order fixed by the data, not by the thread count.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
+#include "sims/fluid/advect.hpp"
 #include "sims/fluid/grid3d.hpp"
 #include "sims/fluid/pressure3d.hpp"
 
 namespace simgrad::fluid {
 
-// out = q traced back along the velocity over dt, at every sample of lattice `l` (q lives on `l`).
+// The schemes with their workspaces; after construction, calls allocate nothing.
+class Advector3 {
+ public:
+  Advector3() = default;
+  explicit Advector3(const Grid3& grid);
+
+  // out = q (on lattice l) carried along the velocity over dt; kConservative is refused.
+  void advect(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
+              double dt, std::span<double> out);
+  // Adds the adjoint of advect to dq and dvelocity, given d out (dq may be one of dvelocity).
+  void advect_adjoint(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
+                      const ConstVelocity3& velocity, double dt, std::span<const double> dout, std::span<double> dq,
+                      const Velocity3& dvelocity);
+
+ private:
+  const Grid3* grid_ = nullptr;
+  // MacCormack: the forward and round-trip fields, their adjoints, the limiter's bounds and what
+  // q receives directly.
+  std::vector<double> forth_, back_, dforth_, dback_;
+  std::vector<std::int32_t> lowest_, highest_, extra_index_;
+};
+
+// Semi-Lagrangian: out = q traced back along the velocity over dt, at every sample of lattice
+// `l` (q lives on `l`).
 void advect(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,
             std::span<double> out);
 
-// Adds the adjoint of advect to dq and dvelocity, given d out.
+// Adds the adjoint of the semi-Lagrangian advect to dq and dvelocity, given d out.
 void advect_adjoint(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
                     double dt, std::span<const double> dout, std::span<double> dq, const Velocity3& dvelocity);
 

@@ -26,8 +26,6 @@ const std::vector<ParameterInfo>& smoke3d_parameters() {
     p[0].description = "velocity at the start, one value per x-face, then per y-face (then per z-face in 3D)";
     p.insert(p.begin() + 4, {"source_z", "m", "source", "z of a source's centre"});
     p.push_back({"tilt", "rad", "source and knot", "lean of that flow out of the x-y plane towards +z, per schedule knot"});
-    // Vorticity confinement is 2D only.
-    std::erase_if(p, [](const ParameterInfo& i) { return i.name == "vorticity_confinement"; });
     return p;
   }();
   return info;

@@ -1,5 +1,6 @@
 #include "sims/fluid/pressure3d.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -9,8 +10,6 @@
 namespace simgrad::fluid {
 
 Projection3::Projection3(const Grid3& grid, PressureSettings settings) : grid_(&grid), settings_(settings) {
-  if (settings.solver != PressureSolver::kConjugateGradient)
-    throw std::invalid_argument("the 3D pressure solve supports the conjugate-gradient solver only");
   build();
 }
 
@@ -36,6 +35,8 @@ void Projection3::build() {
     }
     diagonal_[static_cast<std::size_t>(c)] = d;
   }
+  inverse_diagonal_.resize(n);
+  for (std::size_t c = 0; c < n; ++c) inverse_diagonal_[c] = diagonal_[c] > 0.0 ? 1.0 / diagonal_[c] : 0.0;
   singular_ = !g.has_open_side();
   // MIC(0) on the couplings that do not wrap (Bridson, Fluid Simulation for Computer Graphics).
   constexpr double tau = 0.97, sigma = 0.25;
@@ -81,25 +82,47 @@ void Projection3::divergence(const ConstVelocity3& velocity, std::span<double> o
   });
 }
 
-void Projection3::apply_matrix(std::span<const double> x, std::span<double> out) const {
+double Projection3::coupled_sum(std::span<const double> x, Index c) const {
   const Grid3& g = *grid_;
-  const Lattice3 cl = g.cell_lattice();
-  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+  const std::size_t cs = static_cast<std::size_t>(c);
+  const std::array<int, 3> ijk = g.cell_lattice().coordinates(c);
+  double y = 0.0;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const Index span_a = stride_[a] * g.n(static_cast<int>(a));
+    const bool top = ijk[a] + 1 == g.n(static_cast<int>(a)), bottom = ijk[a] == 0;
+    const std::size_t up = static_cast<std::size_t>(top ? c + stride_[a] - span_a : c + stride_[a]);
+    const std::size_t down = static_cast<std::size_t>(bottom ? c - stride_[a] + span_a : c - stride_[a]);
+    if (coupled_[a][cs]) y += x[up];
+    if ((!bottom || g.periodic(static_cast<int>(a))) && coupled_[a][down]) y += x[down];
+  }
+  return y;
+}
+
+void Projection3::apply_matrix(std::span<const double> x, std::span<double> out) const {
+  parallel_for_blocks(grid_->cells(), [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
       const std::size_t cs = static_cast<std::size_t>(c);
-      const std::array<int, 3> ijk = cl.coordinates(c);
-      double y = diagonal_[cs] * x[cs];
-      for (std::size_t a = 0; a < 3; ++a) {
-        const Index span_a = stride_[a] * g.n(static_cast<int>(a));
-        const bool top = ijk[a] + 1 == g.n(static_cast<int>(a)), bottom = ijk[a] == 0;
-        const std::size_t up = static_cast<std::size_t>(top ? c + stride_[a] - span_a : c + stride_[a]);
-        const std::size_t down = static_cast<std::size_t>(bottom ? c - stride_[a] + span_a : c - stride_[a]);
-        if (coupled_[a][cs]) y -= x[up];
-        if ((!bottom || g.periodic(static_cast<int>(a))) && coupled_[a][down]) y -= x[down];
-      }
-      out[cs] = y;
+      out[cs] = diagonal_[cs] * x[cs] - coupled_sum(x, c);
     }
   });
+}
+
+void Projection3::jacobi(std::span<const double> b, std::span<double> x) {
+  // Sweeps alternate between x and z_; x <- D^-1 (b + couplings x).
+  std::fill(x.begin(), x.end(), 0.0);
+  double* from = x.data();
+  double* to = z_.data();
+  for (int it = 0; it < settings_.jacobi_iterations; ++it) {
+    const std::span<const double> source(from, b.size());
+    parallel_for_blocks(grid_->cells(), [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        const std::size_t cs = static_cast<std::size_t>(c);
+        to[cs] = (b[cs] + coupled_sum(source, c)) * inverse_diagonal_[cs];
+      }
+    });
+    std::swap(from, to);
+  }
+  if (from != x.data()) std::copy(from, from + b.size(), x.begin());
 }
 
 void Projection3::apply_preconditioner(std::span<const double> r, std::span<double> z) {
@@ -129,6 +152,7 @@ void Projection3::apply_preconditioner(std::span<const double> r, std::span<doub
 void Projection3::solve(std::span<double> b, std::span<double> p) {
   auto solid = [&](Index c) { return grid_->solid(c); };
   if (singular_) remove_fluid_mean(b, solid, fluid_cells_);
+  if (settings_.solver == PressureSolver::kJacobi) return jacobi(b, p);
   const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(b.size()) + 10;
   // q_ doubles as the preconditioner's scratch before each matrix product overwrites it.
   last_iterations_ = preconditioned_cg([&](std::span<const double> y, std::span<double> out) { apply_matrix(y, out); },

@@ -1,8 +1,10 @@
 // Pressure projection on the 3D MAC grid, as in 2D (pressure.hpp): A p = -h^2 div u with A the
 // 7-point Laplacian over the faces that are not walls, solved by conjugate gradients
 // preconditioned with MIC(0) (tau 0.97, the periodic wrap couplings left out of the factor) to
-// a relative residual tolerance. Its adjoint is one more solve with the same symmetric matrix
-// (implicit differentiation). With no open side A is singular and both solves work on the
+// a relative residual tolerance, whose adjoint is one more solve with the same symmetric matrix
+// (implicit differentiation); or by a fixed number of Jacobi sweeps from zero, a symmetric
+// linear map of the right-hand side, so the exact adjoint of the unrolled sweeps is the same
+// sweeps. With no open side A is singular and both solves work on the
 // mean-free part over the fluid cells. Deterministic: dot products sum fixed blocks in order,
 // the triangular solves run in cell order, and every other operator is a gather.
 #pragma once
@@ -22,7 +24,6 @@ using ConstVelocity3 = std::array<std::span<const double>, 3>;
 
 class Projection3 {
  public:
-  // Only the conjugate-gradient solver (settings.solver must say so).
   Projection3(const Grid3& grid, PressureSettings settings);
 
   // Makes the velocity divergence-free in place; walls keep their velocity.
@@ -38,6 +39,9 @@ class Projection3 {
 
  private:
   void solve(std::span<double> b, std::span<double> p);
+  void jacobi(std::span<const double> b, std::span<double> x);
+  // The sum of x over the cells coupled to cell c.
+  double coupled_sum(std::span<const double> x, Index c) const;
   void apply_matrix(std::span<const double> x, std::span<double> out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void build();
@@ -48,6 +52,7 @@ class Projection3 {
   Index fluid_cells_ = 0;
   std::array<Index, 3> stride_{};
   std::vector<double> diagonal_;                      // per cell; 1 in solid cells
+  std::vector<double> inverse_diagonal_;              // 0 where the diagonal is
   std::array<std::vector<std::uint8_t>, 3> coupled_;  // coupling with the next cell along each axis (wrapping)
   std::vector<double> precon_;                        // MIC(0) inverse square-root pivots
   std::vector<double> b_, p_, r_, z_, s_, q_, partial_;

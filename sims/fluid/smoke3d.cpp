@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "core/diagnostics.hpp"
-#include "sims/fluid/advect3d.hpp"
 #include "sims/fluid/forcing3d.hpp"
 
 namespace simgrad::fluid {
@@ -24,7 +23,8 @@ ConstVelocity3 velocity_of(const Grid3& g, const double* faces) {
 
 }  // namespace
 
-Smoke3::Smoke3(SmokeModel3& model) : model_(model), projection_(model.grid, model.settings.pressure) {
+Smoke3::Smoke3(SmokeModel3& model)
+    : model_(model), projection_(model.grid, model.settings.pressure), advector_(model.grid), confinement_(model.grid) {
   const Grid3& g = model_.grid;
   scratch_.assign(static_cast<std::size_t>(std::max({g.face_count(0), g.face_count(1), g.face_count(2)})), 0.0);
   replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
@@ -56,18 +56,21 @@ void Smoke3::initial_state_adjoint(std::span<const double> state_adjoint) {
   }
 }
 
-void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots) {
+void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots,
+                               bool carried) {
   const Grid3& g = model_.grid;
-  if (snapshots && model_.source_count() == 0) return;
+  if (!carried && model_.source_count() == 0) return;
   const double dt = model_.settings.dt;
+  const AdvectionScheme velocity = model_.settings.velocity_advection, carried_scheme = model_.settings.carried_advection;
   const ConstFields3View s = fields_of(g, state);
   const Fields3View n = fields_of(g, next);
   for (int a = 0; a < 3; ++a)
-    advect(g, g.face_lattice(a), s.velocity[static_cast<std::size_t>(a)], s.velocity, dt, n.velocity[static_cast<std::size_t>(a)]);
-  if (!snapshots) {
-    advect(g, g.cell_lattice(), s.density, s.velocity, dt, n.density);
+    advector_.advect(velocity, g.face_lattice(a), s.velocity[static_cast<std::size_t>(a)], s.velocity, dt,
+                     n.velocity[static_cast<std::size_t>(a)]);
+  if (carried) {
+    advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.velocity, dt, n.density);
     if (model_.temperature_inert()) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
-    else advect(g, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature);
+    else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature);
   }
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = 0; k < model_.source_count(); ++k) {
@@ -81,9 +84,10 @@ void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<d
 void Smoke3::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   (void)residual;
   const Grid3& g = model_.grid;
-  advect_and_source(t, state, next, false);
+  advect_and_source(t, state, next, false, true);
   const Fields3View n = fields_of(g, next);
   apply_buoyancy(model_, n);
+  if (model_.settings.confinement) confinement_.apply(model_, n.velocity);
   apply_viscosity(model_, n.velocity, scratch_);
   zero_walls(g, n.velocity);
   projection_.project(n.velocity);
@@ -96,12 +100,16 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   (void)residual;
   const Grid3& g = model_.grid;
   const double dt = model_.settings.dt;
-  advect_and_source(t, state, replay_, true);
+  // Confinement's adjoint needs the velocity it saw: advection, sources and buoyancy replayed.
+  const bool confinement = model_.settings.confinement;
+  advect_and_source(t, state, replay_, true, confinement);
+  if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.velocity);
   zero_walls(g, a.velocity);
   apply_viscosity_adjoint(model_, a.velocity, scratch_);
+  if (confinement) confinement_.apply_adjoint(model_, fields_of(g, std::span<const double>(replay_)).velocity, a.velocity);
   apply_buoyancy_adjoint(model_, a);
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = model_.source_count() - 1; k >= 0; --k) {
@@ -109,13 +117,16 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   }
   const ConstFields3View s = fields_of(g, state);
   const Fields3View sa = fields_of(g, state_adjoint);
+  const AdvectionScheme velocity = model_.settings.velocity_advection, carried = model_.settings.carried_advection;
   for (int b = 0; b < 3; ++b) {
     const std::size_t bs = static_cast<std::size_t>(b);
-    advect_adjoint(g, g.face_lattice(b), s.velocity[bs], s.velocity, dt, a.velocity[bs], sa.velocity[bs], sa.velocity);
+    advector_.advect_adjoint(velocity, g.face_lattice(b), s.velocity[bs], s.velocity, dt, a.velocity[bs], sa.velocity[bs],
+                             sa.velocity);
   }
-  advect_adjoint(g, g.cell_lattice(), s.density, s.velocity, dt, a.density, sa.density, sa.velocity);
+  advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.velocity, dt, a.density, sa.density, sa.velocity);
   if (!model_.temperature_inert())
-    advect_adjoint(g, g.cell_lattice(), s.temperature, s.velocity, dt, a.temperature, sa.temperature, sa.velocity);
+    advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.velocity, dt, a.temperature, sa.temperature,
+                             sa.velocity);
   for (std::size_t k = 0; k < state_adjoint.size(); ++k)
     if (!std::isfinite(state_adjoint[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), true);
 }

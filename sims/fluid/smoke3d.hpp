@@ -1,14 +1,18 @@
 // 3D Eulerian smoke as a differentiable system, the same step as in 2D (smoke.hpp): advection
-// of velocity, density and temperature by the old velocity; sources; buoyancy; viscosity; walls;
-// pressure projection by MIC(0)-CG with its implicit adjoint. The state is [x-, y-, z-face
+// of velocity, density and temperature by the old velocity (semi-Lagrangian or MacCormack);
+// sources; buoyancy; vorticity confinement when asked for; viscosity; walls; pressure projection
+// by MIC(0)-CG with its implicit adjoint, or fixed Jacobi sweeps. The state is [x-, y-, z-face
 // velocities, density, temperature]; the adjoint replays advection and sources of the step it
-// reverses (the sources need the velocity they saw), so the system keeps no residuals.
+// reverses (the sources and confinement need the velocity they saw), so the system keeps no
+// residuals.
 #pragma once
 
 #include <span>
 #include <vector>
 
 #include "core/system.hpp"
+#include "sims/fluid/advect3d.hpp"
+#include "sims/fluid/confinement3d.hpp"
 #include "sims/fluid/pressure3d.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
@@ -31,12 +35,14 @@ class Smoke3 final : public System {
   const Projection3& projection() const { return projection_; }
 
  private:
-  // Advection and sources into `next`; with `snapshots` (a replay for the adjoint), only the
-  // velocity, keeping the velocity each source saw.
-  void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots);
+  // Advection and sources into `next`; with `snapshots` (a replay for the adjoint), keeping the
+  // velocity each source saw; density and temperature only when `carried`.
+  void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);
 
   SmokeModel3& model_;
   Projection3 projection_;
+  Advector3 advector_;
+  Confinement3 confinement_;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_;
 };
 
