@@ -71,10 +71,9 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
       for (const ScenarioNode& o : root.array("obstacles")) obstacles_.push_back(read_box(o.as_object(), "box"));
       grid.set_solid(mask_of(grid, obstacles_));
     }
-    const fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h());
-    if (s.pressure.solver != fl::PressureSolver::kConjugateGradient)
-      root.child("pressure").fail("solver", "3D grids support the \"cg\" solver only");
+    const fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h(), 3);
     model_.reset(std::move(grid), s);
+    if (s.confinement) model_.confinement.value[0] = root.non_negative("vorticity_confinement");
     if (root.has("initial_velocity")) {
       const std::vector<double> v = root.numbers("initial_velocity", 3);
       std::size_t at = 0;

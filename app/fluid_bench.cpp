@@ -1,6 +1,6 @@
 // `simgrad bench` for the fluid simulator: gradient over forward time of 2D smoke on 128 x 128
 // cells over 100 steps, with each pressure solver, of 3D smoke on 64 x 64 x 64 cells over 100
-// steps, and DiffTaichi's smoke task (110 x 110
+// steps (CG, then Jacobi sweeps, MacCormack advection, vorticity confinement one at a time), and DiffTaichi's smoke task (110 x 110
 // periodic, 100 steps, 6 Jacobi sweeps, the whole initial velocity field tuned) side by side
 // with a plain-PyTorch implementation of the same discretisation (bench/peers/smoke_torch.py) at
 // the same thread count; both must reach the same loss and gradient.
@@ -197,15 +197,33 @@ void fluid_benchmarks(const std::regex& filter, int repeats, int threads, const 
                            : "hot emitter in a closed box open at the top, buoyancy, MIC(0)-CG to 1e-6 with implicit adjoint";
     report(b);
   }
-  const std::string name3d = "fluid/cells:64x64x64/steps:100/solver:cg";
-  if (std::regex_search(name3d, filter)) {
+  // 3D: the CG plume, then one optional scheme at a time.
+  for (const char* variant : {"solver:cg", "solver:jacobi:40", "solver:cg/advection:maccormack", "solver:cg/confinement:0.2"}) {
+    const std::string name3d = std::string("fluid/cells:64x64x64/steps:100/") + variant;
+    if (!std::regex_search(name3d, filter)) continue;
+    const std::string v = variant;
     json run = in_child([&] {
-      json r = measure(plume3d_task(64, 100), repeats, threads);
+      SmokeTaskOf<fl::SmokeModel3> task = plume3d_task(64, 100);
+      fl::SmokeSettings& s = task.model.settings;
+      if (v == "solver:jacobi:40") {
+        s.pressure.solver = fl::PressureSolver::kJacobi;
+        s.pressure.jacobi_iterations = 40;
+      } else if (v == "solver:cg/advection:maccormack") {
+        s.velocity_advection = s.carried_advection = fl::AdvectionScheme::kMacCormack;
+      } else if (v == "solver:cg/confinement:0.2") {
+        s.confinement = true;
+        task.model.confinement.value[0] = 0.2;
+      }
+      json r = measure(std::move(task), repeats, threads);
       r.erase("gradient");
       return r;
     });
     json b = entry(name3d, run, used_threads);
-    b["scenario"] = "3D: hot emitter in a closed box open at the top, buoyancy, MIC(0)-CG to 1e-6 with implicit adjoint";
+    b["scenario"] = "3D: hot emitter in a closed box open at the top, buoyancy, " +
+                    std::string(v == "solver:jacobi:40" ? "40 Jacobi sweeps (unrolled adjoint)"
+                                                        : "MIC(0)-CG to 1e-6 with implicit adjoint") +
+                    (v == "solver:cg/advection:maccormack" ? ", MacCormack advection with limiter" : "") +
+                    (v == "solver:cg/confinement:0.2" ? ", vorticity confinement 0.2" : "");
     report(b);
   }
   const std::string name = "fluid_smoke_target/cells:110x110/steps:100/jacobi:6";

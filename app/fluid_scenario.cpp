@@ -53,7 +53,7 @@ fl::Side read_side(const ScenarioNode& sides, std::string_view key) {
   return s == "closed" ? fl::Side::kClosed : s == "open" ? fl::Side::kOpen : fl::Side::kPeriodic;
 }
 
-fl::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, double cell_size) {
+fl::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, double cell_size, int dimensions) {
   fl::SmokeSettings s;
   s.steps = steps;
   s.dt = root.positive("dt");
@@ -68,6 +68,14 @@ fl::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, doubl
     s.pressure.tolerance = p->positive("tolerance", s.pressure.tolerance);
     s.pressure.jacobi_iterations = static_cast<int>(p->integer("iterations", 1, 100000, s.pressure.jacobi_iterations));
   }
+  // Velocity by semi-Lagrangian or MacCormack; smoke and temperature the same unless said.
+  const std::string advection = root.choice("advection", {"semi_lagrangian", "maccormack"}, "semi_lagrangian");
+  s.velocity_advection = advection_scheme(advection);
+  s.carried_advection =
+      advection_scheme(root.choice("carried_advection", {"semi_lagrangian", "maccormack", "conservative"}, advection));
+  if (dimensions == 3 && s.carried_advection == fl::AdvectionScheme::kConservative)
+    root.fail("carried_advection", "conservative advection is 2D only; 3D grids take semi_lagrangian or maccormack");
+  s.confinement = root.has("vorticity_confinement");
   return s;
 }
 
@@ -262,13 +270,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
       for (std::size_t c = 0; c < solid.size(); ++c) solid[c] |= from_images[c];
       grid.set_solid(std::move(solid));
     }
-    fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h());
-    // Velocity by semi-Lagrangian or MacCormack; smoke and temperature the same unless said (2D only).
-    const std::string advection = root.choice("advection", {"semi_lagrangian", "maccormack"}, "semi_lagrangian");
-    s.velocity_advection = advection_scheme(advection);
-    s.carried_advection =
-        advection_scheme(root.choice("carried_advection", {"semi_lagrangian", "maccormack", "conservative"}, advection));
-    s.confinement = root.has("vorticity_confinement");
+    const fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h());
     model_.reset(std::move(grid), s);
     if (s.confinement) model_.confinement.value[0] = root.non_negative("vorticity_confinement");
     const fl::Grid& g = model_.grid;
@@ -420,10 +422,11 @@ std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const Sc
 SimulatorInfo fluid_info() {
   SimulatorInfo info;
   info.name = "fluid";
-  info.description = "2D and 3D Eulerian smoke on a staggered grid: semi-Lagrangian advection, or in 2D MacCormack "
+  info.description = "2D and 3D Eulerian smoke on a staggered grid: semi-Lagrangian or MacCormack advection "
                      "(\"advection\", default semi_lagrangian; smoke and temperature follow it unless "
-                     "\"carried_advection\" says semi_lagrangian, maccormack or conservative), buoyancy, viscosity, "
-                     "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or in 2D fixed Jacobi sweeps); "
+                     "\"carried_advection\" says semi_lagrangian, maccormack or, in 2D, conservative), buoyancy, "
+                     "optional vorticity confinement, viscosity, "
+                     "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
   info.parameters = nlohmann::json::array();
   for (const auto& p : fl::smoke3d_parameters())

@@ -26,8 +26,9 @@ const nlohmann::json& fluid_defaults();
 double fluid_default(const char* name);
 // One side's boundary: "closed" (default), "open" or "periodic".
 fluid::Side read_side(const ScenarioNode& sides, std::string_view key);
-// dt, buoyancy, weight, viscosity (checked for stability) and "pressure".
-fluid::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, double cell_size);
+// dt, buoyancy, weight, viscosity (checked for stability), "pressure", the advection schemes
+// ("conservative" for smoke and temperature in 2D only) and whether "vorticity_confinement" is on.
+fluid::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, double cell_size, int dimensions = 2);
 // A schedule: one number for all knots, or one per knot.
 std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key, int knots, double fallback);
 // "schedule_knots" and "sources" (positions of `dimensions` coordinates; "tilt" in 3D).

@@ -163,14 +163,43 @@ TEST(FluidScenario, AdvectionOptionsAndTunableVorticityConfinement) {
   EXPECT_NE(load_error(bad).find("advection"), std::string::npos);
 }
 
-// A 3D scenario rejects the 2D-only schemes by name.
-TEST(Fluid3dScenario, TwoDimensionalSchemesAreNamed) {
+// A 3D scenario takes MacCormack, vorticity confinement and Jacobi sweeps, and rejects the
+// 2D-only conservative scheme by name.
+TEST(Fluid3dScenario, TakesTheOptionalSchemesAndNamesThe2dOnlyOne) {
   json j = example_json("smoke_chimney_3d.json");
   j["advection"] = "maccormack";
-  EXPECT_NE(load_error(j).find("advection"), std::string::npos);
-  json confined = example_json("smoke_chimney_3d.json");
-  confined["vorticity_confinement"] = 0.1;
-  EXPECT_NE(load_error(confined).find("vorticity_confinement"), std::string::npos);
+  j["vorticity_confinement"] = 0.1;
+  j["pressure"] = {{"solver", "jacobi"}, {"iterations", 20}};
+  EXPECT_NO_THROW(load_json(j));
+  json conservative = example_json("smoke_chimney_3d.json");
+  conservative["carried_advection"] = "conservative";
+  const std::string error = load_error(conservative);
+  EXPECT_NE(error.find("carried_advection"), std::string::npos);
+  EXPECT_NE(error.find("2D only"), std::string::npos);
+}
+
+// The chimney with MacCormack velocity, tunable confinement and Jacobi sweeps: the gradient
+// (confinement strength included) against finite differences on a short run.
+TEST(Fluid3dScenario, ChimneyGradientWithTheOptionalSchemesMatchesFiniteDifferences) {
+  json j = example_json("smoke_chimney_3d.json");
+  j["steps"] = 5;
+  j["loss"]["region_step"] = 5;
+  j["advection"] = "maccormack";
+  j["carried_advection"] = "semi_lagrangian";
+  j["vorticity_confinement"] = 0.3;
+  j["pressure"] = {{"solver", "jacobi"}, {"iterations", 15}};
+  j["tune"]["parameters"].push_back({{"name", "vorticity_confinement"}, {"lower", 0.0}, {"upper", 1.0}});
+  auto scenario = load_json(j);
+  tune::Problem& problem = scenario->problem();
+  const std::vector<double> x = problem.initial();
+  ASSERT_EQ(x.size(), 7u);
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  GradCheckOptions o;
+  o.rtol = 1e-5;
+  o.atol = 1e-10;
+  const GradCheckReport r = check_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, o);
+  for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
 }
 
 TEST(Fluid3dScenario, ChimneyGradientMatchesFiniteDifferencesOnAShortRun) {
