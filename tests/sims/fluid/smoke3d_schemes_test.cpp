@@ -288,7 +288,7 @@ TEST(Smoke3dSchemes, DeterministicAcrossThreadsAndCheckpointPolicies) {
     set_thread_count(threads);
     SmokeModel3 m = room(settings_with(AdvectionScheme::kMacCormack, AdvectionScheme::kMacCormack, true,
                                        PressureSolver::kJacobi, 3),
-                         {12, 10, 24});
+                         {12, 12, 30});
     Smoke3 system(m);
     SmokeLoss3 loss(m, room_loss(m));
     RolloutOptions o;
@@ -298,15 +298,17 @@ TEST(Smoke3dSchemes, DeterministicAcrossThreadsAndCheckpointPolicies) {
     problem.value_and_gradient(problem.initial(), g);
     return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};
   };
+  // 4320 cells: enough blocks for four threads to split the loops; 30 layers for several slabs.
   const testing::Hashes reference = run(1, "all");
-  for (int threads : {1, 2, 4})
-    for (const char* policy : {"all", "every:2", "binomial:2"})
-      EXPECT_EQ(run(threads, policy), reference) << threads << " " << policy;
+  EXPECT_EQ(run(2, "all"), reference);
+  EXPECT_EQ(run(4, "all"), reference);
+  EXPECT_EQ(run(2, "every:2"), reference);
+  EXPECT_EQ(run(4, "binomial:2"), reference);
   set_thread_count(0);
 }
 
-// The velocity of a solid-body rotation omega x (p - centre) on every face of a closed 16^3 box,
-// about an axis that leans out of every coordinate plane.
+// The velocity of a solid-body rotation omega x (p - centre) on every face of a closed box, about
+// an axis that leans out of every coordinate plane.
 std::vector<double> rotation(const Grid3& g, const std::array<double, 3>& omega) {
   std::vector<double> v(static_cast<std::size_t>(g.face_count()));
   const double c = 0.5 * g.extent(0);
@@ -324,53 +326,58 @@ std::vector<double> rotation(const Grid3& g, const std::array<double, 3>& omega)
   return v;
 }
 
-// A Gaussian blob off the axis carried once round: the L2 distance from where it started, and
-// the range of the result.
+// A Gaussian blob off the axis carried once round in `steps` steps on n^3 cells: the relative L2
+// distance from where it started, and the range of the result.
 struct RoundTrip {
   double error, lowest, highest;
 };
 
-RoundTrip carry_round(AdvectionScheme scheme) {
-  const Grid3 g({16, 16, 16}, 1.0 / 16, {});
-  const double speed = 2.0 * std::numbers::pi;  // one turn per unit time
-  const std::array<double, 3> axis = {speed / std::sqrt(3.0), speed / std::sqrt(3.0), speed / std::sqrt(3.0)};
-  std::vector<double> v = rotation(g, axis);
+RoundTrip carry_round(AdvectionScheme scheme, int n, int steps) {
+  const Grid3 g({n, n, n}, 1.0 / n, {});
+  const double speed = 2.0 * std::numbers::pi / std::sqrt(3.0);  // one turn per unit time
+  std::vector<double> v = rotation(g, {speed, speed, speed});
   const ConstVelocity3 velocity = split_velocity(g, std::span<const double>(v));
   const Lattice3 cl = g.cell_lattice();
   std::vector<double> q(static_cast<std::size_t>(g.cells())), next(q.size());
   for (Index c = 0; c < g.cells(); ++c) {
     const std::array<int, 3> ijk = cl.coordinates(c);
-    double d2 = 0.0;
     const double centre[3] = {0.7, 0.45, 0.35};
-    for (std::size_t a = 0; a < 3; ++a) d2 += std::pow((ijk[a] + 0.5) / 16.0 - centre[a], 2);
+    double d2 = 0.0;
+    for (std::size_t a = 0; a < 3; ++a) d2 += std::pow((ijk[a] + 0.5) * g.h() - centre[a], 2);
     q[static_cast<std::size_t>(c)] = std::exp(-d2 / (0.12 * 0.12));
   }
   const std::vector<double> start = q;
   Advector3 advector(g);
-  const int steps = 64;
   for (int t = 0; t < steps; ++t) {
     advector.advect(scheme, cl, q, velocity, 1.0 / steps, next);
     q.swap(next);
   }
   RoundTrip r{0.0, q[0], q[0]};
+  double norm = 0.0;
   for (std::size_t c = 0; c < q.size(); ++c) {
     r.error += (q[c] - start[c]) * (q[c] - start[c]);
+    norm += start[c] * start[c];
     r.lowest = std::min(r.lowest, q[c]);
     r.highest = std::max(r.highest, q[c]);
   }
-  r.error = std::sqrt(r.error / static_cast<double>(q.size()));
+  r.error = std::sqrt(r.error / norm);
   return r;
 }
 
+// On 24^3 cells in 24 steps (1.6 cells a step at the blob), trilinear semi-Lagrangian sampling
+// diffuses the blob (relative L2 error 0.52 measured, peak 0.37); MacCormack's second-order
+// error keeps it sharper (0.35, peak 0.66), and the limiter admits no new extrema.
 TEST(Smoke3dSchemes, MacCormackKeepsTheRotatingBlobSharperThanSemiLagrangian) {
-  const RoundTrip semi = carry_round(AdvectionScheme::kSemiLagrangian);
-  const RoundTrip mac = carry_round(AdvectionScheme::kMacCormack);
-  EXPECT_LT(mac.error, 0.7 * semi.error) << "semi-Lagrangian " << semi.error << " MacCormack " << mac.error;
-  // The limiter admits no new extrema: the blob's values stay within [0, 1].
+  const RoundTrip semi = carry_round(AdvectionScheme::kSemiLagrangian, 24, 24);
+  const RoundTrip mac = carry_round(AdvectionScheme::kMacCormack, 24, 24);
+  RecordProperty("semi_lagrangian_shape_error", std::to_string(semi.error));
+  RecordProperty("maccormack_shape_error", std::to_string(mac.error));
+  EXPECT_LT(semi.error, 0.6);
+  EXPECT_LT(mac.error, 0.4);
+  EXPECT_LT(mac.error, 0.75 * semi.error) << "semi-Lagrangian " << semi.error << " MacCormack " << mac.error;
+  EXPECT_GT(mac.highest, 1.5 * semi.highest);
   EXPECT_GE(mac.lowest, 0.0);
   EXPECT_LE(mac.highest, 1.0);
-  // Bounded: the blob comes back, not smeared to nothing.
-  EXPECT_GT(mac.highest, 0.5);
 }
 
 // A Gaussian vortex tube along z in a box (periodic along z): the kinetic energy after some
