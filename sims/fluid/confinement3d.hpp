@@ -37,8 +37,8 @@ class Confinement3 {
   // The cells before and after cell c along axis a in the central differences.
   Index low_neighbour(int a, const std::array<int, 3>& ijk) const;
   Index high_neighbour(int a, const std::array<int, 3>& ijk) const;
-  // out[n] += sign (D_a^T x)[n] / (2h) ... without the 1 / (2h): the transpose of the central
-  // difference along axis a, as a gather over n and its neighbours.
+  // out += sign D_a^T x, D_a the central difference along axis a without its 1 / (2h) (the
+  // callers fold that into x): a gather over each cell and its two neighbours along a.
   void add_difference_transpose(int a, double sign, const Field& x, Field& out) const;
 
   const Grid3* grid_ = nullptr;

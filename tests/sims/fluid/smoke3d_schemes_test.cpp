@@ -222,26 +222,7 @@ void check_rollout_gradient(const SmokeSettings& settings) {
   Smoke3 system(m);
   SmokeLoss3 loss(m, room_loss(m));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, room_parameters(m));
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  const std::size_t coordinates = x.size() - m.initial_velocity.size();
-  GradCheckOptions o;
-  o.step = 1e-6;
-  o.rtol = 1e-5;
-  o.atol = 1e-9;
-  auto f = [&](std::span<const double> y) { return problem.value(y); };
-  auto f_coordinates = [&](std::span<const double> y) {
-    std::vector<double> full = x;
-    std::copy(y.begin(), y.end(), full.begin());
-    return f(full);
-  };
-  const std::vector<double> xs(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(coordinates));
-  const GradCheckReport one_by_one = check_gradient(f_coordinates, xs, std::span<const double>(g.data(), coordinates), o);
-  for (const GradCheckEntry& e : one_by_one.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
-  o.random_directions = 3;
-  const GradCheckReport directions = check_gradient(f, x, g, o);
-  for (const GradCheckEntry& e : directions.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+  check_problem_gradient(problem, problem.dimension() - m.initial_velocity.size(), 3);
 }
 
 TEST(Smoke3dSchemes, RolloutGradientMatchesFiniteDifferencesWithMacCormackAndConfinement) {

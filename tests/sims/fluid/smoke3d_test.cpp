@@ -254,29 +254,8 @@ TEST(Smoke3d, RolloutGradientMatchesFiniteDifferences) {
   Smoke3 system(m);
   SmokeLoss3 loss(m, small_loss(m));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, all_parameters(m));
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  const std::size_t sources = x.size() - m.initial_velocity.size();
-  GradCheckOptions o;
-  o.step = 1e-6;
-  o.rtol = 1e-5;
-  o.atol = 1e-9;
-  auto f = [&](std::span<const double> y) { return problem.value(y); };
-  // The source parameters one by one (the first `sources` coordinates), the initial velocity in
-  // random directions.
-  std::vector<double> xs(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(sources));
-  auto f_sources = [&](std::span<const double> y) {
-    std::vector<double> full = x;
-    std::copy(y.begin(), y.end(), full.begin());
-    return f(full);
-  };
-  const GradCheckReport coordinates =
-      check_gradient(f_sources, xs, std::span<const double>(g.data(), sources), o);
-  for (const GradCheckEntry& e : coordinates.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
-  o.random_directions = 4;
-  const GradCheckReport directions = check_gradient(f, x, g, o);
-  for (const GradCheckEntry& e : directions.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+  // The source parameters one by one, the initial velocity in random directions.
+  check_problem_gradient(problem, problem.dimension() - m.initial_velocity.size(), 4);
 }
 
 TEST(Smoke3d, ProjectionLeavesDivergenceBelowTolerance) {

@@ -11,6 +11,7 @@
 
 #include "core/gradcheck.hpp"
 #include "core/rng.hpp"
+#include "tune/problem.hpp"
 
 namespace simgrad::fluid {
 
@@ -47,6 +48,31 @@ inline void check_stage(std::size_t inputs, std::size_t outputs,
   o.seed = seed;
   const GradCheckReport r = check_gradient(f, x, g, o);
   for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+}
+
+// Checks a problem's gradient at its initial point against central differences: the first
+// `coordinates` entries one by one (the others held), then all of them in `directions` random
+// directions.
+inline void check_problem_gradient(tune::Problem& problem, std::size_t coordinates, int directions) {
+  const std::vector<double> x = problem.initial();
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  GradCheckOptions o;
+  o.step = 1e-6;
+  o.rtol = 1e-5;
+  o.atol = 1e-9;
+  auto f = [&](std::span<const double> y) { return problem.value(y); };
+  auto f_coordinates = [&](std::span<const double> y) {
+    std::vector<double> full = x;
+    std::copy(y.begin(), y.end(), full.begin());
+    return f(full);
+  };
+  const std::vector<double> xs(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(coordinates));
+  const GradCheckReport one_by_one = check_gradient(f_coordinates, xs, std::span<const double>(g.data(), coordinates), o);
+  for (const GradCheckEntry& e : one_by_one.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+  o.random_directions = directions;
+  const GradCheckReport all = check_gradient(f, x, g, o);
+  for (const GradCheckEntry& e : all.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
 }
 
 }  // namespace simgrad::fluid
