@@ -52,7 +52,7 @@ class Projection3 {
   Index fluid_cells_ = 0;
   std::array<Index, 3> stride_{};
   std::vector<double> diagonal_;                      // per cell; 1 in solid cells
-  std::vector<double> inverse_diagonal_;              // 0 where the diagonal is
+  std::vector<double> inverse_diagonal_;              // 1 / diagonal; 0 where that is 0 (Jacobi)
   std::array<std::vector<std::uint8_t>, 3> coupled_;  // coupling with the next cell along each axis (wrapping)
   std::vector<double> precon_;                        // MIC(0) inverse square-root pivots
   std::vector<double> b_, p_, r_, z_, s_, q_, partial_;
