@@ -33,7 +33,14 @@ const nlohmann::json& fluid_defaults() {
                                           {"speed", 0.0},
                                           {"angle", 0.0},
                                           {"vorticity_confinement", 0.0},
-                                          {"tilt", 0.0}};
+                                          {"tilt", 0.0},
+                                          {"vent_position", "required: vents[].position"},
+                                          {"vent_position2", "required in 3D: vents[].position"},
+                                          {"vent_width", "required: vents[].width"},
+                                          {"vent_width2", "required in 3D: vents[].width"},
+                                          {"vent_speed", 0.0},
+                                          {"vent_density_rate", 0.0},
+                                          {"vent_temperature_rate", 0.0}};
   return defaults;
 }
 
@@ -98,6 +105,38 @@ void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions) 
     schedule(model.angle, "angle", fluid_default("angle"));
     if (dimensions == 3) schedule(model.tilt, "tilt", 0.0);
   }
+  read_fluid_vents(root, model, dimensions);
+}
+
+template <class Model>
+void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions) {
+  if (!root.has("vents")) return;
+  const std::size_t along = dimensions == 3 ? 2 : 1;
+  // A vent's centre or width along the side: a number in 2D, [first, second] tangent axis in 3D.
+  auto pair = [&](const ScenarioNode& node, std::string_view key) -> std::array<double, 2> {
+    if (dimensions == 2) return {node.number(key), 0.0};
+    const std::vector<double> v = node.numbers(key, along);
+    return {v[0], v[1]};
+  };
+  for (const ScenarioNode& entry : root.array("vents")) {
+    const ScenarioNode vent = entry.as_object();
+    const std::string side = dimensions == 3 ? vent.choice("side", {"left", "right", "bottom", "top", "front", "back"})
+                                             : vent.choice("side", {"left", "right", "bottom", "top"});
+    static constexpr std::string_view kSides[6] = {"left", "right", "bottom", "top", "front", "back"};
+    const int side_index = static_cast<int>(std::find(std::begin(kSides), std::end(kSides), side) - std::begin(kSides));
+    const std::array<double, 2> at = pair(vent, "position"), width = pair(vent, "width");
+    const std::string name = vent.string("name", "vent " + std::to_string(model.vent_count()));
+    try {
+      model.add_boundary_vent(name, side_index, at, width, 0.0,
+                              vent.non_negative("density_rate", fluid_default("vent_density_rate")),
+                              vent.non_negative("temperature_rate", fluid_default("vent_temperature_rate")));
+    } catch (const std::invalid_argument& e) {
+      vent.fail(std::string(e.what()).find("width") != std::string::npos ? "width" : "side", e.what());
+    }
+    const std::vector<double> speed = read_schedule(vent, "speed", model.knots, fluid_default("vent_speed"));
+    std::copy(speed.begin(), speed.end(),
+              model.vent_speed.value.begin() + static_cast<std::ptrdiff_t>((model.vent_count() - 1) * model.knots));
+  }
 }
 
 template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel&, int);
@@ -107,10 +146,14 @@ template <class Model>
 tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
   fl::ParameterRequest r;
   r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_z", "source_radius",
-                             "density_rate", "temperature_rate", "speed", "angle", "tilt", "vorticity_confinement"});
+                             "density_rate", "temperature_rate", "speed", "angle", "tilt", "vorticity_confinement",
+                             "vent_position", "vent_position2", "vent_width", "vent_width2", "vent_speed",
+                             "vent_density_rate", "vent_temperature_rate"});
   if (p.has("sources"))
     for (std::int64_t s : p.integers("sources", 0, std::max(0, model.source_count() - 1)))
       r.sources.push_back(static_cast<int>(s));
+  if (p.has("vents"))
+    for (std::int64_t s : p.integers("vents", 0, std::max(0, model.vent_count() - 1))) r.vents.push_back(static_cast<int>(s));
   r.uniform = p.boolean("uniform", false);
   const ParameterBounds bounds = read_parameter_bounds(p);
   r.lower = bounds.lower;
@@ -121,6 +164,43 @@ tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
 
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel&);
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel3&);
+
+namespace {
+
+double extent_of(const fl::Grid& g, int axis) { return axis == 0 ? g.width() : g.height(); }
+double extent_of(const fl::Grid3& g, int axis) { return g.extent(axis); }
+
+}  // namespace
+
+template <class Model>
+std::vector<std::array<double, 4>> vent_segments(const Model& model) {
+  std::vector<std::array<double, 4>> out;
+  for (int v = 0; v < model.vent_count(); ++v) {
+    const std::size_t vs = static_cast<std::size_t>(v);
+    const int side = model.vent_sides[vs], axis = side / 2;
+    // The vent's extent along a tangent axis, clipped to the domain.
+    auto span_along = [&](int tangent, double centre, double width) {
+      return std::array<double, 2>{std::max(0.0, centre - 0.5 * width),
+                                   std::min(extent_of(model.grid, tangent), centre + 0.5 * width)};
+    };
+    if (axis == 2) {
+      const auto x = span_along(0, model.vent_position.value[vs], model.vent_width.value[vs]);
+      const auto y = span_along(1, model.vent_position2.value[vs], model.vent_width2.value[vs]);
+      out.push_back({x[0], y[0], x[1], y[0]});
+      out.push_back({x[1], y[0], x[1], y[1]});
+      out.push_back({x[1], y[1], x[0], y[1]});
+      out.push_back({x[0], y[1], x[0], y[0]});
+      continue;
+    }
+    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis);
+    const auto t = span_along(1 - axis, model.vent_position.value[vs], model.vent_width.value[vs]);
+    out.push_back(axis == 0 ? std::array<double, 4>{wall, t[0], wall, t[1]} : std::array<double, 4>{t[0], wall, t[1], wall});
+  }
+  return out;
+}
+
+template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel&);
+template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel3&);
 
 json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
                    json arrows) {
@@ -286,6 +366,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     const auto final_state = problem_->rollout().final_state();
     json j = {{"cells", {model_.grid.nx(), model_.grid.ny()}},
               {"sources", model_.source_names},
+              {"vents", model_.vent_names},
               {"pressure_iterations_max", system_->projection().max_iterations_seen()}};
     if (!final_state.empty()) {
       if (!loss_->settings().target.empty()) j["final_image_mismatch"] = loss_->image_mismatch(final_state);
@@ -355,7 +436,10 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
       outline({true, {model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                       model_.source_radius.value[static_cast<std::size_t>(s)]}},
               1.0);
-    json out = {{"legend", "smoke density (dark: dense); obstacles blue, sources red with the flow they drive"},
+    for (const std::array<double, 4>& segment : vent_segments(model_))
+      background["lines"].push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
+    json out = {{"legend", "smoke density (dark: dense); obstacles blue, sources red with the flow they drive, "
+                           "boundary vents red on their walls"},
                 {"scale", 1.0},
                 {"background", background},
                 {"frames", json::array()}};
@@ -424,7 +508,8 @@ SimulatorInfo fluid_info() {
                      "(\"advection\", default semi_lagrangian; smoke and temperature follow it unless "
                      "\"carried_advection\" says semi_lagrangian, maccormack or conservative), buoyancy, viscosity, "
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or in 2D fixed Jacobi sweeps); "
-                     "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
+                     "closed, open and periodic sides, obstacles (3D: boxes, spheres, cylinders), emitters and vents with smooth "
+                     "footprints and schedules, boundary vents in closed sides (a smooth segment or patch of prescribed inflow)";
   info.parameters = nlohmann::json::array();
   for (const auto& p : fl::smoke3d_parameters())
     info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},

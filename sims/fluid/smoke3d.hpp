@@ -1,6 +1,6 @@
 // 3D Eulerian smoke as a differentiable system, the same step as in 2D (smoke.hpp): advection
-// of velocity, density and temperature by the old velocity; sources; buoyancy; viscosity; walls;
-// pressure projection by MIC(0)-CG with its implicit adjoint. The state is [x-, y-, z-face
+// of velocity, density and temperature by the old velocity; sources; buoyancy; viscosity; walls
+// (then boundary vents, boundary_vent.hpp); pressure projection by MIC(0)-CG with its implicit adjoint. The state is [x-, y-, z-face
 // velocities, density, temperature]; the adjoint replays advection and sources of the step it
 // reverses (the sources need the velocity they saw), so the system keeps no residuals.
 #pragma once
