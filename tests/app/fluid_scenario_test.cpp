@@ -266,9 +266,11 @@ TEST(Fluid3dScenario, SpheresCylindersAndPatchVents) {
   j["steps"] = 5;
   j["loss"]["region_step"] = 5;
   j["pressure"]["tolerance"] = 1e-12;
+  j["grid"]["cells"] = {10, 8, 6};  // the same yard at 0.2 m cells: a fast test
+  j["grid"]["cell_size"] = 0.2;
   j["grid"]["sides"]["left"] = "closed";
   j["obstacles"].push_back({{"sphere", {1.5, 1.2, 0.6, 0.2}}});
-  j["obstacles"].push_back({{"cylinder", {0.6, 1.3, 0.1, 0.0, 1.2}}, {"axis", "z"}});
+  j["obstacles"].push_back({{"cylinder", {0.6, 1.3, 0.15, 0.0, 1.2}}, {"axis", "z"}});
   j["vents"] = json::array({{{"name", "fan"}, {"side", "left"}, {"position", {0.45, 0.6}}, {"width", {0.3, 0.4}}, {"speed", 1.2}}});
   j["tune"]["parameters"] = json::array({{{"name", "vent_speed"}},
                                          {{"name", "vent_position"}, {"vents", {0}}},
