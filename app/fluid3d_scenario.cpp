@@ -161,9 +161,11 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
       const std::size_t si = static_cast<std::size_t>(s);
       circle(model_.source_x.value[si], model_.source_y.value[si], model_.source_radius.value[si], 1.0);
     }
-    for (const std::array<double, 4>& segment : vent_segments(model_)) lines.push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
+    for (const std::array<double, 4>& segment : vent_segments(model_))
+      lines.push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
     json out = {{"legend", "smoke density averaged along z, a side view (dark: dense); obstacles blue, target region "
-                           "outlined, sources red with the flow they drive, boundary vents red on their walls"},
+                           "outlined, sources red with the flow they drive, boundary vents red on their walls with the "
+                           "flow they drive"},
                 {"scale", 1.0},
                 {"background", {{"lines", lines}}},
                 {"frames", json::array()}};
@@ -179,6 +181,7 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
         arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                           length * std::cos(angle), length * std::sin(angle)});
       }
+      add_vent_arrows(model_, times[f], arrows);
       out["frames"].push_back(density_frame(times[f], views[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
     }
     return out;

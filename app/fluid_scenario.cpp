@@ -202,6 +202,26 @@ std::vector<std::array<double, 4>> vent_segments(const Model& model) {
 template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel&);
 template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel3&);
 
+template <class Model>
+void add_vent_arrows(const Model& model, int t, json& arrows) {
+  for (int v = 0; v < model.vent_count(); ++v) {
+    const std::size_t vs = static_cast<std::size_t>(v);
+    const int side = model.vent_sides[vs], axis = side / 2;
+    if (axis == 2) continue;  // a front or back vent blows along z, out of the picture
+    int knot;
+    double fraction;
+    const double speed = model.scheduled(model.vent_speed, v, t, knot, fraction);
+    const double inward = side % 2 == 0 ? 1.0 : -1.0;
+    const double length = model.vent_width.value[vs] * std::min(2.0, std::abs(speed)) * inward * (speed < 0 ? -1 : 1);
+    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis), along = model.vent_position.value[vs];
+    if (axis == 0) arrows.push_back({wall, along, length, 0.0});
+    else arrows.push_back({along, wall, 0.0, length});
+  }
+}
+
+template void add_vent_arrows(const fl::SmokeModel&, int, json&);
+template void add_vent_arrows(const fl::SmokeModel3&, int, json&);
+
 json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
                    json arrows) {
   json values = json::array();
@@ -439,7 +459,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     for (const std::array<double, 4>& segment : vent_segments(model_))
       background["lines"].push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
     json out = {{"legend", "smoke density (dark: dense); obstacles blue, sources red with the flow they drive, "
-                           "boundary vents red on their walls"},
+                           "boundary vents red on their walls with the flow they drive"},
                 {"scale", 1.0},
                 {"background", background},
                 {"frames", json::array()}};
@@ -455,6 +475,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
         arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                           length * std::cos(angle) * (speed < 0 ? -1 : 1), length * std::sin(angle) * (speed < 0 ? -1 : 1)});
       }
+      add_vent_arrows(model_, times[f], arrows);
       out["frames"].push_back(density_frame(times[f], densities[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
     }
     return out;

@@ -50,6 +50,11 @@ nlohmann::json density_frame(int step, const std::vector<double>& density, doubl
 // segment along its wall, or in 3D a vent on a front or back side as its patch's four edges.
 template <class Model>
 std::vector<std::array<double, 4>> vent_segments(const Model& model);
+// Appends to `arrows` the flow of each boundary vent on a side seen in the x-y picture at step t:
+// from the vent's centre along its wall's inward normal (outward for outflow), as long as the
+// vent is wide times its speed (at most twice).
+template <class Model>
+void add_vent_arrows(const Model& model, int t, nlohmann::json& arrows);
 // The "tune" section (into `tune`) and the rollout problem over the tuned parameters.
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,

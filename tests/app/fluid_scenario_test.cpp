@@ -86,7 +86,9 @@ TEST(FluidScenario, FramesHoldTheDensityImageObstaclesAndSources) {
   EXPECT_EQ(field["ny"], 30);
   EXPECT_EQ(field["values"].size(), 1200u);
   EXPECT_EQ(field["box"], json({0.0, 0.0, 4.0, 3.0}));  // the room, 4 m by 3 m
-  EXPECT_EQ(f["frames"][0]["arrows"].size(), 1u);
+  ASSERT_EQ(f["frames"][0]["arrows"].size(), 3u);  // the emitter's, then the two vents' (inward, 0.3 m x speed)
+  EXPECT_EQ(f["frames"][0]["arrows"][1], json({0.0, 1.2, 0.3 * 0.8, 0.0}));
+  EXPECT_EQ(f["frames"][0]["arrows"][2], json({2.2, 0.0, 0.0, 0.3 * 0.6}));
   // The domain outline, the solid cells' outline, the emitter's circle of 24 segments and the
   // two boundary vents as segments on their walls, every segment inside the domain.
   EXPECT_GT(f["background"]["lines"].size(), 4u + 24u + 2u + 40u);
@@ -204,6 +206,17 @@ TEST(Fluid3dScenario, TwoDimensionalSchemesAreNamed) {
   EXPECT_NE(load_error(confined).find("vorticity_confinement"), std::string::npos);
 }
 
+// The problem's gradient at x against central differences, coordinate by coordinate.
+void expect_gradient_matches(tune::Problem& problem, const std::vector<double>& x) {
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  GradCheckOptions o;
+  o.rtol = 1e-5;
+  o.atol = 1e-10;
+  const GradCheckReport r = check_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, o);
+  for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+}
+
 TEST(Fluid3dScenario, ChimneyGradientMatchesFiniteDifferencesOnAShortRun) {
   json j = example_json("smoke_chimney_3d.json");
   j["steps"] = 6;
@@ -214,13 +227,7 @@ TEST(Fluid3dScenario, ChimneyGradientMatchesFiniteDifferencesOnAShortRun) {
   tune::Problem& problem = scenario->problem();
   const std::vector<double> x = problem.initial();
   ASSERT_EQ(x.size(), 2u + 1u + 1u + 1u + 1u);  // the wind's speed at 2 knots, its angle and tilt, the chimney's x and z
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  GradCheckOptions o;
-  o.rtol = 1e-5;
-  o.atol = 1e-10;
-  const GradCheckReport r = check_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, o);
-  for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+  expect_gradient_matches(problem, x);
 }
 
 TEST(Fluid3dScenario, FramesShowTheDensityFromTheSide) {
@@ -280,15 +287,9 @@ TEST(Fluid3dScenario, SpheresCylindersAndPatchVents) {
   tune::Problem& problem = scenario->problem();
   const std::vector<double> x = problem.initial();
   ASSERT_EQ(x.size(), 2u + 1u + 1u + 1u);
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  GradCheckOptions o;
-  o.rtol = 1e-5;
-  o.atol = 1e-10;
-  const GradCheckReport r = check_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, o);
-  for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+  expect_gradient_matches(problem, x);
   const json f = scenario->frames(x);
-  // Circles of 24 segments: the chimney, the sphere and the cylinder along z.
+  // Obstacle circles of 24 segments: the sphere and the cylinder along z.
   int circle_segments = 0;
   for (const json& l : f["background"]["lines"]) circle_segments += l[4].get<double>() == -1.0 && l[0] != l[2] && l[1] != l[3];
   EXPECT_EQ(circle_segments, 2 * 24);

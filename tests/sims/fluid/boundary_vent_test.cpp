@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,48 @@ void check_vent_stage_gradient(Model& m, std::initializer_list<const char*> name
   for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
 }
 
+// A rollout problem's gradient against central differences: the first `coordinates` entries one
+// by one, then all of them in `directions` random directions (none: skipped).
+void expect_rollout_gradient(tune::RolloutProblem& problem, std::size_t coordinates, int directions) {
+  const std::vector<double> x = problem.initial();
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  GradCheckOptions o;
+  o.step = 1e-6;
+  o.rtol = 1e-5;
+  o.atol = 1e-9;
+  auto f = [&](std::span<const double> y) { return problem.value(y); };
+  const GradCheckReport r = check_gradient(f, x, g, o);
+  for (std::size_t k = 0; k < coordinates; ++k)
+    EXPECT_TRUE(r.checks[k].ok) << r.checks[k].label << " ad " << r.checks[k].ad << " fd " << r.checks[k].fd;
+  if (directions == 0) return;
+  o.random_directions = directions;
+  for (const GradCheckEntry& e : check_gradient(f, x, g, o).checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+}
+
+// A vented rollout's final state and gradient (over the vents' parameters `names`) are the same
+// bits with 1, 2 and 4 threads under each checkpoint policy as with one thread storing all.
+template <class System, class Loss, class Model>
+void expect_same_bits(const std::function<Model()>& make, const std::function<SmokeLossSettings(const Model&)>& loss_of,
+                      std::initializer_list<const char*> names, std::initializer_list<const char*> policies) {
+  auto run = [&](int threads, const char* policy) {
+    set_thread_count(threads);
+    Model m = make();
+    System system(m);
+    Loss loss(m, loss_of(m));
+    RolloutOptions o;
+    o.checkpoint = CheckpointPolicy::parse(policy);
+    tune::RolloutProblem problem(system, loss, m.settings.steps, o, vent_parameters(m, names));
+    std::vector<double> g(problem.dimension());
+    problem.value_and_gradient(problem.initial(), g);
+    return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};
+  };
+  const testing::Hashes reference = run(1, "all");
+  for (int threads : {1, 2, 4})
+    for (const char* policy : policies) EXPECT_EQ(run(threads, policy), reference) << threads << " " << policy;
+  set_thread_count(0);
+}
+
 TEST(BoundaryVent, StageGradientMatchesFiniteDifferences2d) {
   SmokeModel m = vented_room(8, 6, 10);
   for (int t : {0, 4, 9}) check_vent_stage_gradient(m, kVent2, t);
@@ -178,20 +221,7 @@ TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences2d) {
   v0.name = "initial_velocity";
   params.push_back(bind_parameter(m, v0));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, std::move(params));
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  GradCheckOptions o;
-  o.step = 1e-6;
-  o.rtol = 1e-5;
-  o.atol = 1e-9;
-  auto f = [&](std::span<const double> y) { return problem.value(y); };
-  const GradCheckReport coordinates = check_gradient(f, x, g, o);
-  for (std::size_t k = 0; k < vents; ++k)
-    EXPECT_TRUE(coordinates.checks[k].ok) << coordinates.checks[k].label << " ad " << coordinates.checks[k].ad << " fd "
-                                          << coordinates.checks[k].fd;
-  o.random_directions = 3;
-  for (const GradCheckEntry& e : check_gradient(f, x, g, o).checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+  expect_rollout_gradient(problem, vents, 3);
 }
 
 // The net outflow through the open sides of a grid's velocity, per unit depth.
@@ -287,36 +317,27 @@ TEST(BoundaryVent, ClosedRoomBalancesOrSpreadsTheNetInflow) {
 // Forward results and gradients are the same bits for 1, 2 and 4 threads and every checkpoint
 // policy, with boundary vents on a grid large enough for the parallel loops to split.
 TEST(BoundaryVent, DeterministicAcrossThreadsAndCheckpointPolicies) {
-  auto run = [](int threads, const char* policy) {
-    set_thread_count(threads);
-    SmokeModel m = vented_room(40, 40, 6);
-    m.settings.pressure.tolerance = 1e-8;
-    m.settings.viscosity = 0.0;
-    Smoke system(m);
-    SmokeLoss loss(m, region_loss(m));
-    RolloutOptions o;
-    o.checkpoint = CheckpointPolicy::parse(policy);
-    tune::RolloutProblem problem(system, loss, m.settings.steps, o, vent_parameters(m, kVent2));
-    std::vector<double> g(problem.dimension());
-    problem.value_and_gradient(problem.initial(), g);
-    return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};
-  };
-  const testing::Hashes reference = run(1, "all");
-  for (int threads : {1, 2, 4})
-    for (const char* policy : {"all", "every:4", "binomial:2"}) EXPECT_EQ(run(threads, policy), reference) << threads << " " << policy;
-  set_thread_count(0);
+  expect_same_bits<Smoke, SmokeLoss, SmokeModel>(
+      [] {
+        SmokeModel m = vented_room(40, 40, 4);  // four blocks of cells: two threads split them
+        m.settings.pressure.tolerance = 1e-8;
+        m.settings.viscosity = 0.0;
+        return m;
+      },
+      region_loss, kVent2, {"all", "every:2", "binomial:2"});
 }
 
 // A 3D room: open above; a patch vent in the left wall blowing in with smoke and heat, one in
 // the front wall drawing out.
-SmokeModel3 vented_room3(int steps) {
+// The room is 1.25 m x 1 m x 1 m: 5 x 4 x 4 cells, or `refine` times as many along each axis.
+SmokeModel3 vented_room3(int steps, int refine = 1) {
   SmokeModel3 m;
   SmokeSettings s;
   s.dt = 0.04;
   s.steps = steps;
   s.buoyancy = 0.8;
   s.pressure.tolerance = 1e-13;
-  Grid3 g({5, 4, 4}, 0.25, {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed});
+  Grid3 g({5 * refine, 4 * refine, 4 * refine}, 0.25 / refine, {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed});
   m.reset(g, s);
   for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(25, 0, k);
   m.add_boundary_vent("inlet", kLeft, {0.45, 0.52}, {0.4, 0.45}, 0.7, 1.2, 0.5);
@@ -347,15 +368,7 @@ TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences3d) {
   Smoke3 system(m);
   SmokeLoss3 loss(m, region_loss3(m));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, vent_parameters(m, kVent3));
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  GradCheckOptions o;
-  o.step = 1e-6;
-  o.rtol = 1e-5;
-  o.atol = 1e-9;
-  const GradCheckReport r = check_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, o);
-  for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+  expect_rollout_gradient(problem, problem.dimension(), 0);
 }
 
 // A 3D duct: a patch in the closed left wall blows in, the top is open; after each step the
@@ -392,22 +405,9 @@ TEST(BoundaryVent, DuctOutflowEqualsInflow3d) {
 }
 
 TEST(BoundaryVent, DeterministicAcrossThreads3d) {
-  auto run = [](int threads, const char* policy) {
-    set_thread_count(threads);
-    SmokeModel3 m = vented_room3(4);
-    Smoke3 system(m);
-    SmokeLoss3 loss(m, region_loss3(m));
-    RolloutOptions o;
-    o.checkpoint = CheckpointPolicy::parse(policy);
-    tune::RolloutProblem problem(system, loss, m.settings.steps, o, vent_parameters(m, kVent3));
-    std::vector<double> g(problem.dimension());
-    problem.value_and_gradient(problem.initial(), g);
-    return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};
-  };
-  const testing::Hashes reference = run(1, "all");
-  for (int threads : {2, 4})
-    for (const char* policy : {"all", "binomial:2"}) EXPECT_EQ(run(threads, policy), reference) << threads << " " << policy;
-  set_thread_count(0);
+  // 10 x 8 x 8 cells: two blocks, which two threads split.
+  expect_same_bits<Smoke3, SmokeLoss3, SmokeModel3>([] { return vented_room3(4, 2); }, region_loss3, kVent3,
+                                                     {"all", "binomial:2"});
 }
 
 TEST(BoundaryVent, RejectsOpenSidesAndBadWidths) {
