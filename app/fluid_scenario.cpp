@@ -84,11 +84,20 @@ std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key
   return node.numbers(key, static_cast<std::size_t>(knots));
 }
 
+// "sources": emitters and interior vents.
+template <class Model>
+void read_interior_sources(const ScenarioNode& root, Model& model, int dimensions, int knots);
+
 template <class Model>
 void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions) {
   const int knots = static_cast<int>(root.integer("schedule_knots", 1, 1000, 1));
   model.set_knots(knots);
-  if (!root.has("sources")) return;
+  if (root.has("sources")) read_interior_sources(root, model, dimensions, knots);
+  read_fluid_vents(root, model, dimensions);
+}
+
+template <class Model>
+void read_interior_sources(const ScenarioNode& root, Model& model, int dimensions, int knots) {
   for (const ScenarioNode& node : root.array("sources")) {
     const ScenarioNode src = node.as_object();
     const std::vector<double> at = src.numbers("position", static_cast<std::size_t>(dimensions));
@@ -105,7 +114,6 @@ void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions) 
     schedule(model.angle, "angle", fluid_default("angle"));
     if (dimensions == 3) schedule(model.tilt, "tilt", 0.0);
   }
-  read_fluid_vents(root, model, dimensions);
 }
 
 template <class Model>

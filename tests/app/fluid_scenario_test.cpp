@@ -196,6 +196,15 @@ TEST(FluidScenario, BoundaryVentErrorsAreNamed) {
   EXPECT_NE(with("/tune/parameters/0/sources"_json_pointer, json::array({0})).find("\"vents\""), std::string::npos);
 }
 
+// A room with boundary vents and no sources loads its vents.
+TEST(FluidScenario, VentsWithoutSources) {
+  json j = example_json("vent_room.json");
+  j.erase("sources");
+  j["tune"]["parameters"] = json::array({{{"name", "vent_speed"}}, {{"name", "vent_position"}, {"vents", {1}}}});
+  auto scenario = load_json(j);
+  EXPECT_EQ(scenario->problem().dimension(), 2u * 4u + 1u);
+}
+
 // A 3D scenario rejects the 2D-only schemes by name.
 TEST(Fluid3dScenario, TwoDimensionalSchemesAreNamed) {
   json j = example_json("smoke_chimney_3d.json");
