@@ -274,6 +274,23 @@ TEST(Fluid3dScenario, BadFieldsAreNamed) {
   EXPECT_NE(with("/tune/parameters/2/name"_json_pointer, "colour").find("tune.parameters[2].name"), std::string::npos);
 }
 
+// The 3D vent room: its gradient over both ducts' speed schedules and patch positions agrees
+// with central differences on a short run (the region moved by the smoke duct).
+TEST(Fluid3dScenario, VentRoomGradientMatchesFiniteDifferencesOnAShortRun) {
+  json j = example_json("smoke_vent_room_3d.json");
+  j["steps"] = 5;
+  j["loss"]["region_step"] = 5;
+  j["loss"]["region"] = {0.0, 0.0, 0.0, 0.5, 1.0, 1.25};  // where the smoke gets to in 5 steps
+  j["grid"]["cells"] = {8, 6, 5};  // the same room at 0.25 m cells: a fast test
+  j["grid"]["cell_size"] = 0.25;
+  j["pressure"]["tolerance"] = 1e-12;
+  auto scenario = load_json(j);
+  tune::Problem& problem = scenario->problem();
+  const std::vector<double> x = problem.initial();
+  ASSERT_EQ(x.size(), 2u * 2u + 2u + 2u);  // two ducts' speeds at 2 knots, their positions along both tangent axes
+  expect_gradient_matches(problem, x);
+}
+
 // 3D obstacles beside boxes (a sphere, a cylinder along z) and a patch vent in the closed left
 // wall: the scenario loads, its gradient over the vent's speed, position and width agrees with
 // central differences, and the frames draw the sphere and the cylinder as circles.
