@@ -175,6 +175,7 @@ template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::Smok
 
 namespace {
 
+// The domain's length along an axis.
 double extent_of(const fl::Grid& g, int axis) { return axis == 0 ? g.width() : g.height(); }
 double extent_of(const fl::Grid3& g, int axis) { return g.extent(axis); }
 

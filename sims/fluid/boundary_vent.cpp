@@ -37,6 +37,7 @@ struct SideFrame {
   double length[2];
 };
 
+// How side `side` of a 2D grid lies (one tangent axis).
 SideFrame frame_of(const Grid& g, int side) {
   const bool along_x = side / 2 == 0;  // a left or right side runs along y
   return {side % 2 == 0 ? 1.0 : -1.0,
@@ -52,11 +53,13 @@ std::array<int, 2> tangent_axes(int a) {
   return {0, 1};
 }
 
+// How side `side` of a 3D grid lies (two tangent axes).
 SideFrame frame_of(const Grid3& g, int side) {
   const std::array<int, 2> t = tangent_axes(side / 2);
   return {side % 2 == 0 ? 1.0 : -1.0, true, {g.periodic(t[0]), g.periodic(t[1])}, {g.extent(t[0]), g.extent(t[1])}};
 }
 
+// Calls f(face) for the faces of one side of a 2D grid, along the side in order.
 template <class F>
 void for_each_boundary_face(const Grid& g, int side, const F& f) {
   const bool high = side % 2 == 1;
@@ -70,6 +73,7 @@ void for_each_boundary_face(const Grid& g, int side, const F& f) {
   }
 }
 
+// Calls f(face) for the faces of one side of a 3D grid, first tangent axis fastest.
 template <class F>
 void for_each_boundary_face(const Grid3& g, int side, const F& f) {
   const int a = side / 2;
@@ -89,6 +93,7 @@ void for_each_boundary_face(const Grid3& g, int side, const F& f) {
     }
 }
 
+// The velocity component along `axis` (normal to the sides of that axis).
 std::span<double> normal_velocity(const FieldsView& f, int axis) { return axis == 0 ? f.u : f.v; }
 std::span<double> normal_velocity(const Fields3View& f, int axis) { return f.velocity[static_cast<std::size_t>(axis)]; }
 
@@ -110,6 +115,7 @@ VentWeight vent_weight(const Model& m, const SideFrame& frame, std::size_t v, co
   return {x.w * y.w, {x.dcentre * y.w, x.w * y.dcentre}, {x.dwidth * y.w, x.w * y.dwidth}};
 }
 
+// The number of sides of the model's domain.
 template <class Model>
 constexpr int side_count() {
   return std::is_same_v<Model, SmokeModel3> ? 6 : 4;
@@ -129,6 +135,7 @@ void for_each_vent_face(const Model& m, const F& f) {
   }
 }
 
+// apply_boundary_vents for either grid.
 template <class Model, class View>
 void vents_forward(const Model& m, int t, const View& f) {
   const double dt = m.settings.dt;
@@ -151,6 +158,7 @@ void vents_forward(const Model& m, int t, const View& f) {
   });
 }
 
+// apply_boundary_vents_adjoint for either grid.
 template <class Model, class View>
 void vents_adjoint(Model& m, int t, const View& a) {
   const double dt = m.settings.dt;
@@ -180,6 +188,7 @@ void vents_adjoint(Model& m, int t, const View& a) {
   });
 }
 
+// net_vent_inflow for either grid.
 template <class Model>
 double net_inflow(const Model& m, int t) {
   const double area = std::is_same_v<Model, SmokeModel3> ? m.grid.h() * m.grid.h() : m.grid.h();
