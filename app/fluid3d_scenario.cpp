@@ -9,6 +9,7 @@
 
 #include "app/fluid_scenario.hpp"
 #include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/solid_shape3.hpp"
 
 namespace simgrad::app {
 
@@ -44,22 +45,37 @@ std::vector<double> read_box(const ScenarioNode& node, std::string_view key) {
   return b;
 }
 
-// One flag per cell whose centre lies in any of the boxes.
-std::vector<std::uint8_t> mask_of(const fl::Grid3& g, const std::vector<std::vector<double>>& boxes) {
-  std::vector<std::uint8_t> mask(static_cast<std::size_t>(g.cells()), 0);
-  const fl::Lattice3 cl = g.cell_lattice();
-  for (Index c = 0; c < g.cells(); ++c) {
-    const std::array<int, 3> ijk = cl.coordinates(c);
-    for (const std::vector<double>& b : boxes) {
-      bool inside = true;
-      for (std::size_t a = 0; a < 3; ++a) {
-        const double x = (ijk[a] + 0.5) * g.h();
-        inside = inside && x >= b[a] && x <= b[a + 3];
-      }
-      if (inside) mask[static_cast<std::size_t>(c)] = 1;
-    }
+// A shape's outline in the x-y side view: a rectangle [x0, y0, x1, y1], or a circle [x, y, r]
+// for a sphere or a cylinder along z (`round`).
+std::array<double, 4> side_view(const fl::SolidShape3& s, bool& round) {
+  round = s.kind == fl::SolidShape3::kSphere || (s.kind == fl::SolidShape3::kCylinder && s.axis == 2);
+  const std::vector<double>& v = s.v;
+  if (s.kind == fl::SolidShape3::kBox) return {v[0], v[1], v[3], v[4]};
+  if (s.kind == fl::SolidShape3::kSphere) return {v[0], v[1], v[3], 0.0};
+  if (s.axis == 2) return {v[0], v[1], v[2], 0.0};
+  if (s.axis == 0) return {v[3], v[0] - v[2], v[4], v[0] + v[2]};
+  return {v[0] - v[2], v[3], v[0] + v[2], v[4]};
+}
+
+// An obstacle: {"box": [x0, y0, z0, x1, y1, z1]}, {"sphere": [x, y, z, r]} or {"cylinder": [a, b,
+// r, lo, hi], "axis": "x" | "y" | "z" (default y)}.
+fl::SolidShape3 read_shape3(const ScenarioNode& node) {
+  fl::SolidShape3 s;
+  if (node.has("sphere")) {
+    s.kind = fl::SolidShape3::kSphere;
+    s.v = node.numbers("sphere", 4);
+    if (!(s.v[3] > 0.0)) node.fail("sphere", "expected [x, y, z, r] with a radius r > 0");
+  } else if (node.has("cylinder")) {
+    s.kind = fl::SolidShape3::kCylinder;
+    s.v = node.numbers("cylinder", 5);
+    const std::string axis = node.choice("axis", {"x", "y", "z"}, "y");
+    s.axis = axis[0] - 'x';
+    if (!(s.v[2] > 0.0 && s.v[4] > s.v[3]))
+      node.fail("cylinder", "expected [a, b, r, lo, hi]: a centre over the other two axes, a radius r > 0, hi > lo");
+  } else {
+    s.v = read_box(node, "box");
   }
-  return mask;
+  return s;
 }
 
 class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3> {
@@ -68,8 +84,8 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     steps = static_cast<int>(root.integer("steps", 1, 100000));
     fl::Grid3 grid = read_grid3(root.child("grid"));
     if (root.has("obstacles")) {
-      for (const ScenarioNode& o : root.array("obstacles")) obstacles_.push_back(read_box(o.as_object(), "box"));
-      grid.set_solid(mask_of(grid, obstacles_));
+      for (const ScenarioNode& o : root.array("obstacles")) obstacles_.push_back(read_shape3(o.as_object()));
+      grid.set_solid(fl::solid_mask(grid, obstacles_));
     }
     const fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h(), 3);
     model_.reset(std::move(grid), s);
@@ -89,6 +105,7 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     const fl::Grid3& g = model_.grid;
     json j = {{"cells", {g.n(0), g.n(1), g.n(2)}},
               {"sources", model_.source_names},
+              {"vents", model_.vent_names},
               {"pressure_iterations_max", system_->projection().max_iterations_seen()}};
     if (!final_state.empty()) {
       j["final_region_density"] = loss_->region_density(final_state);
@@ -126,18 +143,28 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
       for (int k = 0; k < 4; ++k) lines.push_back({p[k][0], p[k][1], p[k + 1][0], p[k + 1][1], colour});
     };
     rectangle(0.0, 0.0, g.extent(0), g.extent(1), 0.0);
-    for (const std::vector<double>& b : obstacles_) rectangle(b[0], b[1], b[3], b[4], -1.0);
+    auto circle = [&](double cx, double cy, double r, double colour) {
+      for (int k = 0; k < 24; ++k) {
+        const double a0 = 2.0 * std::numbers::pi * k / 24, a1 = 2.0 * std::numbers::pi * (k + 1) / 24;
+        lines.push_back({cx + r * std::cos(a0), cy + r * std::sin(a0), cx + r * std::cos(a1), cy + r * std::sin(a1), colour});
+      }
+    };
+    for (const fl::SolidShape3& o : obstacles_) {
+      bool round;
+      const std::array<double, 4> b = side_view(o, round);
+      if (round) circle(b[0], b[1], b[2], -1.0);
+      else rectangle(b[0], b[1], b[2], b[3], -1.0);
+    }
     if (!region_.empty()) rectangle(region_[0], region_[1], region_[3], region_[4], 0.5);
     for (int s = 0; s < model_.source_count(); ++s) {
       const std::size_t si = static_cast<std::size_t>(s);
-      const double cx = model_.source_x.value[si], cy = model_.source_y.value[si], r = model_.source_radius.value[si];
-      for (int k = 0; k < 24; ++k) {
-        const double a0 = 2.0 * std::numbers::pi * k / 24, a1 = 2.0 * std::numbers::pi * (k + 1) / 24;
-        lines.push_back({cx + r * std::cos(a0), cy + r * std::sin(a0), cx + r * std::cos(a1), cy + r * std::sin(a1), 1.0});
-      }
+      circle(model_.source_x.value[si], model_.source_y.value[si], model_.source_radius.value[si], 1.0);
     }
+    for (const std::array<double, 4>& segment : vent_segments(model_))
+      lines.push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
     json out = {{"legend", "smoke density averaged along z, a side view (dark: dense); obstacles blue, target region "
-                           "outlined, sources red with the flow they drive"},
+                           "outlined, sources red with the flow they drive, boundary vents red on their walls with the "
+                           "flow they drive"},
                 {"scale", 1.0},
                 {"background", {{"lines", lines}}},
                 {"frames", json::array()}};
@@ -153,6 +180,7 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
         arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                           length * std::cos(angle), length * std::sin(angle)});
       }
+      add_vent_arrows(model_, times[f], arrows);
       out["frames"].push_back(density_frame(times[f], views[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
     }
     return out;
@@ -163,7 +191,7 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     fl::SmokeLossSettings l;
     if (loss.has("target_image")) loss.fail("target_image", "3D grids take a \"region\" to fill, not a target image");
     region_ = read_box(loss, "region");
-    l.region = mask_of(model_.grid, {region_});
+    l.region = fl::solid_mask(model_.grid, {fl::SolidShape3{fl::SolidShape3::kBox, region_, 1}});
     if (std::none_of(l.region.begin(), l.region.end(), [](std::uint8_t r) { return r != 0; }))
       loss.fail("region", "the region holds no cell centre");
     l.region_step = static_cast<int>(loss.integer("region_step", 0, steps, steps));
@@ -172,7 +200,7 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     return l;
   }
 
-  std::vector<std::vector<double>> obstacles_;
+  std::vector<fl::SolidShape3> obstacles_;
   std::vector<double> region_;
 };
 

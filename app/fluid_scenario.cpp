@@ -33,7 +33,14 @@ const nlohmann::json& fluid_defaults() {
                                           {"speed", 0.0},
                                           {"angle", 0.0},
                                           {"vorticity_confinement", 0.0},
-                                          {"tilt", 0.0}};
+                                          {"tilt", 0.0},
+                                          {"vent_position", "required: vents[].position"},
+                                          {"vent_position2", "required in 3D: vents[].position"},
+                                          {"vent_width", "required: vents[].width"},
+                                          {"vent_width2", "required in 3D: vents[].width"},
+                                          {"vent_speed", 0.0},
+                                          {"vent_density_rate", 0.0},
+                                          {"vent_temperature_rate", 0.0}};
   return defaults;
 }
 
@@ -85,11 +92,20 @@ std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key
   return node.numbers(key, static_cast<std::size_t>(knots));
 }
 
+// "sources": emitters and interior vents.
+template <class Model>
+void read_interior_sources(const ScenarioNode& root, Model& model, int dimensions, int knots);
+
 template <class Model>
 void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions) {
   const int knots = static_cast<int>(root.integer("schedule_knots", 1, 1000, 1));
   model.set_knots(knots);
-  if (!root.has("sources")) return;
+  if (root.has("sources")) read_interior_sources(root, model, dimensions, knots);
+  read_fluid_vents(root, model, dimensions);
+}
+
+template <class Model>
+void read_interior_sources(const ScenarioNode& root, Model& model, int dimensions, int knots) {
   for (const ScenarioNode& node : root.array("sources")) {
     const ScenarioNode src = node.as_object();
     const std::vector<double> at = src.numbers("position", static_cast<std::size_t>(dimensions));
@@ -108,6 +124,37 @@ void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions) 
   }
 }
 
+template <class Model>
+void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions) {
+  if (!root.has("vents")) return;
+  const std::size_t along = dimensions == 3 ? 2 : 1;
+  // A vent's centre or width along the side: a number in 2D, [first, second] tangent axis in 3D.
+  auto pair = [&](const ScenarioNode& node, std::string_view key) -> std::array<double, 2> {
+    if (dimensions == 2) return {node.number(key), 0.0};
+    const std::vector<double> v = node.numbers(key, along);
+    return {v[0], v[1]};
+  };
+  for (const ScenarioNode& entry : root.array("vents")) {
+    const ScenarioNode vent = entry.as_object();
+    const std::string side = dimensions == 3 ? vent.choice("side", {"left", "right", "bottom", "top", "front", "back"})
+                                             : vent.choice("side", {"left", "right", "bottom", "top"});
+    static constexpr std::string_view kSides[6] = {"left", "right", "bottom", "top", "front", "back"};
+    const int side_index = static_cast<int>(std::find(std::begin(kSides), std::end(kSides), side) - std::begin(kSides));
+    const std::array<double, 2> at = pair(vent, "position"), width = pair(vent, "width");
+    const std::string name = vent.string("name", "vent " + std::to_string(model.vent_count()));
+    try {
+      model.add_boundary_vent(name, side_index, at, width, 0.0,
+                              vent.non_negative("density_rate", fluid_default("vent_density_rate")),
+                              vent.non_negative("temperature_rate", fluid_default("vent_temperature_rate")));
+    } catch (const std::invalid_argument& e) {
+      vent.fail(std::string(e.what()).find("width") != std::string::npos ? "width" : "side", e.what());
+    }
+    const std::vector<double> speed = read_schedule(vent, "speed", model.knots, fluid_default("vent_speed"));
+    std::copy(speed.begin(), speed.end(),
+              model.vent_speed.value.begin() + static_cast<std::ptrdiff_t>((model.vent_count() - 1) * model.knots));
+  }
+}
+
 template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel&, int);
 template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel3&, int);
 
@@ -115,10 +162,14 @@ template <class Model>
 tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
   fl::ParameterRequest r;
   r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_z", "source_radius",
-                             "density_rate", "temperature_rate", "speed", "angle", "tilt", "vorticity_confinement"});
+                             "density_rate", "temperature_rate", "speed", "angle", "tilt", "vorticity_confinement",
+                             "vent_position", "vent_position2", "vent_width", "vent_width2", "vent_speed",
+                             "vent_density_rate", "vent_temperature_rate"});
   if (p.has("sources"))
     for (std::int64_t s : p.integers("sources", 0, std::max(0, model.source_count() - 1)))
       r.sources.push_back(static_cast<int>(s));
+  if (p.has("vents"))
+    for (std::int64_t s : p.integers("vents", 0, std::max(0, model.vent_count() - 1))) r.vents.push_back(static_cast<int>(s));
   r.uniform = p.boolean("uniform", false);
   const ParameterBounds bounds = read_parameter_bounds(p);
   r.lower = bounds.lower;
@@ -129,6 +180,64 @@ tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
 
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel&);
 template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel3&);
+
+namespace {
+
+// The domain's length along an axis.
+double extent_of(const fl::Grid& g, int axis) { return axis == 0 ? g.width() : g.height(); }
+double extent_of(const fl::Grid3& g, int axis) { return g.extent(axis); }
+
+}  // namespace
+
+template <class Model>
+std::vector<std::array<double, 4>> vent_segments(const Model& model) {
+  std::vector<std::array<double, 4>> out;
+  for (int v = 0; v < model.vent_count(); ++v) {
+    const std::size_t vs = static_cast<std::size_t>(v);
+    const int side = model.vent_sides[vs], axis = side / 2;
+    // The vent's extent along a tangent axis, clipped to the domain.
+    auto span_along = [&](int tangent, double centre, double width) {
+      return std::array<double, 2>{std::max(0.0, centre - 0.5 * width),
+                                   std::min(extent_of(model.grid, tangent), centre + 0.5 * width)};
+    };
+    if (axis == 2) {
+      const auto x = span_along(0, model.vent_position.value[vs], model.vent_width.value[vs]);
+      const auto y = span_along(1, model.vent_position2.value[vs], model.vent_width2.value[vs]);
+      out.push_back({x[0], y[0], x[1], y[0]});
+      out.push_back({x[1], y[0], x[1], y[1]});
+      out.push_back({x[1], y[1], x[0], y[1]});
+      out.push_back({x[0], y[1], x[0], y[0]});
+      continue;
+    }
+    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis);
+    const auto t = span_along(1 - axis, model.vent_position.value[vs], model.vent_width.value[vs]);
+    out.push_back(axis == 0 ? std::array<double, 4>{wall, t[0], wall, t[1]} : std::array<double, 4>{t[0], wall, t[1], wall});
+  }
+  return out;
+}
+
+template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel&);
+template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel3&);
+
+template <class Model>
+void add_vent_arrows(const Model& model, int t, json& arrows) {
+  for (int v = 0; v < model.vent_count(); ++v) {
+    const std::size_t vs = static_cast<std::size_t>(v);
+    const int side = model.vent_sides[vs], axis = side / 2;
+    if (axis == 2) continue;  // a front or back vent blows along z, out of the picture
+    int knot;
+    double fraction;
+    const double speed = model.scheduled(model.vent_speed, v, t, knot, fraction);
+    const double inward = side % 2 == 0 ? 1.0 : -1.0;
+    const double length = model.vent_width.value[vs] * std::min(2.0, std::abs(speed)) * inward * (speed < 0 ? -1 : 1);
+    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis), along = model.vent_position.value[vs];
+    if (axis == 0) arrows.push_back({wall, along, length, 0.0});
+    else arrows.push_back({along, wall, 0.0, length});
+  }
+}
+
+template void add_vent_arrows(const fl::SmokeModel&, int, json&);
+template void add_vent_arrows(const fl::SmokeModel3&, int, json&);
 
 json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
                    json arrows) {
@@ -288,6 +397,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     const auto final_state = problem_->rollout().final_state();
     json j = {{"cells", {model_.grid.nx(), model_.grid.ny()}},
               {"sources", model_.source_names},
+              {"vents", model_.vent_names},
               {"pressure_iterations_max", system_->projection().max_iterations_seen()}};
     if (!final_state.empty()) {
       if (!loss_->settings().target.empty()) j["final_image_mismatch"] = loss_->image_mismatch(final_state);
@@ -357,7 +467,10 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
       outline({true, {model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                       model_.source_radius.value[static_cast<std::size_t>(s)]}},
               1.0);
-    json out = {{"legend", "smoke density (dark: dense); obstacles blue, sources red with the flow they drive"},
+    for (const std::array<double, 4>& segment : vent_segments(model_))
+      background["lines"].push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
+    json out = {{"legend", "smoke density (dark: dense); obstacles blue, sources red with the flow they drive, "
+                           "boundary vents red on their walls with the flow they drive"},
                 {"scale", 1.0},
                 {"background", background},
                 {"frames", json::array()}};
@@ -373,6 +486,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
         arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
                           length * std::cos(angle) * (speed < 0 ? -1 : 1), length * std::sin(angle) * (speed < 0 ? -1 : 1)});
       }
+      add_vent_arrows(model_, times[f], arrows);
       out["frames"].push_back(density_frame(times[f], densities[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
     }
     return out;
@@ -427,7 +541,8 @@ SimulatorInfo fluid_info() {
                      "\"carried_advection\" says semi_lagrangian, maccormack or, in 2D, conservative), buoyancy, "
                      "optional vorticity confinement, viscosity, "
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
-                     "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
+                     "closed, open and periodic sides, obstacles (3D: boxes, spheres, cylinders), emitters and vents with smooth "
+                     "footprints and schedules, boundary vents in closed sides (a smooth segment or patch of prescribed inflow)";
   info.parameters = nlohmann::json::array();
   for (const auto& p : fl::smoke3d_parameters())
     info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},

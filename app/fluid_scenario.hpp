@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 
@@ -34,6 +35,11 @@ std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key
 // "schedule_knots" and "sources" (positions of `dimensions` coordinates; "tilt" in 3D).
 template <class Model>
 void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions);
+// "vents": boundary vents on closed sides ("side", "position" and "width" along it: numbers in
+// 2D, pairs over the side's two tangent axes in 3D; "speed" schedule, inflow positive); read by
+// read_fluid_sources after the sources.
+template <class Model>
+void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions);
 // One entry of tune.parameters.
 template <class Model>
 tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model);
@@ -41,6 +47,15 @@ tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model);
 // `largest`, with the sources' arrows.
 nlohmann::json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
                              nlohmann::json arrows);
+// The boundary vents as line segments [x0, y0, x1, y1] in the x-y picture of the report: a
+// segment along its wall, or in 3D a vent on a front or back side as its patch's four edges.
+template <class Model>
+std::vector<std::array<double, 4>> vent_segments(const Model& model);
+// Appends to `arrows` the flow of each boundary vent on a side seen in the x-y picture at step t:
+// from the vent's centre along its wall's inward normal (outward for outflow), as long as the
+// vent is wide times its speed (at most twice).
+template <class Model>
+void add_vent_arrows(const Model& model, int t, nlohmann::json& arrows);
 // The "tune" section (into `tune`) and the rollout problem over the tuned parameters.
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,

@@ -47,8 +47,8 @@ double SmokeLossOf<Model>::region_density(std::span<const double> state) const {
 template <class Model>
 double SmokeLossOf<Model>::smoothness_penalty(bool add_adjoint, double seed) {
   double sum = 0.0;
-  for (Quantity* q : {&model_.speed, &model_.angle, &model_.tilt})
-    for (int s = 0; s < model_.source_count(); ++s)
+  for (Quantity* q : {&model_.speed, &model_.angle, &model_.tilt, &model_.vent_speed})
+    for (int s = 0, count = q == &model_.vent_speed ? model_.vent_count() : model_.source_count(); s < count; ++s)
       for (int k = 0; k + 1 < model_.knots; ++k) {
         const std::size_t i = static_cast<std::size_t>(s * model_.knots + k);
         const double d = q->value[i + 1] - q->value[i];

@@ -25,7 +25,7 @@ struct SmokeLossSettings {
   int region_step = -1;
   std::optional<double> region_target;
   // smoothness times the sum over sources and neighbouring knots of squared differences of
-  // speed, of angle and of tilt.
+  // speed, of angle and of tilt, and over boundary vents of their speed's.
   double smoothness = 0.0;
 };
 

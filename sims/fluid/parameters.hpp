@@ -17,13 +17,15 @@ struct ParameterInfo {
   std::string description;
 };
 
-// All tunable quantities of the 2D smoke model, and of the 3D one (a source's z and tilt more).
+// All tunable quantities of the 2D smoke model, and of the 3D one (a source's z and tilt, a
+// boundary vent's second position and width more).
 const std::vector<ParameterInfo>& smoke_parameters();
 const std::vector<ParameterInfo>& smoke3d_parameters();
 
 struct ParameterRequest {
   std::string name;          // one of smoke_parameters()
   std::vector<int> sources;  // for per-source quantities: which sources (empty: all)
+  std::vector<int> vents;    // for per-vent (vent_*) quantities: which boundary vents (empty: all)
   bool uniform = false;      // one tuned value for every selected entry (its gradient sums)
   double lower = -1e300;
   double upper = 1e300;

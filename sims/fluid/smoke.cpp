@@ -5,6 +5,7 @@
 
 #include "core/diagnostics.hpp"
 #include "sims/fluid/advect.hpp"
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/forcing.hpp"
 
 namespace simgrad::fluid {
@@ -86,6 +87,7 @@ void Smoke::step(int t, std::span<const double> state, std::span<double> next, s
   if (model_.settings.confinement) confinement_.apply(model_, n.u, n.v);
   apply_viscosity(model_, n.u, n.v, scratch_);
   zero_walls(g, n.u, n.v);
+  apply_boundary_vents(model_, t, n);
   projection_.project(n.u, n.v);
   for (std::size_t k = 0; k < next.size(); ++k)
     if (!std::isfinite(next[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), false);
@@ -103,6 +105,7 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const FieldsView a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.u, a.v);
+  apply_boundary_vents_adjoint(model_, t, a);
   zero_walls(g, a.u, a.v);
   apply_viscosity_adjoint(model_, a.u, a.v, scratch_);
   if (confinement) {

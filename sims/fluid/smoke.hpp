@@ -2,7 +2,8 @@
 //   1. advection of velocity, density and temperature by the old velocity (advect.hpp);
 //   2. sources (emitters and vents), in their order; 3. buoyancy; 3b. vorticity confinement
 //      (optional); 4. viscosity;
-//   5. walls set to zero velocity; 6. pressure projection (CG with its implicit adjoint, or
+//   5. walls set to zero velocity, then boundary vents set theirs (boundary_vent.hpp);
+//   6. pressure projection (CG with its implicit adjoint, or
 //      fixed Jacobi sweeps).
 // The state is [x-face velocities, y-face velocities, density, temperature]. The adjoint
 // replays steps 1-2 of the step it reverses (the sources need the velocity they saw; with

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "core/diagnostics.hpp"
+#include "sims/fluid/advect3d.hpp"
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/forcing3d.hpp"
 
 namespace simgrad::fluid {
@@ -90,6 +92,7 @@ void Smoke3::step(int t, std::span<const double> state, std::span<double> next, 
   if (model_.settings.confinement) confinement_.apply(model_, n.velocity);
   apply_viscosity(model_, n.velocity, scratch_);
   zero_walls(g, n.velocity);
+  apply_boundary_vents(model_, t, n);
   projection_.project(n.velocity);
   for (std::size_t k = 0; k < next.size(); ++k)
     if (!std::isfinite(next[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), false);
@@ -107,6 +110,7 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.velocity);
+  apply_boundary_vents_adjoint(model_, t, a);
   zero_walls(g, a.velocity);
   apply_viscosity_adjoint(model_, a.velocity, scratch_);
   if (confinement) confinement_.apply_adjoint(model_, fields_of(g, std::span<const double>(replay_)).velocity, a.velocity);

@@ -1,6 +1,7 @@
 // 3D Eulerian smoke as a differentiable system, the same step as in 2D (smoke.hpp): advection
 // of velocity, density and temperature by the old velocity (semi-Lagrangian or MacCormack);
-// sources; buoyancy; vorticity confinement when asked for; viscosity; walls; pressure projection
+// sources; buoyancy; vorticity confinement when asked for; viscosity; walls
+// (then boundary vents, boundary_vent.hpp); pressure projection
 // by MIC(0)-CG with its implicit adjoint, or fixed Jacobi sweeps. The state is [x-, y-, z-face
 // velocities, density, temperature]; the adjoint replays advection and sources of the step it
 // reverses (the sources and confinement need the velocity they saw), so the system keeps no

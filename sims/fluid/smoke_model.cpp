@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 namespace simgrad::fluid {
 
@@ -18,7 +19,24 @@ void SmokeModelOf<G>::reset(G g, SmokeSettings s) {
   knots = 1;
   for (Quantity* q : {&source_x, &source_y, &source_z, &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt})
     q->resize(0);
+  vent_names.clear();
+  vent_sides.clear();
+  for (Quantity* q : {&vent_position, &vent_position2, &vent_width, &vent_width2, &vent_speed, &vent_density_rate,
+                      &vent_temperature_rate})
+    q->resize(0);
 }
+
+namespace {
+
+// Appends `count` copies of v to a quantity.
+void push(Quantity& q, double v, int count) {
+  for (int k = 0; k < count; ++k) {
+    q.value.push_back(v);
+    q.adjoint.push_back(0.0);
+  }
+}
+
+}  // namespace
 
 template <class G>
 void SmokeModelOf<G>::add_source(const std::string& name, double x, double y, double radius, double density,
@@ -32,12 +50,6 @@ void SmokeModelOf<G>::add_source(const std::string& name, const std::array<doubl
                                  double source_tilt) {
   if (!(radius > 0.0)) throw std::invalid_argument("source \"" + name + "\" needs a radius > 0");
   source_names.push_back(name);
-  auto push = [](Quantity& q, double v, int count) {
-    for (int k = 0; k < count; ++k) {
-      q.value.push_back(v);
-      q.adjoint.push_back(0.0);
-    }
-  };
   push(source_x, at[0], 1);
   push(source_y, at[1], 1);
   push(source_z, at[2], 1);
@@ -50,15 +62,38 @@ void SmokeModelOf<G>::add_source(const std::string& name, const std::array<doubl
 }
 
 template <class G>
+void SmokeModelOf<G>::add_boundary_vent(const std::string& name, int side, const std::array<double, 2>& at,
+                                        const std::array<double, 2>& width, double inflow_speed, double density,
+                                        double temperature) {
+  constexpr int kSides = std::is_same_v<G, Grid3> ? 6 : 4;
+  if (side < 0 || side >= kSides) throw std::invalid_argument("vent \"" + name + "\" names no side of the domain");
+  if (grid.side(side) != Side::kClosed)
+    throw std::invalid_argument("vent \"" + name + "\" needs a closed side: an open side already lets flow through "
+                                "at zero pressure, and a periodic one has no boundary");
+  if (!(width[0] > 0.0) || (kSides == 6 && !(width[1] > 0.0)))
+    throw std::invalid_argument("vent \"" + name + "\" needs a width > 0");
+  vent_names.push_back(name);
+  vent_sides.push_back(side);
+  push(vent_position, at[0], 1);
+  push(vent_position2, at[1], 1);
+  push(vent_width, width[0], 1);
+  push(vent_width2, width[1], 1);
+  push(vent_speed, inflow_speed, knots);
+  push(vent_density_rate, density, 1);
+  push(vent_temperature_rate, temperature, 1);
+}
+
+template <class G>
 void SmokeModelOf<G>::set_knots(int k) {
   if (k < 1) throw std::invalid_argument("a schedule needs at least one knot");
-  for (Quantity* q : {&speed, &angle, &tilt}) {
+  auto respace = [&](Quantity* q, int count) {
     std::vector<double> first;
-    for (int s = 0; s < source_count(); ++s) first.push_back(q->value[static_cast<std::size_t>(s * knots)]);
-    q->resize(static_cast<std::size_t>(source_count() * k));
-    for (int s = 0; s < source_count(); ++s)
-      std::fill_n(q->value.begin() + s * k, k, first[static_cast<std::size_t>(s)]);
-  }
+    for (int s = 0; s < count; ++s) first.push_back(q->value[static_cast<std::size_t>(s * knots)]);
+    q->resize(static_cast<std::size_t>(count * k));
+    for (int s = 0; s < count; ++s) std::fill_n(q->value.begin() + s * k, k, first[static_cast<std::size_t>(s)]);
+  };
+  for (Quantity* q : {&speed, &angle, &tilt}) respace(q, source_count());
+  respace(&vent_speed, vent_count());
   knots = k;
 }
 
@@ -79,14 +114,16 @@ double SmokeModelOf<G>::scheduled(const Quantity& q, int s, int t, int& knot, do
 template <class G>
 void SmokeModelOf<G>::clear_adjoints() {
   for (Quantity* q : {&initial_velocity, &initial_density, &initial_temperature, &source_x, &source_y, &source_z,
-                      &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt, &confinement})
+                      &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt, &confinement, &vent_position,
+                      &vent_position2, &vent_width, &vent_width2, &vent_speed, &vent_density_rate, &vent_temperature_rate})
     std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
 }
 
 template <class G>
 bool SmokeModelOf<G>::temperature_inert() const {
   auto zero = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; }); };
-  return settings.buoyancy == 0.0 && zero(temperature_rate.value) && zero(initial_temperature.value);
+  return settings.buoyancy == 0.0 && zero(temperature_rate.value) && zero(vent_temperature_rate.value) &&
+         zero(initial_temperature.value);
 }
 
 template struct SmokeModelOf<Grid>;

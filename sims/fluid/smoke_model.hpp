@@ -7,6 +7,11 @@
 // piecewise-linear schedules with `knots` evenly spaced knots over the run. In 3D the centre has
 // a z too, and the flow leans out of the x-y plane by `tilt` towards +z:
 // speed (cos tilt cos angle, cos tilt sin angle, sin tilt); 2D models keep z and tilt at zero.
+//
+// Boundary vents (boundary_vent.hpp) sit on a closed side of the domain and set the normal
+// velocity of its faces over a smooth segment (2D) or patch (3D): a centre and a width along
+// each of the side's tangent axes, an inflow speed on the same schedule knots, and the smoke
+// and heat the inflow carries in.
 #pragma once
 
 #include <array>
@@ -61,6 +66,12 @@ struct SmokeModelOf {
   Quantity source_x, source_y, source_z, source_radius, density_rate, temperature_rate, speed, angle, tilt;
   // Vorticity confinement strength epsilon (one value; 2D only).
   Quantity confinement;
+  // Boundary vents, one entry each (vent_speed: `knots` entries each, vent-major); the side
+  // index counts as Grid's and Grid3's sides do; position and width along the side's first
+  // tangent axis, and in 3D its second one (position2, width2).
+  std::vector<std::string> vent_names;
+  std::vector<int> vent_sides;
+  Quantity vent_position, vent_position2, vent_width, vent_width2, vent_speed, vent_density_rate, vent_temperature_rate;
 
   // Sets the grid and sizes the initial fields (zero); no sources.
   void reset(G g, SmokeSettings s);
@@ -70,7 +81,13 @@ struct SmokeModelOf {
   // Appends a source at a 3D centre whose flow leans by `source_tilt` towards +z.
   void add_source(const std::string& name, const std::array<double, 3>& at, double radius, double density,
                   double temperature, double source_speed, double source_angle, double source_tilt);
-  // Changes the number of schedule knots, holding each source's first value.
+  // Appends a boundary vent on a closed side with a constant inflow `vent_speed` (m/s, negative:
+  // outflow); `at` and `width` along the side's tangent axes (the second entries in 3D only).
+  // Throws std::invalid_argument for a side that is not closed or a width that is not positive.
+  void add_boundary_vent(const std::string& name, int side, const std::array<double, 2>& at,
+                         const std::array<double, 2>& width, double inflow_speed, double density, double temperature);
+  int vent_count() const { return static_cast<int>(vent_names.size()); }
+  // Changes the number of schedule knots, holding each source's and vent's first value.
   void set_knots(int k);
   int source_count() const { return static_cast<int>(source_names.size()); }
   Index state_size() const { return grid.face_count() + 2 * grid.cells(); }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -70,7 +71,7 @@ TEST(FluidScenario, VentRoomGradientMatchesFiniteDifferencesOnAShortRun) {
   EXPECT_EQ(scenario->simulator(), "fluid");
   tune::Problem& problem = scenario->problem();
   const std::vector<double> x = problem.initial();
-  ASSERT_EQ(x.size(), 2u * 4u + 2u * 4u + 2u);  // speed and angle of two vents at 4 knots, emitter x and y
+  ASSERT_EQ(x.size(), 2u * 4u + 2u + 2u);  // two boundary vents' speeds at 4 knots and positions, emitter x and y
   std::vector<double> g(x.size());
   problem.value_and_gradient(x, g);
   GradCheckOptions o;
@@ -98,12 +99,25 @@ TEST(FluidScenario, FramesHoldTheDensityImageObstaclesAndSources) {
   EXPECT_EQ(field["ny"], 30);
   EXPECT_EQ(field["values"].size(), 1200u);
   EXPECT_EQ(field["box"], json({0.0, 0.0, 4.0, 3.0}));  // the room, 4 m by 3 m
-  EXPECT_EQ(f["frames"][0]["arrows"].size(), 3u);
-  // The domain outline, the solid cells' outline and three source circles of 24 segments,
-  // every segment inside the domain.
-  EXPECT_GT(f["background"]["lines"].size(), 4u + 3u * 24u + 40u);
+  ASSERT_EQ(f["frames"][0]["arrows"].size(), 3u);  // the emitter's, then the two vents' (inward, 0.3 m x speed)
+  EXPECT_EQ(f["frames"][0]["arrows"][1], json({0.0, 1.2, 0.3 * 0.8, 0.0}));
+  EXPECT_EQ(f["frames"][0]["arrows"][2], json({2.2, 0.0, 0.0, 0.3 * 0.6}));
+  // The domain outline, the solid cells' outline, the emitter's circle of 24 segments and the
+  // two boundary vents as segments on their walls, every segment inside the domain.
+  EXPECT_GT(f["background"]["lines"].size(), 4u + 24u + 2u + 40u);
   for (const json& l : f["background"]["lines"])
     for (int k : {0, 2}) EXPECT_LE(l[k].get<double>(), 4.0 + 0.6);  // source circles may reach past a wall
+  auto drawn = [&](std::array<double, 4> segment) {
+    int n = 0;
+    for (const json& l : f["background"]["lines"]) {
+      bool same = l[4].get<double>() == 1.0;
+      for (std::size_t k = 0; k < 4; ++k) same = same && std::abs(l[k].get<double>() - segment[k]) < 1e-12;
+      n += same;
+    }
+    return n;
+  };
+  EXPECT_EQ(drawn({0.0, 1.05, 0.0, 1.35}), 1);  // the left vent, 0.3 m wide around y = 1.2
+  EXPECT_EQ(drawn({2.05, 0.0, 2.35, 0.0}), 1);  // the floor vent around x = 2.2
 }
 
 TEST(FluidScenario, ObstaclesFromAMaskImage) {
@@ -114,9 +128,9 @@ TEST(FluidScenario, ObstaclesFromAMaskImage) {
   auto scenario = load_json(j);
   const json f = scenario->frames(scenario->problem().initial());
   // The solid quarter's outline (about 20 + 15 cells along its inner edges, as many along the
-  // walls it touches; bilinear stretching rounds its corner) beside the domain outline and the
-  // source circles.
-  const std::size_t solid_edges = f["background"]["lines"].size() - 4u - 3u * 24u;
+  // walls it touches; bilinear stretching rounds its corner) beside the domain outline, the
+  // emitter's circle and the vents' segments.
+  const std::size_t solid_edges = f["background"]["lines"].size() - 4u - 24u - 2u;
   EXPECT_GT(solid_edges, 60u);
   EXPECT_LT(solid_edges, 80u);
 }
@@ -174,6 +188,34 @@ TEST(FluidScenario, AdvectionOptionsAndTunableVorticityConfinement) {
   json bad = j;
   bad["advection"] = "conservative";
   EXPECT_NE(load_error(bad).find("advection"), std::string::npos);
+}
+
+// Boundary vents' fields: a vent on an open side, a zero width and vent indices out of range are
+// named; a vent quantity cannot be selected by "sources".
+TEST(FluidScenario, BoundaryVentErrorsAreNamed) {
+  const json base = example_json("vent_room.json");
+  auto with = [&](const json::json_pointer& at, const json& value) {
+    json j = base;
+    j[at] = value;
+    return load_error(j);
+  };
+  const std::string open = with("/vents/0/side"_json_pointer, "right");
+  EXPECT_NE(open.find("vents[0].side"), std::string::npos) << open;
+  EXPECT_NE(open.find("closed side"), std::string::npos) << open;
+  EXPECT_NE(with("/vents/1/width"_json_pointer, 0.0).find("vents[1].width"), std::string::npos);
+  EXPECT_NE(with("/vents/1/side"_json_pointer, "front").find("vents[1].side"), std::string::npos);  // 3D only
+  EXPECT_NE(with("/tune/parameters/0/vents"_json_pointer, json::array({2})).find("tune.parameters[0].vents"),
+            std::string::npos);
+  EXPECT_NE(with("/tune/parameters/0/sources"_json_pointer, json::array({0})).find("\"vents\""), std::string::npos);
+}
+
+// A room with boundary vents and no sources loads its vents.
+TEST(FluidScenario, VentsWithoutSources) {
+  json j = example_json("vent_room.json");
+  j.erase("sources");
+  j["tune"]["parameters"] = json::array({{{"name", "vent_speed"}}, {{"name", "vent_position"}, {"vents", {1}}}});
+  auto scenario = load_json(j);
+  EXPECT_EQ(scenario->problem().dimension(), 2u * 4u + 1u);
 }
 
 // A 3D scenario takes MacCormack, vorticity confinement and Jacobi sweeps, and rejects the
@@ -253,6 +295,59 @@ TEST(Fluid3dScenario, BadFieldsAreNamed) {
   EXPECT_NE(with("/grid/sides/front"_json_pointer, "periodic").find("grid.sides.back"), std::string::npos);
   EXPECT_NE(with("/loss/region"_json_pointer, json::array({1.4, 0.1, 0.35, 1.8, 0.6})).find("loss.region"), std::string::npos);
   EXPECT_NE(with("/tune/parameters/2/name"_json_pointer, "colour").find("tune.parameters[2].name"), std::string::npos);
+}
+
+// The 3D vent room: its gradient over both ducts' speed schedules and patch positions agrees
+// with central differences on a short run (the region moved by the smoke duct).
+TEST(Fluid3dScenario, VentRoomGradientMatchesFiniteDifferencesOnAShortRun) {
+  json j = example_json("smoke_vent_room_3d.json");
+  j["steps"] = 5;
+  j["loss"]["region_step"] = 5;
+  j["loss"]["region"] = {0.0, 0.0, 0.0, 0.5, 1.0, 1.25};  // where the smoke gets to in 5 steps
+  j["grid"]["cells"] = {8, 6, 5};  // the same room at 0.25 m cells: a fast test
+  j["grid"]["cell_size"] = 0.25;
+  j["pressure"]["tolerance"] = 1e-12;
+  auto scenario = load_json(j);
+  tune::Problem& problem = scenario->problem();
+  const std::vector<double> x = problem.initial();
+  ASSERT_EQ(x.size(), 2u * 2u + 2u + 2u);  // two ducts' speeds at 2 knots, their positions along both tangent axes
+  expect_gradient_matches_finite_differences(problem);
+}
+
+// 3D obstacles beside boxes (a sphere, a cylinder along z) and a patch vent in the closed left
+// wall: the scenario loads, its gradient over the vent's speed, position and width agrees with
+// central differences, and the frames draw the sphere and the cylinder as circles.
+TEST(Fluid3dScenario, SpheresCylindersAndPatchVents) {
+  json j = example_json("smoke_chimney_3d.json");
+  j["steps"] = 5;
+  j["loss"]["region_step"] = 5;
+  j["pressure"]["tolerance"] = 1e-12;
+  j["grid"]["cells"] = {10, 8, 6};  // the same yard at 0.2 m cells: a fast test
+  j["grid"]["cell_size"] = 0.2;
+  j["grid"]["sides"]["left"] = "closed";
+  j["obstacles"].push_back({{"sphere", {1.5, 1.2, 0.6, 0.2}}});
+  j["obstacles"].push_back({{"cylinder", {0.6, 1.3, 0.15, 0.0, 1.2}}, {"axis", "z"}});
+  j["vents"] = json::array({{{"name", "fan"}, {"side", "left"}, {"position", {0.45, 0.6}}, {"width", {0.3, 0.4}}, {"speed", 1.2}}});
+  j["tune"]["parameters"] = json::array({{{"name", "vent_speed"}},
+                                         {{"name", "vent_position"}, {"vents", {0}}},
+                                         {{"name", "vent_position2"}},
+                                         {{"name", "vent_width2"}}});
+  auto scenario = load_json(j);
+  tune::Problem& problem = scenario->problem();
+  const std::vector<double> x = problem.initial();
+  ASSERT_EQ(x.size(), 2u + 1u + 1u + 1u);
+  expect_gradient_matches_finite_differences(problem);
+  const json f = scenario->frames(x);
+  // Obstacle circles of 24 segments: the sphere and the cylinder along z.
+  int circle_segments = 0;
+  for (const json& l : f["background"]["lines"]) circle_segments += l[4].get<double>() == -1.0 && l[0] != l[2] && l[1] != l[3];
+  EXPECT_EQ(circle_segments, 2 * 24);
+  const json bad = [&] {
+    json b = j;
+    b["obstacles"][2]["cylinder"][2] = -0.1;
+    return b;
+  }();
+  EXPECT_NE(load_error(bad).find("obstacles[2].cylinder"), std::string::npos);
 }
 
 }  // namespace

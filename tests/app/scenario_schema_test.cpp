@@ -226,6 +226,11 @@ const Variant kVariants[] = {
     // A reach task: only it reads a target.
     {"creature_jumper.json", {{R"("type": "jump")", R"("type": "reach", "target": [0.5, 0.3])"}}},
     // The fluid's starting smoke from a picture and from shapes.
+    // 3D obstacles beside the box: a sphere and a cylinder along an axis.
+    {"smoke_chimney_3d.json",
+     {{R"({"box": [0.8, 0.0, 0.2, 1.2, 0.75, 0.8]})",
+       R"({"box": [0.8, 0.0, 0.2, 1.2, 0.75, 0.8]}, {"sphere": [1.5, 1.2, 0.6, 0.2]},
+          {"cylinder": [0.6, 1.3, 0.15, 0.0, 1.2], "axis": "z"})"}}},
     {"smoke_target.json",
      {{R"("initial_density": {"checker": 16, "value": 0.64})",
        R"("initial_density": {"image": "data/smoke_target.pgm", "invert": false, "scale": 0.5})"}}},

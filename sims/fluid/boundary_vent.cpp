@@ -1,0 +1,216 @@
+#include "sims/fluid/boundary_vent.hpp"
+
+#include <cmath>
+#include <type_traits>
+
+#include "sims/fluid/source_footprint.hpp"
+
+namespace simgrad::fluid {
+
+SegmentWeight segment_weight(double s, double centre, double width, double softness, bool periodic, double length) {
+  double d, dd_dc;
+  axis_offset(s - centre, periodic, length, d, dd_dc);
+  const double ta = std::tanh((d + 0.5 * width) / softness), tb = std::tanh((d - 0.5 * width) / softness);
+  const double sa = 1.0 - ta * ta, sb = 1.0 - tb * tb;
+  return {0.5 * (ta - tb), 0.5 * (sa - sb) / softness * dd_dc, 0.25 * (sa + sb) / softness};
+}
+
+namespace {
+
+// The width of a footprint's soft edges, in cells: wide enough that sampling it on the faces
+// keeps the flux at speed x width to two parts in 10^4, narrow enough that a vent reads as a duct.
+constexpr double kSoftnessCells = 1.0;
+
+// A face on a side of the domain: its index among the faces normal to the side, the cell inside
+// it, and its centre's coordinates along the side's tangent axes (the second one 3D only).
+struct BoundaryFace {
+  Index face, cell;
+  double s[2];
+};
+
+// How a side lies: the sign that turns an inflow speed into the face velocity, and whether each
+// tangent axis wraps and how long it is (`patch`: a second tangent axis, 3D).
+struct SideFrame {
+  double sign;
+  bool patch;
+  bool periodic[2];
+  double length[2];
+};
+
+// How side `side` of a 2D grid lies (one tangent axis).
+SideFrame frame_of(const Grid& g, int side) {
+  const bool along_x = side / 2 == 0;  // a left or right side runs along y
+  return {side % 2 == 0 ? 1.0 : -1.0,
+          false,
+          {along_x ? g.periodic_y() : g.periodic_x(), false},
+          {along_x ? g.height() : g.width(), 1.0}};
+}
+
+// The tangent axes of the sides normal to axis a, in increasing order.
+std::array<int, 2> tangent_axes(int a) {
+  if (a == 0) return {1, 2};
+  if (a == 1) return {0, 2};
+  return {0, 1};
+}
+
+// How side `side` of a 3D grid lies (two tangent axes).
+SideFrame frame_of(const Grid3& g, int side) {
+  const std::array<int, 2> t = tangent_axes(side / 2);
+  return {side % 2 == 0 ? 1.0 : -1.0, true, {g.periodic(t[0]), g.periodic(t[1])}, {g.extent(t[0]), g.extent(t[1])}};
+}
+
+// Calls f(face) for the faces of one side of a 2D grid, along the side in order.
+template <class F>
+void for_each_boundary_face(const Grid& g, int side, const F& f) {
+  const bool high = side % 2 == 1;
+  const double h = g.h();
+  if (side / 2 == 0) {
+    const int i = high ? g.u_columns() - 1 : 0, ci = high ? g.nx() - 1 : 0;
+    for (int j = 0; j < g.ny(); ++j) f(BoundaryFace{g.u_face(i, j), g.cell(ci, j), {(j + 0.5) * h, 0.0}});
+  } else {
+    const int j = high ? g.v_rows() - 1 : 0, cj = high ? g.ny() - 1 : 0;
+    for (int i = 0; i < g.nx(); ++i) f(BoundaryFace{g.v_face(i, j), g.cell(i, cj), {(i + 0.5) * h, 0.0}});
+  }
+}
+
+// Calls f(face) for the faces of one side of a 3D grid, first tangent axis fastest.
+template <class F>
+void for_each_boundary_face(const Grid3& g, int side, const F& f) {
+  const int a = side / 2;
+  const bool high = side % 2 == 1;
+  const std::array<int, 2> t = tangent_axes(a);
+  const Lattice3 faces = g.face_lattice(a);
+  const std::size_t as = static_cast<std::size_t>(a), t0 = static_cast<std::size_t>(t[0]), t1 = static_cast<std::size_t>(t[1]);
+  for (int q = 0; q < g.n(t[1]); ++q)
+    for (int p = 0; p < g.n(t[0]); ++p) {
+      std::array<int, 3> ijk{};
+      ijk[t0] = p;
+      ijk[t1] = q;
+      ijk[as] = high ? g.n(a) : 0;
+      const Index face = faces.index(ijk[0], ijk[1], ijk[2]);
+      ijk[as] = high ? g.n(a) - 1 : 0;
+      f(BoundaryFace{face, g.cell(ijk[0], ijk[1], ijk[2]), {(p + 0.5) * g.h(), (q + 0.5) * g.h()}});
+    }
+}
+
+// The velocity component along `axis` (normal to the sides of that axis).
+std::span<double> normal_velocity(const FieldsView& f, int axis) { return axis == 0 ? f.u : f.v; }
+std::span<double> normal_velocity(const Fields3View& f, int axis) { return f.velocity[static_cast<std::size_t>(axis)]; }
+
+// A vent's footprint at a boundary face and its derivatives with respect to the vent's centre
+// and width along each tangent axis.
+struct VentWeight {
+  double w;
+  double dcentre[2], dwidth[2];
+};
+
+template <class Model>
+VentWeight vent_weight(const Model& m, const SideFrame& frame, std::size_t v, const BoundaryFace& b) {
+  const double e = kSoftnessCells * m.grid.h();
+  const SegmentWeight x =
+      segment_weight(b.s[0], m.vent_position.value[v], m.vent_width.value[v], e, frame.periodic[0], frame.length[0]);
+  if (!frame.patch) return {x.w, {x.dcentre, 0.0}, {x.dwidth, 0.0}};
+  const SegmentWeight y =
+      segment_weight(b.s[1], m.vent_position2.value[v], m.vent_width2.value[v], e, frame.periodic[1], frame.length[1]);
+  return {x.w * y.w, {x.dcentre * y.w, x.w * y.dcentre}, {x.dwidth * y.w, x.w * y.dwidth}};
+}
+
+// The number of sides of the model's domain.
+template <class Model>
+constexpr int side_count() {
+  return std::is_same_v<Model, SmokeModel3> ? 6 : 4;
+}
+
+// Calls f(side, frame, face) for every boundary face outside solids of every side with a vent.
+template <class Model, class F>
+void for_each_vent_face(const Model& m, const F& f) {
+  for (int side = 0; side < side_count<Model>(); ++side) {
+    bool vented = false;
+    for (int s : m.vent_sides) vented = vented || s == side;
+    if (!vented) continue;
+    const SideFrame frame = frame_of(m.grid, side);
+    for_each_boundary_face(m.grid, side, [&](const BoundaryFace& b) {
+      if (!m.grid.solid(b.cell)) f(side, frame, b);
+    });
+  }
+}
+
+// apply_boundary_vents for either grid.
+template <class Model, class View>
+void vents_forward(const Model& m, int t, const View& f) {
+  const double dt = m.settings.dt;
+  for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
+    double weight_sum = 0.0, push = 0.0, density = 0.0, temperature = 0.0;
+    for (std::size_t v = 0; v < m.vent_sides.size(); ++v) {
+      if (m.vent_sides[v] != side) continue;
+      const double w = vent_weight(m, frame, v, b).w;
+      int knot;
+      double fraction;
+      weight_sum += w;
+      push += w * frame.sign * m.scheduled(m.vent_speed, static_cast<int>(v), t, knot, fraction);
+      density += w * m.vent_density_rate.value[v];
+      temperature += w * m.vent_temperature_rate.value[v];
+    }
+    double& q = normal_velocity(f, side / 2)[static_cast<std::size_t>(b.face)];
+    q = (1.0 - weight_sum) * q + push;
+    f.density[static_cast<std::size_t>(b.cell)] += dt * density;
+    f.temperature[static_cast<std::size_t>(b.cell)] += dt * temperature;
+  });
+}
+
+// apply_boundary_vents_adjoint for either grid.
+template <class Model, class View>
+void vents_adjoint(Model& m, int t, const View& a) {
+  const double dt = m.settings.dt;
+  for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
+    double& aq = normal_velocity(a, side / 2)[static_cast<std::size_t>(b.face)];
+    const double ad = a.density[static_cast<std::size_t>(b.cell)], at = a.temperature[static_cast<std::size_t>(b.cell)];
+    double weight_sum = 0.0;
+    for (std::size_t v = 0; v < m.vent_sides.size(); ++v) {
+      if (m.vent_sides[v] != side) continue;
+      const VentWeight vw = vent_weight(m, frame, v, b);
+      int knot;
+      double fraction;
+      const double speed = m.scheduled(m.vent_speed, static_cast<int>(v), t, knot, fraction);
+      const double rate_d = m.vent_density_rate.value[v], rate_t = m.vent_temperature_rate.value[v];
+      weight_sum += vw.w;
+      add_to_knots(m.vent_speed, m, static_cast<int>(v), knot, fraction, vw.w * frame.sign * aq);
+      m.vent_density_rate.adjoint[v] += dt * vw.w * ad;
+      m.vent_temperature_rate.adjoint[v] += dt * vw.w * at;
+      // The face started from zero (a closed side after the walls), so w enters only as push.
+      const double dw = frame.sign * speed * aq + dt * (rate_d * ad + rate_t * at);
+      m.vent_position.adjoint[v] += dw * vw.dcentre[0];
+      m.vent_width.adjoint[v] += dw * vw.dwidth[0];
+      m.vent_position2.adjoint[v] += dw * vw.dcentre[1];
+      m.vent_width2.adjoint[v] += dw * vw.dwidth[1];
+    }
+    aq *= 1.0 - weight_sum;
+  });
+}
+
+// net_vent_inflow for either grid.
+template <class Model>
+double net_inflow(const Model& m, int t) {
+  const double area = std::is_same_v<Model, SmokeModel3> ? m.grid.h() * m.grid.h() : m.grid.h();
+  double sum = 0.0;
+  for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
+    for (std::size_t v = 0; v < m.vent_sides.size(); ++v) {
+      if (m.vent_sides[v] != side) continue;
+      int knot;
+      double fraction;
+      sum += vent_weight(m, frame, v, b).w * m.scheduled(m.vent_speed, static_cast<int>(v), t, knot, fraction) * area;
+    }
+  });
+  return sum;
+}
+
+}  // namespace
+
+void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f) { vents_forward(m, t, f); }
+void apply_boundary_vents(const SmokeModel3& m, int t, const Fields3View& f) { vents_forward(m, t, f); }
+void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a) { vents_adjoint(m, t, a); }
+void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a) { vents_adjoint(m, t, a); }
+double net_vent_inflow(const SmokeModel& m, int t) { return net_inflow(m, t); }
+double net_vent_inflow(const SmokeModel3& m, int t) { return net_inflow(m, t); }
+
+}  // namespace simgrad::fluid

@@ -1,0 +1,46 @@
+// Boundary vents: ducts in a closed side of the domain. A vent sets the normal velocity of the
+// side's faces to (inflow speed) x w, w a smooth footprint along the side, so that its centre,
+// width and speed are all differentiable and never snapped to cells:
+//   w(s) = (tanh((d + W/2) / e) - tanh((d - W/2) / e)) / 2,   d = s - centre,
+// a segment of width W whose edges soften over e = one cell; its integral along the side is W
+// exactly, so the flux a vent drives is speed x W wherever it sits (sampled on the faces, to
+// two parts in 10^4, less what the soft edges lose past the side's ends). In 3D the patch's footprint is the product of one such segment per tangent axis.
+// Positive speeds blow into the domain, negative ones draw out; overlapping vents add.
+//
+// The vents act after the walls are zeroed and before the pressure projection, which keeps wall
+// faces as they are and counts them in each cell's divergence: the prescribed flux enters the
+// Poisson problem's right-hand side. With an open side the pressure takes up any net inflow.
+// In a fully closed domain the projection removes the right-hand side's mean over the fluid
+// cells (pressure.hpp), so vents whose fluxes do not balance leave a uniform divergence of
+// (net inflow) / (fluid volume): the smoke compresses or thins evenly instead of the solve
+// failing, and gradients stay exact for that operator.
+//
+// An inflow vent may carry smoke and heat in: the cell inside each face gains dt x rate x w.
+// Parameter adjoints sum over the boundary faces in a fixed order (the faces are few: one side).
+#pragma once
+
+#include "sims/fluid/smoke_model.hpp"
+
+namespace simgrad::fluid {
+
+// A vent's footprint at coordinate s along one tangent axis (periodic axes measure the offset
+// smoothly, as sources do), and its derivatives with respect to the centre and the width.
+struct SegmentWeight {
+  double w, dcentre, dwidth;
+};
+SegmentWeight segment_weight(double s, double centre, double width, double softness, bool periodic, double length);
+
+// The inflow velocity, density and temperature of every vent at step t, in place.
+void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f);
+void apply_boundary_vents(const SmokeModel3& m, int t, const Fields3View& f);
+// The adjoint of apply_boundary_vents (whose boundary faces start from zero): maps `a` in place
+// and accumulates the vents' parameter adjoints in the model.
+void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a);
+void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a);
+
+// The net volume flux into the domain through the vents at step t (m^2/s in 2D, m^3/s in 3D),
+// summed over the faces: zero for vents that balance.
+double net_vent_inflow(const SmokeModel& m, int t);
+double net_vent_inflow(const SmokeModel3& m, int t);
+
+}  // namespace simgrad::fluid

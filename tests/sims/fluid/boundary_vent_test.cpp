@@ -1,0 +1,420 @@
+// Boundary vents in 2D and 3D: the footprint and the vent stage against finite differences,
+// whole rollouts' gradients with respect to position, width, speed and carried smoke, physics
+// (the flux a vent drives is speed x width; what enters a duct leaves it; the projection keeps
+// the divergence at zero with vents on, or uniform when a closed room's vents do not balance),
+// and bit-for-bit determinism across thread counts and checkpoint policies.
+#include "sims/fluid/boundary_vent.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../state_hash.hpp"
+#include "core/gradcheck.hpp"
+#include "core/parallel.hpp"
+#include "core/rng.hpp"
+#include "core/rollout.hpp"
+#include "sims/fluid/forcing.hpp"
+#include "sims/fluid/forcing3d.hpp"
+#include "sims/fluid/losses.hpp"
+#include "sims/fluid/parameters.hpp"
+#include "sims/fluid/smoke.hpp"
+#include "sims/fluid/smoke3d.hpp"
+#include "stage_check.hpp"
+
+namespace simgrad::fluid {
+namespace {
+
+constexpr int kLeft = 0, kRight = 1, kBottom = 2, kFront = 4;
+
+TEST(BoundaryVent, SegmentWeightDerivativesMatchFiniteDifferences) {
+  for (bool periodic : {false, true}) {
+    auto weight = [&](std::span<const double> x) { return segment_weight(x[0], x[1], x[2], 0.1, periodic, 1.3).w; };
+    for (double s : {0.31, 0.52, 0.68, 1.2}) {
+      const std::vector<double> x = {s, 0.5, 0.3};
+      const SegmentWeight w = segment_weight(s, x[1], x[2], 0.1, periodic, 1.3);
+      const std::vector<double> g = {0.0, w.dcentre, w.dwidth};
+      GradCheckOptions o;
+      o.rtol = 1e-6;
+      o.atol = 1e-10;
+      const GradCheckReport r = check_gradient(weight, x, g, o);
+      for (std::size_t k = 1; k < 3; ++k) EXPECT_TRUE(r.checks[k].ok) << periodic << " " << s << " " << r.checks[k].label;
+    }
+  }
+}
+
+// The footprint sampled one cell apart sums to width / h wherever the vent sits: its flux does
+// not depend on where it is between faces.
+TEST(BoundaryVent, SampledFootprintHoldsTheWidthAtAnyPosition) {
+  const double h = 0.1;
+  for (double centre : {1.0, 1.013, 1.05, 1.077}) {
+    double sum = 0.0;
+    for (int k = 0; k < 40; ++k) sum += segment_weight((k + 0.5) * h, centre, 0.37, h, false, 4.0).w;
+    EXPECT_NEAR(sum * h, 0.37, 0.37 * 3e-4) << centre;
+  }
+}
+
+// A 2D room: closed on the left and below, open on the right and above; a solid cell next to
+// the left wall inside the inlet's footprint; an inlet on the left carrying smoke and heat, an
+// outlet drawing out through the floor, an emitter; buoyancy and viscosity.
+SmokeModel vented_room(int nx, int ny, int steps) {
+  SmokeModel m;
+  SmokeSettings s;
+  s.dt = 0.04;
+  s.steps = steps;
+  s.buoyancy = 0.8;
+  s.viscosity = 0.01;
+  s.pressure.tolerance = 1e-13;
+  const double h = 1.0 / nx;
+  Grid g(nx, ny, h, Side::kClosed, Side::kOpen, Side::kClosed, Side::kOpen);
+  std::vector<std::uint8_t> solid(static_cast<std::size_t>(g.cells()), 0);
+  solid[static_cast<std::size_t>(g.cell(0, ny / 2))] = 1;
+  g.set_solid(solid);
+  m.reset(g, s);
+  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(15, 0, k);
+  m.add_source("emitter", 0.55, 0.3, 0.15, 1.0, 0.0, 0.3, 1.4);
+  m.add_boundary_vent("inlet", kLeft, {0.47 * ny * h, 0.0}, {0.33 * ny * h, 0.0}, 0.8, 1.5, 0.6);
+  m.add_boundary_vent("outlet", kBottom, {0.62, 0.0}, {0.27, 0.0}, -0.4, 0.0, 0.0);
+  m.set_knots(3);
+  m.vent_speed.value = {0.8, 1.0, 0.7, -0.4, -0.3, -0.5};
+  return m;
+}
+
+SmokeLossSettings region_loss(const SmokeModel& m) {
+  SmokeLossSettings l;
+  l.region.assign(static_cast<std::size_t>(m.grid.cells()), 0);
+  for (int j = 2; j < 5; ++j)
+    for (int i = 2; i < 6; ++i) l.region[static_cast<std::size_t>(m.grid.cell(i, j))] = 1;
+  l.region_target = 0.8;
+  l.smoothness = 0.1;
+  return l;
+}
+
+template <class Model>
+std::vector<tune::BoundParameter> vent_parameters(Model& m, std::initializer_list<const char*> names) {
+  std::vector<tune::BoundParameter> b;
+  for (const char* name : names) {
+    ParameterRequest r;
+    r.name = name;
+    b.push_back(bind_parameter(m, r));
+  }
+  return b;
+}
+
+const std::initializer_list<const char*> kVent2 = {"vent_position", "vent_width", "vent_speed", "vent_density_rate",
+                                                    "vent_temperature_rate"};
+const std::initializer_list<const char*> kVent3 = {"vent_position", "vent_position2",    "vent_width",
+                                                    "vent_width2",   "vent_speed",        "vent_density_rate",
+                                                    "vent_temperature_rate"};
+
+// Sets every wall face to zero, as the step does before the vents.
+void zero_wall_faces(const Grid& g, std::span<double> state) {
+  const FieldsView f = fields_of(g, state);
+  zero_walls(g, f.u, f.v);
+}
+void zero_wall_faces(const Grid3& g, std::span<double> state) { zero_walls(g, fields_of(g, state).velocity); }
+
+// Checks the vent stage's parameter adjoints by finite differences, for the model's grid.
+template <class Model>
+void check_vent_stage_gradient(Model& m, std::initializer_list<const char*> names, int t) {
+  const std::size_t n = static_cast<std::size_t>(m.state_size());
+  const std::vector<double> w = random_values(n, 91, 1.0);
+  std::vector<double> base = random_values(n, 92, 0.5);
+  zero_wall_faces(m.grid, base);
+  std::vector<tune::BoundParameter> params = vent_parameters(m, names);
+  std::vector<double> x;
+  for (const auto& p : params) x.insert(x.end(), p.parameter.initial.begin(), p.parameter.initial.end());
+  auto assign = [&](std::span<const double> y) {
+    std::size_t at = 0;
+    for (auto& p : params) {
+      p.assign(y.subspan(at, p.parameter.initial.size()));
+      at += p.parameter.initial.size();
+    }
+  };
+  auto f = [&](std::span<const double> y) {
+    assign(y);
+    std::vector<double> state = base;
+    apply_boundary_vents(m, t, fields_of(m.grid, std::span<double>(state)));
+    return dot(w, state);
+  };
+  assign(x);
+  m.clear_adjoints();
+  std::vector<double> a = w;
+  apply_boundary_vents_adjoint(m, t, fields_of(m.grid, std::span<double>(a)));
+  std::vector<double> g;
+  for (auto& p : params) {
+    std::vector<double> part(p.parameter.initial.size());
+    p.gradient(part);
+    g.insert(g.end(), part.begin(), part.end());
+  }
+  // f sums a few hundred terms of order one: rounding over the step is about 1e-8.
+  GradCheckOptions o;
+  o.rtol = 1e-6;
+  o.atol = 1e-7;
+  const GradCheckReport r = check_gradient(f, x, g, o);
+  for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+}
+
+// A rollout problem's gradient against central differences: the first `coordinates` entries one
+// by one, then all of them in `directions` random directions (none: skipped).
+void expect_rollout_gradient(tune::RolloutProblem& problem, std::size_t coordinates, int directions) {
+  const std::vector<double> x = problem.initial();
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  GradCheckOptions o;
+  o.step = 1e-6;
+  o.rtol = 1e-5;
+  o.atol = 1e-9;
+  auto f = [&](std::span<const double> y) { return problem.value(y); };
+  const GradCheckReport r = check_gradient(f, x, g, o);
+  for (std::size_t k = 0; k < coordinates; ++k)
+    EXPECT_TRUE(r.checks[k].ok) << r.checks[k].label << " ad " << r.checks[k].ad << " fd " << r.checks[k].fd;
+  if (directions == 0) return;
+  o.random_directions = directions;
+  for (const GradCheckEntry& e : check_gradient(f, x, g, o).checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+}
+
+// A vented rollout's final state and gradient (over the vents' parameters `names`) are the same
+// bits with 1, 2 and 4 threads under each checkpoint policy as with one thread storing all.
+template <class System, class Loss, class Model>
+void expect_same_bits(const std::function<Model()>& make, const std::function<SmokeLossSettings(const Model&)>& loss_of,
+                      std::initializer_list<const char*> names, std::initializer_list<const char*> policies) {
+  auto run = [&](int threads, const char* policy) {
+    set_thread_count(threads);
+    Model m = make();
+    System system(m);
+    Loss loss(m, loss_of(m));
+    RolloutOptions o;
+    o.checkpoint = CheckpointPolicy::parse(policy);
+    tune::RolloutProblem problem(system, loss, m.settings.steps, o, vent_parameters(m, names));
+    std::vector<double> g(problem.dimension());
+    problem.value_and_gradient(problem.initial(), g);
+    return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};
+  };
+  const testing::Hashes reference = run(1, "all");
+  for (int threads : {1, 2, 4})
+    for (const char* policy : policies) EXPECT_EQ(run(threads, policy), reference) << threads << " " << policy;
+  set_thread_count(0);
+}
+
+TEST(BoundaryVent, StageGradientMatchesFiniteDifferences2d) {
+  SmokeModel m = vented_room(8, 6, 10);
+  for (int t : {0, 4, 9}) check_vent_stage_gradient(m, kVent2, t);
+}
+
+// The whole rollout's gradient with respect to the vents' parameters, one by one, and the
+// initial velocity in random directions.
+TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences2d) {
+  SmokeModel m = vented_room(8, 6, 8);
+  Smoke system(m);
+  SmokeLoss loss(m, region_loss(m));
+  std::vector<tune::BoundParameter> params = vent_parameters(m, kVent2);
+  const std::size_t vents = [&] {
+    std::size_t n = 0;
+    for (const auto& p : params) n += p.parameter.initial.size();
+    return n;
+  }();
+  ParameterRequest v0;
+  v0.name = "initial_velocity";
+  params.push_back(bind_parameter(m, v0));
+  tune::RolloutProblem problem(system, loss, m.settings.steps, {}, std::move(params));
+  expect_rollout_gradient(problem, vents, 3);
+}
+
+// The net outflow through the open sides of a grid's velocity, per unit depth.
+double open_side_outflow(const Grid& g, std::span<const double> state) {
+  const ConstFieldsView f = fields_of(g, state);
+  double out = 0.0;
+  for (int j = 0; j < g.ny(); ++j) {
+    if (g.side(kLeft) == Side::kOpen) out -= f.u[static_cast<std::size_t>(g.u_face(0, j))] * g.h();
+    if (g.side(kRight) == Side::kOpen) out += f.u[static_cast<std::size_t>(g.u_face(g.nx(), j))] * g.h();
+  }
+  for (int i = 0; i < g.nx(); ++i) {
+    if (g.side(kBottom) == Side::kOpen) out -= f.v[static_cast<std::size_t>(g.v_face(i, 0))] * g.h();
+    if (g.side(kBottom + 1) == Side::kOpen) out += f.v[static_cast<std::size_t>(g.v_face(i, g.ny()))] * g.h();
+  }
+  return out;
+}
+
+// The largest |divergence| over the cells of a state's velocity, and its mean.
+void divergence_of(const Smoke& system, const Grid& g, std::span<const double> state, double& largest, double& mean) {
+  const ConstFieldsView f = fields_of(g, state);
+  std::vector<double> div(static_cast<std::size_t>(g.cells()));
+  system.projection().divergence(f.u, f.v, div);
+  largest = 0.0;
+  mean = 0.0;
+  for (double d : div) {
+    largest = std::max(largest, std::abs(d));
+    mean += d / static_cast<double>(div.size());
+  }
+}
+
+// A duct: a vent in the closed left wall blows in, the right side is open. At every step the
+// outflow through the open side equals the inflow, which is speed x width (a closed form: the
+// footprint's integral), and every cell is divergence-free.
+TEST(BoundaryVent, DuctOutflowEqualsInflow) {
+  SmokeModel m;
+  SmokeSettings s;
+  s.dt = 0.02;
+  s.steps = 30;
+  s.pressure.tolerance = 1e-12;
+  const double h = 1.0 / 16;
+  m.reset(Grid(24, 12, h, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed), s);
+  const double speed = 1.3, width = 4.3 * h;
+  m.add_boundary_vent("inlet", kLeft, {6.2 * h, 0.0}, {width, 0.0}, speed, 1.0, 0.0);
+  EXPECT_NEAR(net_vent_inflow(m, 0), speed * width, 3e-4 * speed * width);
+  Smoke system(m);
+  SmokeLoss loss(m, {{}, 1.0, std::vector<std::uint8_t>(static_cast<std::size_t>(m.grid.cells()), 1), -1, {}, 0.0});
+  RolloutOptions o;
+  int checked = 0;
+  o.observer = [&](int t, std::span<const double> state) {
+    if (t == 0) return;
+    EXPECT_NEAR(open_side_outflow(m.grid, state), net_vent_inflow(m, t), 1e-9 * speed * width) << t;
+    EXPECT_NEAR(open_side_outflow(m.grid, state), speed * width, 3e-4 * speed * width) << t;
+    double largest, mean;
+    divergence_of(system, m.grid, state, largest, mean);
+    EXPECT_LT(largest, 1e-8) << t;
+    ++checked;
+  };
+  Rollout(system, loss, s.steps, o).loss();
+  EXPECT_EQ(checked, s.steps);
+}
+
+// A closed room whose two vents balance (in on the left, out on the right, alike) stays
+// divergence-free; with the outlet shut, the net inflow spreads evenly: every cell's divergence
+// is the inflow over the room's area (the projection removes the mean, pressure.hpp).
+TEST(BoundaryVent, ClosedRoomBalancesOrSpreadsTheNetInflow) {
+  for (double outlet : {-0.9, 0.0}) {
+    SmokeModel m;
+    SmokeSettings s;
+    s.dt = 0.02;
+    s.steps = 5;
+    s.pressure.tolerance = 1e-12;
+    const double h = 0.1;
+    m.reset(Grid(10, 8, h, Side::kClosed, Side::kClosed, Side::kClosed, Side::kClosed), s);
+    m.add_boundary_vent("in", kLeft, {0.4, 0.0}, {0.3, 0.0}, 0.9, 0.0, 0.0);
+    m.add_boundary_vent("out", kRight, {0.4, 0.0}, {0.3, 0.0}, outlet, 0.0, 0.0);
+    Smoke system(m);
+    const std::vector<double> s0(static_cast<std::size_t>(m.state_size()), 0.0);
+    std::vector<double> s1(s0.size());
+    system.step(0, s0, s1, {});
+    double largest, mean;
+    divergence_of(system, m.grid, s1, largest, mean);
+    const double expected = -net_vent_inflow(m, 0) / (m.grid.width() * m.grid.height());
+    if (outlet != 0.0) EXPECT_LT(largest, 1e-9);
+    else {
+      EXPECT_NEAR(expected, -0.9 * 0.3 / 0.8, 1e-3);
+      // The divergence (outflow per area) is uniform: minus the net inflow over the area.
+      EXPECT_NEAR(mean, expected, 1e-9);
+      EXPECT_NEAR(largest, std::abs(expected), 1e-9);
+    }
+  }
+}
+
+// Forward results and gradients are the same bits for 1, 2 and 4 threads and every checkpoint
+// policy, with boundary vents on a grid large enough for the parallel loops to split.
+TEST(BoundaryVent, DeterministicAcrossThreadsAndCheckpointPolicies) {
+  expect_same_bits<Smoke, SmokeLoss, SmokeModel>(
+      [] {
+        SmokeModel m = vented_room(40, 40, 4);  // four blocks of cells: two threads split them
+        m.settings.pressure.tolerance = 1e-8;
+        m.settings.viscosity = 0.0;
+        return m;
+      },
+      region_loss, kVent2, {"all", "every:2", "binomial:2"});
+}
+
+// A 3D room: open above; a patch vent in the left wall blowing in with smoke and heat, one in
+// the front wall drawing out.
+// The room is 1.25 m x 1 m x 1 m: 5 x 4 x 4 cells, or `refine` times as many along each axis.
+SmokeModel3 vented_room3(int steps, int refine = 1) {
+  SmokeModel3 m;
+  SmokeSettings s;
+  s.dt = 0.04;
+  s.steps = steps;
+  s.buoyancy = 0.8;
+  s.pressure.tolerance = 1e-13;
+  Grid3 g({5 * refine, 4 * refine, 4 * refine}, 0.25 / refine, {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed});
+  m.reset(g, s);
+  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(25, 0, k);
+  m.add_boundary_vent("inlet", kLeft, {0.45, 0.52}, {0.4, 0.45}, 0.7, 1.2, 0.5);
+  m.add_boundary_vent("outlet", kFront, {0.7, 0.4}, {0.45, 0.35}, -0.3, 0.0, 0.0);
+  m.set_knots(2);
+  m.vent_speed.value = {0.7, 0.9, -0.3, -0.45};
+  return m;
+}
+
+SmokeLossSettings region_loss3(const SmokeModel3& m) {
+  SmokeLossSettings l;
+  l.region.assign(static_cast<std::size_t>(m.grid.cells()), 0);
+  for (int k = 1; k < 3; ++k)
+    for (int j = 1; j < 3; ++j)
+      for (int i = 1; i < 4; ++i) l.region[static_cast<std::size_t>(m.grid.cell(i, j, k))] = 1;
+  l.region_target = 0.5;
+  l.smoothness = 0.1;
+  return l;
+}
+
+TEST(BoundaryVent, StageGradientMatchesFiniteDifferences3d) {
+  SmokeModel3 m = vented_room3(10);
+  for (int t : {0, 7}) check_vent_stage_gradient(m, kVent3, t);
+}
+
+TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences3d) {
+  SmokeModel3 m = vented_room3(5);
+  Smoke3 system(m);
+  SmokeLoss3 loss(m, region_loss3(m));
+  tune::RolloutProblem problem(system, loss, m.settings.steps, {}, vent_parameters(m, kVent3));
+  expect_rollout_gradient(problem, problem.dimension(), 0);
+}
+
+// A 3D duct: a patch in the closed left wall blows in, the top is open; after each step the
+// outflow through the top is the patch's speed x width x width2 and the cells are
+// divergence-free.
+TEST(BoundaryVent, DuctOutflowEqualsInflow3d) {
+  SmokeModel3 m;
+  SmokeSettings s;
+  s.dt = 0.02;
+  s.steps = 6;
+  s.pressure.tolerance = 1e-12;
+  const double h = 0.1;
+  m.reset(Grid3({8, 8, 8}, h, {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed}), s);
+  const double speed = 0.8, wy = 0.33, wz = 0.38;
+  m.add_boundary_vent("inlet", kLeft, {0.39, 0.41}, {wy, wz}, speed, 0.0, 0.0);
+  Smoke3 system(m);
+  SmokeLoss3 loss(m, {{}, 1.0, std::vector<std::uint8_t>(static_cast<std::size_t>(m.grid.cells()), 1), -1, {}, 0.0});
+  RolloutOptions o;
+  o.observer = [&](int t, std::span<const double> state) {
+    if (t == 0) return;
+    const ConstFields3View f = fields_of(m.grid, state);
+    const Lattice3 top = m.grid.face_lattice(1);
+    double out = 0.0;
+    for (int k = 0; k < 8; ++k)
+      for (int i = 0; i < 8; ++i) out += f.velocity[1][static_cast<std::size_t>(top.index(i, 8, k))] * h * h;
+    EXPECT_NEAR(out, net_vent_inflow(m, t), 1e-9 * speed * wy * wz) << t;
+    // The soft edges lose a little flux to the nearby walls of this small duct.
+    EXPECT_NEAR(out, speed * wy * wz, 1e-2 * speed * wy * wz) << t;
+    std::vector<double> div(static_cast<std::size_t>(m.grid.cells()));
+    system.projection().divergence(f.velocity, div);
+    for (double d : div) EXPECT_LT(std::abs(d), 1e-8);
+  };
+  Rollout(system, loss, s.steps, o).loss();
+}
+
+TEST(BoundaryVent, DeterministicAcrossThreads3d) {
+  // 10 x 8 x 8 cells: two blocks, which two threads split.
+  expect_same_bits<Smoke3, SmokeLoss3, SmokeModel3>([] { return vented_room3(4, 2); }, region_loss3, kVent3,
+                                                     {"all", "binomial:2"});
+}
+
+TEST(BoundaryVent, RejectsOpenSidesAndBadWidths) {
+  SmokeModel m = vented_room(8, 6, 4);
+  EXPECT_THROW(m.add_boundary_vent("window", kRight, {0.3, 0.0}, {0.2, 0.0}, 1.0, 0.0, 0.0), std::invalid_argument);
+  EXPECT_THROW(m.add_boundary_vent("slit", kLeft, {0.3, 0.0}, {0.0, 0.0}, 1.0, 0.0, 0.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace simgrad::fluid
