@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/parallel.hpp"
 
@@ -79,6 +80,72 @@ void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* 
   y -= s * sample(vl, xm, ym, v);
 }
 
+// Where the samples of a lattice sit on a grid periodic along both axes: on the x-faces, on the
+// y-faces or at the cell centres; kAny: any lattice on any grid (general bilinear stencils).
+enum class Staggering { kAny, kU, kV, kCell };
+
+// The velocity lattices' values that the start of a trace reads at sample (i, j) of lattice kind
+// K on a grid periodic along both axes: the sample sits on lattice points, so the bilinear
+// stencils there have one, two or four nonzero weights (1, 1/2 or 1/4). Their entries, in the
+// stencil's order, give the same bits as the full stencil (the others add zeros).
+template <Staggering K>
+struct GridPoint {
+  static constexpr int kU = K == Staggering::kU ? 1 : K == Staggering::kV ? 4 : 2;
+  static constexpr int kV = K == Staggering::kV ? 1 : K == Staggering::kU ? 4 : 2;
+  Index u_index[kU], v_index[kV];
+  double u_weight[kU], v_weight[kV];
+  double vx, vy;
+};
+
+// The grid point (i, j) of lattice kind K on a periodic nx x ny grid, with the velocity there.
+template <Staggering K>
+inline GridPoint<K> grid_point(int nx, int ny, const double* u, const double* v, int i, int j) {
+  const int im = i == 0 ? nx - 1 : i - 1, ip = i + 1 == nx ? 0 : i + 1;
+  const int jm = j == 0 ? ny - 1 : j - 1, jp = j + 1 == ny ? 0 : j + 1;
+  auto at = [nx](int a, int b) { return static_cast<Index>(b) * nx + a; };
+  GridPoint<K> p;
+  if constexpr (K == Staggering::kU) {
+    p.u_index[0] = at(i, j);
+    p.u_weight[0] = 1.0;
+    const Index vs[4] = {at(im, j), at(i, j), at(im, jp), at(i, jp)};
+    for (int m = 0; m < 4; ++m) {
+      p.v_index[m] = vs[m];
+      p.v_weight[m] = 0.25;
+    }
+  } else if constexpr (K == Staggering::kV) {
+    const Index us[4] = {at(i, jm), at(ip, jm), at(i, j), at(ip, j)};
+    for (int m = 0; m < 4; ++m) {
+      p.u_index[m] = us[m];
+      p.u_weight[m] = 0.25;
+    }
+    p.v_index[0] = at(i, j);
+    p.v_weight[0] = 1.0;
+  } else {
+    p.u_index[0] = at(i, j);
+    p.u_index[1] = at(ip, j);
+    p.v_index[0] = at(i, j);
+    p.v_index[1] = at(i, jp);
+    p.u_weight[0] = p.u_weight[1] = p.v_weight[0] = p.v_weight[1] = 0.5;
+  }
+  p.vx = p.u_weight[0] * u[p.u_index[0]];
+  for (int m = 1; m < GridPoint<K>::kU; ++m) p.vx += p.u_weight[m] * u[p.u_index[m]];
+  p.vy = p.v_weight[0] * v[p.v_index[0]];
+  for (int m = 1; m < GridPoint<K>::kV; ++m) p.vy += p.v_weight[m] * v[p.v_index[m]];
+  return p;
+}
+
+// The bilinear value of field f on a lattice periodic along both axes at (x, y) in cell units.
+inline double sample_wrapped(const Lattice& l, double x, double y, const double* f) {
+  int i0, i1, j0, j1;
+  double fx, fy;
+  bool clamped;
+  locate(x - l.ox, l.cx, true, i0, i1, fx, clamped);
+  locate(y - l.oy, l.cy, true, j0, j1, fy, clamped);
+  const double* r0 = f + static_cast<Index>(j0) * l.cx;
+  const double* r1 = f + static_cast<Index>(j1) * l.cx;
+  return (1 - fx) * (1 - fy) * r0[i0] + fx * (1 - fy) * r0[i1] + (1 - fx) * fy * r1[i0] + fx * fy * r1[i1];
+}
+
 // The derivative of a stencil's value along x and y.
 double along_x(const Stencil& s, const double* f) {
   double d = 0.0;
@@ -113,9 +180,107 @@ CellFaces faces_of(const Grid& g, Index c) {
   return {{g.u_face(i, j), g.right_face(i, j), g.v_face(i, j), g.top_face(i, j)}};
 }
 
+// The staggering of lattice l when the grid is periodic along both axes and the fast path is
+// wanted, else kAny.
+Staggering staggering_of(const Grid& g, const Lattice& l, bool general_stencils) {
+  if (general_stencils || !g.periodic_x() || !g.periodic_y()) return Staggering::kAny;
+  if (l.ox == 0.0 && l.oy == 0.5) return Staggering::kU;
+  if (l.ox == 0.5 && l.oy == 0.0) return Staggering::kV;
+  if (l.ox == 0.5 && l.oy == 0.5) return Staggering::kCell;
+  return Staggering::kAny;
+}
+
+// Calls body(std::integral_constant<Staggering, K>) for the staggering k.
+template <class Body>
+void with_staggering(Staggering k, const Body& body) {
+  switch (k) {
+    case Staggering::kU: return body(std::integral_constant<Staggering, Staggering::kU>{});
+    case Staggering::kV: return body(std::integral_constant<Staggering, Staggering::kV>{});
+    case Staggering::kCell: return body(std::integral_constant<Staggering, Staggering::kCell>{});
+    case Staggering::kAny: return body(std::integral_constant<Staggering, Staggering::kAny>{});
+  }
+}
+
+// Semi-Lagrangian samples [first, last) of lattice l into out (no limiter data); K as
+// staggering_of gives it, which picks the start of the trace and the wrap (the same bits).
+template <Staggering K>
+void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, const double* u, const double* v,
+                             double dt, double* out, Index first, Index last) {
+  int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+  if constexpr (K == Staggering::kAny) {
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+      double x, y;
+      foot_of(g, l, u, v, dt, i, j, x, y);
+      out[k] = sample(l, x, y, q);
+    }
+  } else {
+    const double s = dt / g.h();
+    const Lattice ul = g.u_lattice(), vl = g.v_lattice();
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+      const GridPoint<K> p = grid_point<K>(g.nx(), g.ny(), u, v, i, j);
+      double x = i + l.ox, y = j + l.oy;
+      const double xm = x - 0.5 * s * p.vx, ym = y - 0.5 * s * p.vy;
+      x -= s * sample_wrapped(ul, xm, ym, u);
+      y -= s * sample_wrapped(vl, xm, ym, v);
+      out[k] = sample_wrapped(l, x, y, q);
+    }
+  }
+}
+
+// The adjoint of semi_lagrangian_samples over samples [first, last) into a band of the scatter
+// (targets 0: du, 1: dv, q_target: dq); with `extra_index`, sample k also adds extra_value[k]
+// to dq[extra_index[k]].
+template <Staggering K>
+void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, const Lattice& l, std::span<const double> q,
+                                     std::span<const double> u, std::span<const double> v, double scale,
+                                     std::span<const double> dout, int q_target, const std::int32_t* extra_index,
+                                     const double* extra_value, Index first, Index last) {
+  auto spread = [&](const Velocity& w, double ax, double ay) {
+    for (int m = 0; m < 4; ++m) {
+      band.add(0, w.su.index[m], w.su.weight[m] * ax);
+      band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
+    }
+  };
+  int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+  for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+    const double a = dout[static_cast<std::size_t>(k)];
+    if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
+    if (a == 0.0) continue;
+    Velocity middle;
+    Stencil foot;
+    [[maybe_unused]] Velocity start;
+    [[maybe_unused]] GridPoint<K == Staggering::kAny ? Staggering::kCell : K> point;
+    if constexpr (K == Staggering::kAny) {
+      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j);
+      start = t.start;
+      middle = t.middle;
+      foot = t.foot;
+    } else {
+      point = grid_point<K>(g.nx(), g.ny(), u.data(), v.data(), i, j);
+      const double x = i + l.ox, y = j + l.oy;
+      middle = velocity_at<true>(g, u, v, x - 0.5 * scale * point.vx, y - 0.5 * scale * point.vy);
+      foot = stencil_at<true>(l, 1.0, x - scale * middle.vx, y - scale * middle.vy);
+    }
+    for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight[m] * a);
+    // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
+    const double avx = -scale * along_x(foot, q.data()) * a, avy = -scale * along_y(foot, q.data()) * a;
+    spread(middle, avx, avy);
+    const double axm = avx * along_x(middle.su, u.data()) + avy * along_x(middle.sv, v.data());
+    const double aym = avx * along_y(middle.su, u.data()) + avy * along_y(middle.sv, v.data());
+    const double ax = -0.5 * scale * axm, ay = -0.5 * scale * aym;
+    if constexpr (K == Staggering::kAny) {
+      spread(start, ax, ay);
+    } else {
+      // The start's zero weights would add zeros: only its nonzero entries, in the same order.
+      for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, point.u_index[m], point.u_weight[m] * ax);
+      for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, point.v_index[m], point.v_weight[m] * ay);
+    }
+  }
+}
+
 }  // namespace
 
-Advector::Advector(const Grid& grid) : grid_(&grid) {
+Advector::Advector(const Grid& grid, bool general_stencils) : grid_(&grid), general_stencils_(general_stencils) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
   for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
   for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
@@ -145,15 +310,19 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
                                std::span<const double> v, double dt, std::span<double> out, std::int32_t* lowest,
                                std::int32_t* highest) {
   const Grid& g = *grid_;
+  if (lowest == nullptr) {
+    with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
+      parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
+        semi_lagrangian_samples<decltype(kind)::value>(g, l, q.data(), u.data(), v.data(), dt, out.data(), first, last);
+      });
+    });
+    return;
+  }
   parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
     int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
     for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       double x, y;
       foot_of(g, l, u.data(), v.data(), dt, i, j, x, y);
-      if (lowest == nullptr) {
-        out[static_cast<std::size_t>(k)] = sample(l, x, y, q.data());
-        continue;
-      }
       const Stencil s = stencil_at<false>(l, 1.0, x, y);
       out[static_cast<std::size_t>(k)] = apply(s, q.data());
       int lo = 0, hi = 0;
@@ -186,26 +355,10 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   const double scale = dt / g.h();
   scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
-    auto spread = [&](const Velocity& w, double ax, double ay) {
-      for (int m = 0; m < 4; ++m) {
-        band.add(0, w.su.index[m], w.su.weight[m] * ax);
-        band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
-      }
-    };
-    int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
-    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
-      const double a = dout[static_cast<std::size_t>(k)];
-      if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
-      if (a == 0.0) continue;
-      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j);
-      for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
-      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
-      const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
-      spread(t.middle, avx, avy);
-      const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
-      const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
-      spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
-    }
+    with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
+      semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, l, q, u, v, scale, dout, q_target, extra_index,
+                                                             extra_value, first, last);
+    });
   });
 }
 

@@ -30,7 +30,10 @@ enum class AdvectionScheme : std::uint8_t { kSemiLagrangian, kMacCormack, kConse
 class Advector {
  public:
   Advector() = default;
-  explicit Advector(const Grid& grid);
+  // With `general_stencils`, every trace samples through the general bilinear stencils, also on
+  // grids periodic along both axes, whose faster path (traces that start on lattice points, no
+  // clamping) must give the same bits: the tests compare the two.
+  explicit Advector(const Grid& grid, bool general_stencils = false);
 
   // out = q (on lattice l) carried along (u, v) over dt. kConservative needs the cell lattice.
   void advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
@@ -62,6 +65,7 @@ class Advector {
                             std::span<double> dv);
 
   const Grid* grid_ = nullptr;
+  bool general_stencils_ = false;
   BandScatter scatter_;
   // MacCormack: the forward and the round-trip fields and their adjoints; conservative: fluxes.
   std::vector<double> forth_, back_, dforth_, dback_;
