@@ -134,17 +134,45 @@ inline GridPoint<K> grid_point(int nx, int ny, const double* u, const double* v,
   return p;
 }
 
-// The bilinear value of field f on a lattice periodic along both axes at (x, y) in cell units.
-inline double sample_wrapped(const Lattice& l, double x, double y, const double* f) {
-  int i0, i1, j0, j1;
+// The bilinear stencil of a field on a lattice periodic along both axes at a point, with the
+// four values it reads: stencil_at and apply's arithmetic, kept in registers (the adjoint's
+// scatter writes memory between its uses, which would force reloads).
+struct WrappedSample {
+  Index index[4];
+  double value[4];
   double fx, fy;
-  bool clamped;
-  locate(x - l.ox, l.cx, true, i0, i1, fx, clamped);
-  locate(y - l.oy, l.cy, true, j0, j1, fy, clamped);
-  const double* r0 = f + static_cast<Index>(j0) * l.cx;
-  const double* r1 = f + static_cast<Index>(j1) * l.cx;
-  return (1 - fx) * (1 - fy) * r0[i0] + fx * (1 - fy) * r0[i1] + (1 - fx) * fy * r1[i0] + fx * fy * r1[i1];
-}
+
+  WrappedSample(const Lattice& l, double x, double y, const double* f) {
+    int i0, i1, j0, j1;
+    bool clamped;
+    locate(x - l.ox, l.cx, true, i0, i1, fx, clamped);
+    locate(y - l.oy, l.cy, true, j0, j1, fy, clamped);
+    index[0] = static_cast<Index>(j0) * l.cx + i0;
+    index[1] = static_cast<Index>(j0) * l.cx + i1;
+    index[2] = static_cast<Index>(j1) * l.cx + i0;
+    index[3] = static_cast<Index>(j1) * l.cx + i1;
+    for (int m = 0; m < 4; ++m) value[m] = f[index[m]];
+  }
+  double weight(int m) const { return (m & 1 ? fx : 1 - fx) * (m & 2 ? fy : 1 - fy); }
+  double interpolated() const { return weight(0) * value[0] + weight(1) * value[1] + weight(2) * value[2] + weight(3) * value[3]; }
+  // The derivatives along x and y (per cell), summed as along_x and along_y sum a Stencil's.
+  double along_x() const {
+    double d = 0.0;
+    d += -(1 - fy) * value[0];
+    d += (1 - fy) * value[1];
+    d += -fy * value[2];
+    d += fy * value[3];
+    return d;
+  }
+  double along_y() const {
+    double d = 0.0;
+    d += -(1 - fx) * value[0];
+    d += -fx * value[1];
+    d += (1 - fx) * value[2];
+    d += fx * value[3];
+    return d;
+  }
+};
 
 // The derivative of a stencil's value along x and y.
 double along_x(const Stencil& s, const double* f) {
@@ -220,9 +248,9 @@ void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, c
       const GridPoint<K> p = grid_point<K>(g.nx(), g.ny(), u, v, i, j);
       double x = i + l.ox, y = j + l.oy;
       const double xm = x - 0.5 * s * p.vx, ym = y - 0.5 * s * p.vy;
-      x -= s * sample_wrapped(ul, xm, ym, u);
-      y -= s * sample_wrapped(vl, xm, ym, v);
-      out[k] = sample_wrapped(l, x, y, q);
+      x -= s * WrappedSample(ul, xm, ym, u).interpolated();
+      y -= s * WrappedSample(vl, xm, ym, v).interpolated();
+      out[k] = WrappedSample(l, x, y, q).interpolated();
     }
   }
 }
@@ -235,45 +263,46 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
                                      std::span<const double> u, std::span<const double> v, double scale,
                                      std::span<const double> dout, int q_target, const std::int32_t* extra_index,
                                      const double* extra_value, Index first, Index last) {
-  auto spread = [&](const Velocity& w, double ax, double ay) {
-    for (int m = 0; m < 4; ++m) {
-      band.add(0, w.su.index[m], w.su.weight[m] * ax);
-      band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
-    }
-  };
+  const Lattice ul = g.u_lattice(), vl = g.v_lattice();
   int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
   for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
     const double a = dout[static_cast<std::size_t>(k)];
     if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
     if (a == 0.0) continue;
-    Velocity middle;
-    Stencil foot;
-    [[maybe_unused]] Velocity start;
-    [[maybe_unused]] GridPoint<K == Staggering::kAny ? Staggering::kCell : K> point;
     if constexpr (K == Staggering::kAny) {
+      auto spread = [&](const Velocity& w, double ax, double ay) {
+        for (int m = 0; m < 4; ++m) {
+          band.add(0, w.su.index[m], w.su.weight[m] * ax);
+          band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
+        }
+      };
       const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j);
-      start = t.start;
-      middle = t.middle;
-      foot = t.foot;
+      for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
+      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
+      const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
+      spread(t.middle, avx, avy);
+      const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
+      const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
+      spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
     } else {
-      point = grid_point<K>(g.nx(), g.ny(), u.data(), v.data(), i, j);
+      // The same arithmetic in the same order, on lattices that wrap.
+      const GridPoint<K> start = grid_point<K>(g.nx(), g.ny(), u.data(), v.data(), i, j);
       const double x = i + l.ox, y = j + l.oy;
-      middle = velocity_at<true>(g, u, v, x - 0.5 * scale * point.vx, y - 0.5 * scale * point.vy);
-      foot = stencil_at<true>(l, 1.0, x - scale * middle.vx, y - scale * middle.vy);
-    }
-    for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight[m] * a);
-    // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
-    const double avx = -scale * along_x(foot, q.data()) * a, avy = -scale * along_y(foot, q.data()) * a;
-    spread(middle, avx, avy);
-    const double axm = avx * along_x(middle.su, u.data()) + avy * along_x(middle.sv, v.data());
-    const double aym = avx * along_y(middle.su, u.data()) + avy * along_y(middle.sv, v.data());
-    const double ax = -0.5 * scale * axm, ay = -0.5 * scale * aym;
-    if constexpr (K == Staggering::kAny) {
-      spread(start, ax, ay);
-    } else {
+      const double xm = x - 0.5 * scale * start.vx, ym = y - 0.5 * scale * start.vy;
+      const WrappedSample mu(ul, xm, ym, u.data()), mv(vl, xm, ym, v.data());
+      const WrappedSample foot(l, x - scale * mu.interpolated(), y - scale * mv.interpolated(), q.data());
+      for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight(m) * a);
+      const double avx = -scale * foot.along_x() * a, avy = -scale * foot.along_y() * a;
+      for (int m = 0; m < 4; ++m) {
+        band.add(0, mu.index[m], mu.weight(m) * avx);
+        band.add(1, mv.index[m], mv.weight(m) * avy);
+      }
+      const double axm = avx * mu.along_x() + avy * mv.along_x();
+      const double aym = avx * mu.along_y() + avy * mv.along_y();
+      const double ax = -0.5 * scale * axm, ay = -0.5 * scale * aym;
       // The start's zero weights would add zeros: only its nonzero entries, in the same order.
-      for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, point.u_index[m], point.u_weight[m] * ax);
-      for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, point.v_index[m], point.v_weight[m] * ay);
+      for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, start.u_index[m], start.u_weight[m] * ax);
+      for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, start.v_index[m], start.v_weight[m] * ay);
     }
   }
 }
