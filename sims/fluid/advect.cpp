@@ -27,9 +27,9 @@ Velocity velocity_at(const Grid& grid, std::span<const double> u, std::span<cons
 }
 
 // Sample k's trace back in cell units, scale = dt / h: the velocity at the sample, at the
-// midpoint, and the stencil at the foot (its derivative weights per cell). Midpoint
-// (second-order Runge-Kutta): a first-order trace drifts outwards on curved paths, shrinking a
-// rotating blob by about (omega dt)^2 / 2 of its mass a step.
+// midpoint (unset for an Euler trace), and the stencil at the foot (its derivative weights per
+// cell). Midpoint (second-order Runge-Kutta): a first-order trace drifts outwards on curved
+// paths, shrinking a rotating blob by about (omega dt)^2 / 2 of its mass a step.
 template <bool kDerivatives>
 struct Trace {
   Velocity start, middle;
@@ -38,10 +38,14 @@ struct Trace {
 
 template <bool kDerivatives>
 Trace<kDerivatives> trace_back(const Grid& grid, const Lattice& l, std::span<const double> u, std::span<const double> v,
-                               double scale, int i, int j) {
+                               double scale, int i, int j, Backtrace backtrace) {
   const double x = i + l.ox, y = j + l.oy;
   Trace<kDerivatives> t;
   t.start = velocity_at<false>(grid, u, v, x, y);
+  if (backtrace == Backtrace::kEuler) {
+    t.foot = stencil_at<kDerivatives>(l, 1.0, x - scale * t.start.vx, y - scale * t.start.vy);
+    return t;
+  }
   t.middle = velocity_at<kDerivatives>(grid, u, v, x - 0.5 * scale * t.start.vx, y - 0.5 * scale * t.start.vy);
   t.foot = stencil_at<kDerivatives>(l, 1.0, x - scale * t.middle.vx, y - scale * t.middle.vy);
   return t;
@@ -69,12 +73,18 @@ inline void next_sample(const Lattice& l, int& i, int& j) {
 }
 
 // The foot of the trace back of sample (i, j) in cell units, as trace_back finds it (the same bits).
-void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, int i, int j, double& x,
-             double& y) {
+void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, int i, int j,
+             Backtrace backtrace, double& x, double& y) {
   const double s = dt / grid.h();
   const Lattice ul = grid.u_lattice(), vl = grid.v_lattice();
   x = i + l.ox;
   y = j + l.oy;
+  if (backtrace == Backtrace::kEuler) {
+    const double vx = sample(ul, x, y, u), vy = sample(vl, x, y, v);
+    x -= s * vx;
+    y -= s * vy;
+    return;
+  }
   const double xm = x - 0.5 * s * sample(ul, x, y, u), ym = y - 0.5 * s * sample(vl, x, y, v);
   x -= s * sample(ul, xm, ym, u);
   y -= s * sample(vl, xm, ym, v);
@@ -233,12 +243,12 @@ void with_staggering(Staggering k, const Body& body) {
 // staggering_of gives it, which picks the start of the trace and the wrap (the same bits).
 template <Staggering K>
 void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, const double* u, const double* v,
-                             double dt, double* out, Index first, Index last) {
+                             double dt, Backtrace backtrace, double* out, Index first, Index last) {
   int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
   if constexpr (K == Staggering::kAny) {
     for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       double x, y;
-      foot_of(g, l, u, v, dt, i, j, x, y);
+      foot_of(g, l, u, v, dt, i, j, backtrace, x, y);
       out[k] = sample(l, x, y, q);
     }
   } else {
@@ -247,9 +257,14 @@ void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, c
     for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       const GridPoint<K> p = grid_point<K>(g.nx(), g.ny(), u, v, i, j);
       double x = i + l.ox, y = j + l.oy;
-      const double xm = x - 0.5 * s * p.vx, ym = y - 0.5 * s * p.vy;
-      x -= s * WrappedSample(ul, xm, ym, u).interpolated();
-      y -= s * WrappedSample(vl, xm, ym, v).interpolated();
+      if (backtrace == Backtrace::kEuler) {
+        x -= s * p.vx;
+        y -= s * p.vy;
+      } else {
+        const double xm = x - 0.5 * s * p.vx, ym = y - 0.5 * s * p.vy;
+        x -= s * WrappedSample(ul, xm, ym, u).interpolated();
+        y -= s * WrappedSample(vl, xm, ym, v).interpolated();
+      }
       out[k] = WrappedSample(l, x, y, q).interpolated();
     }
   }
@@ -261,7 +276,7 @@ void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, c
 template <Staggering K>
 void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, const Lattice& l, std::span<const double> q,
                                      std::span<const double> u, std::span<const double> v, double scale,
-                                     std::span<const double> dout, int q_target, const std::int32_t* extra_index,
+                                     Backtrace backtrace, std::span<const double> dout, int q_target, const std::int32_t* extra_index,
                                      const double* extra_value, Index first, Index last) {
   const Lattice ul = g.u_lattice(), vl = g.v_lattice();
   int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
@@ -276,10 +291,15 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
           band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
         }
       };
-      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j);
+      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j, backtrace);
       for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
-      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
+      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h), or
+      // x_b = x - s V(x).
       const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
+      if (backtrace == Backtrace::kEuler) {
+        spread(t.start, avx, avy);
+        continue;
+      }
       spread(t.middle, avx, avy);
       const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
       const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
@@ -288,6 +308,17 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
       // The same arithmetic in the same order, on lattices that wrap.
       const GridPoint<K> start = grid_point<K>(g.nx(), g.ny(), u.data(), v.data(), i, j);
       const double x = i + l.ox, y = j + l.oy;
+      // The start's zero weights would add zeros: only its nonzero entries, in the same order.
+      auto spread_start = [&](double ax, double ay) {
+        for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, start.u_index[m], start.u_weight[m] * ax);
+        for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, start.v_index[m], start.v_weight[m] * ay);
+      };
+      if (backtrace == Backtrace::kEuler) {
+        const WrappedSample foot(l, x - scale * start.vx, y - scale * start.vy, q.data());
+        for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight(m) * a);
+        spread_start(-scale * foot.along_x() * a, -scale * foot.along_y() * a);
+        continue;
+      }
       const double xm = x - 0.5 * scale * start.vx, ym = y - 0.5 * scale * start.vy;
       const WrappedSample mu(ul, xm, ym, u.data()), mv(vl, xm, ym, v.data());
       const WrappedSample foot(l, x - scale * mu.interpolated(), y - scale * mv.interpolated(), q.data());
@@ -299,17 +330,15 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
       }
       const double axm = avx * mu.along_x() + avy * mv.along_x();
       const double aym = avx * mu.along_y() + avy * mv.along_y();
-      const double ax = -0.5 * scale * axm, ay = -0.5 * scale * aym;
-      // The start's zero weights would add zeros: only its nonzero entries, in the same order.
-      for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, start.u_index[m], start.u_weight[m] * ax);
-      for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, start.v_index[m], start.v_weight[m] * ay);
+      spread_start(-0.5 * scale * axm, -0.5 * scale * aym);
     }
   }
 }
 
 }  // namespace
 
-Advector::Advector(const Grid& grid, bool general_stencils) : grid_(&grid), general_stencils_(general_stencils) {
+Advector::Advector(const Grid& grid, Backtrace backtrace, bool general_stencils)
+    : grid_(&grid), backtrace_(backtrace), general_stencils_(general_stencils) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
   for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
   for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
@@ -342,7 +371,8 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
   if (lowest == nullptr) {
     with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
       parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
-        semi_lagrangian_samples<decltype(kind)::value>(g, l, q.data(), u.data(), v.data(), dt, out.data(), first, last);
+        semi_lagrangian_samples<decltype(kind)::value>(g, l, q.data(), u.data(), v.data(), dt, backtrace_, out.data(), first,
+                                                       last);
       });
     });
     return;
@@ -351,7 +381,7 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
     int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
     for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       double x, y;
-      foot_of(g, l, u.data(), v.data(), dt, i, j, x, y);
+      foot_of(g, l, u.data(), v.data(), dt, i, j, backtrace_, x, y);
       const Stencil s = stencil_at<false>(l, 1.0, x, y);
       out[static_cast<std::size_t>(k)] = apply(s, q.data());
       int lo = 0, hi = 0;
@@ -385,7 +415,7 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
     with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
-      semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, l, q, u, v, scale, dout, q_target, extra_index,
+      semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, l, q, u, v, scale, backtrace_, dout, q_target, extra_index,
                                                              extra_value, first, last);
     });
   });
