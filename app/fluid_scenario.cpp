@@ -268,6 +268,8 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     s.velocity_advection = advection_scheme(advection);
     s.carried_advection =
         advection_scheme(root.choice("carried_advection", {"semi_lagrangian", "maccormack", "conservative"}, advection));
+    s.backtrace = root.choice("backtrace", {"midpoint", "euler"}, "midpoint") == "euler" ? fl::Backtrace::kEuler
+                                                                                          : fl::Backtrace::kMidpoint;
     s.confinement = root.has("vorticity_confinement");
     model_.reset(std::move(grid), s);
     if (s.confinement) model_.confinement.value[0] = root.non_negative("vorticity_confinement");
@@ -422,7 +424,8 @@ SimulatorInfo fluid_info() {
   info.name = "fluid";
   info.description = "2D and 3D Eulerian smoke on a staggered grid: semi-Lagrangian advection, or in 2D MacCormack "
                      "(\"advection\", default semi_lagrangian; smoke and temperature follow it unless "
-                     "\"carried_advection\" says semi_lagrangian, maccormack or conservative), buoyancy, viscosity, "
+                     "\"carried_advection\" says semi_lagrangian, maccormack or conservative; traces step back by the "
+                     "midpoint rule or, with \"backtrace\": \"euler\", one Euler step), buoyancy, viscosity, "
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or in 2D fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles, emitters and vents with smooth footprints and schedules";
   info.parameters = nlohmann::json::array();

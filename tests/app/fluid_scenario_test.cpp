@@ -161,6 +161,15 @@ TEST(FluidScenario, AdvectionOptionsAndTunableVorticityConfinement) {
   json bad = j;
   bad["advection"] = "conservative";
   EXPECT_NE(load_error(bad).find("advection"), std::string::npos);
+  // The trace rule: an Euler step back carries the smoke elsewhere than the midpoint rule.
+  json euler = j;
+  euler["backtrace"] = "euler";
+  const auto by_euler = load_json(euler);
+  EXPECT_TRUE(std::isfinite(by_euler->problem().value(x)));
+  problem.value(x);
+  EXPECT_NE(by_euler->summary()["final_smoke_mass"], scenario->summary()["final_smoke_mass"]);
+  euler["backtrace"] = "runge_kutta";
+  EXPECT_NE(load_error(euler).find("backtrace"), std::string::npos);
 }
 
 // A 3D scenario rejects the 2D-only schemes by name.
@@ -171,6 +180,9 @@ TEST(Fluid3dScenario, TwoDimensionalSchemesAreNamed) {
   json confined = example_json("smoke_chimney_3d.json");
   confined["vorticity_confinement"] = 0.1;
   EXPECT_NE(load_error(confined).find("vorticity_confinement"), std::string::npos);
+  json euler = example_json("smoke_chimney_3d.json");
+  euler["backtrace"] = "euler";
+  EXPECT_NE(load_error(euler).find("backtrace"), std::string::npos);
 }
 
 TEST(Fluid3dScenario, ChimneyGradientMatchesFiniteDifferencesOnAShortRun) {
