@@ -54,6 +54,8 @@ class Projection {
   void apply_matrix(std::span<const double> x, std::span<double> out) const;
   // out[c] = the sum of x over the cells coupled to c, for the cells [first, last).
   void coupled_sums(std::span<const double> x, Index first, Index last, double* out) const;
+  // The same where every cell couples to its four neighbours (uniform_): no weights.
+  void neighbour_sums(std::span<const double> x, Index first, Index last, double* out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x) const;
   void build();
@@ -61,6 +63,10 @@ class Projection {
   const Grid* grid_;
   PressureSettings settings_;
   bool singular_ = false;
+  // Every cell couples to its four neighbours (periodic along both axes, no solids, at least two
+  // cells along each): the loops skip the weights and wall checks, with the same bits (a weight
+  // of one multiplies exactly; there are no walls to skip).
+  bool uniform_ = false;
   std::vector<double> diagonal_;        // per cell; 1 in solid cells
   std::vector<std::uint8_t> right_, top_;  // coupling with the right / upper cell (wrapping)
   std::vector<double> precon_;          // MIC(0) inverse square-root pivots
