@@ -116,30 +116,39 @@ void Projection::remove_mean(std::span<double> x) const {
   remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_);
 }
 
-void Projection::coupled_sums(std::span<const double> x, Index first, Index last, double* out) const {
-  const int nx = grid_->nx(), ny = grid_->ny();
+namespace {
+
+// out[c] = wl xl + wr xr + wb xb + wt xt for the cells [first, last) of an nx x ny grid, x_ the
+// neighbours' values (wrapping) and w_ the per-side weights; kUnweighted: every weight is one
+// (which multiplies exactly), none read.
+template <bool kUnweighted>
+void weighted_neighbour_sums(int nx, int ny, const double* x, const double* const (&weights)[4], Index first,
+                             Index last, double* out) {
   // Row pieces of [first, last): the left and right neighbours of a row's inner cells are
   // contiguous, so those loops vectorise.
   for (Index c = first; c < last;) {
     const int j = static_cast<int>(c / nx), i0 = static_cast<int>(c % nx);
     const int i1 = static_cast<int>(std::min<Index>(nx, i0 + (last - c)));
-    const double* row = x.data() + static_cast<std::size_t>(j) * nx;
-    const double* down = x.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
-    const double* up = x.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+    const double* row = x + static_cast<std::size_t>(j) * nx;
+    const double* down = x + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+    const double* up = x + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
     const std::size_t base = static_cast<std::size_t>(j) * nx;
-    const double* wl = left_.data() + base;
-    const double* wr = right_weight_.data() + base;
-    const double* wb = below_.data() + base;
-    const double* wt = above_.data() + base;
+    const double* wl = weights[0] + base;
+    const double* wr = weights[1] + base;
+    const double* wb = weights[2] + base;
+    const double* wt = weights[3] + base;
     double* y = out + base;
-    auto one = [&](int i, double xl, double xr) { y[i] = wl[i] * xl + wr[i] * xr + wb[i] * down[i] + wt[i] * up[i]; };
+    auto one = [&](int i, double xl, double xr) {
+      if constexpr (kUnweighted) y[i] = xl + xr + down[i] + up[i];
+      else y[i] = wl[i] * xl + wr[i] * xr + wb[i] * down[i] + wt[i] * up[i];
+    };
     int i = i0;
     if (i == 0 && i < i1) {
       one(0, row[nx - 1], row[1]);
       ++i;
     }
     const int inner_end = std::min(i1, nx - 1);
-    for (; i < inner_end; ++i) y[i] = wl[i] * row[i - 1] + wr[i] * row[i + 1] + wb[i] * down[i] + wt[i] * up[i];
+    for (; i < inner_end; ++i) one(i, row[i - 1], row[i + 1]);
     if (i == nx - 1 && i < i1) {
       one(nx - 1, row[nx - 2], row[0]);
       ++i;
@@ -148,29 +157,12 @@ void Projection::coupled_sums(std::span<const double> x, Index first, Index last
   }
 }
 
-void Projection::neighbour_sums(std::span<const double> x, Index first, Index last, double* out) const {
-  const int nx = grid_->nx(), ny = grid_->ny();
-  // Row pieces, as coupled_sums: the inner cells' loop vectorises.
-  for (Index c = first; c < last;) {
-    const int j = static_cast<int>(c / nx), i0 = static_cast<int>(c % nx);
-    const int i1 = static_cast<int>(std::min<Index>(nx, i0 + (last - c)));
-    const double* row = x.data() + static_cast<std::size_t>(j) * nx;
-    const double* down = x.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
-    const double* up = x.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
-    double* y = out + static_cast<std::size_t>(j) * nx;
-    int i = i0;
-    if (i == 0 && i < i1) {
-      y[0] = row[nx - 1] + row[1] + down[0] + up[0];
-      ++i;
-    }
-    const int inner_end = std::min(i1, nx - 1);
-    for (; i < inner_end; ++i) y[i] = row[i - 1] + row[i + 1] + down[i] + up[i];
-    if (i == nx - 1 && i < i1) {
-      y[nx - 1] = row[nx - 2] + row[0] + down[nx - 1] + up[nx - 1];
-      ++i;
-    }
-    c += i1 - i0;
-  }
+}  // namespace
+
+void Projection::coupled_sums(std::span<const double> x, Index first, Index last, double* out) const {
+  const double* const weights[4] = {left_.data(), right_weight_.data(), below_.data(), above_.data()};
+  if (uniform_) weighted_neighbour_sums<true>(grid_->nx(), grid_->ny(), x.data(), weights, first, last, out);
+  else weighted_neighbour_sums<false>(grid_->nx(), grid_->ny(), x.data(), weights, first, last, out);
 }
 
 void Projection::apply_matrix(std::span<const double> x, std::span<double> out) const {
@@ -222,8 +214,7 @@ void Projection::jacobi(std::span<const double> b, std::span<double> x) {
   double* to = z_.data();
   for (int it = 0; it < settings_.jacobi_iterations; ++it) {
     parallel_for_blocks(grid_->cells(), [&](Index first, Index last) {
-      if (uniform_) neighbour_sums(std::span<const double>(from, b.size()), first, last, to);
-      else coupled_sums(std::span<const double>(from, b.size()), first, last, to);
+      coupled_sums(std::span<const double>(from, b.size()), first, last, to);
       for (Index c = first; c < last; ++c) {
         const std::size_t cs = static_cast<std::size_t>(c);
         to[cs] = (b[cs] + to[cs]) * inverse_diagonal_[cs];

@@ -54,8 +54,6 @@ class Projection {
   void apply_matrix(std::span<const double> x, std::span<double> out) const;
   // out[c] = the sum of x over the cells coupled to c, for the cells [first, last).
   void coupled_sums(std::span<const double> x, Index first, Index last, double* out) const;
-  // The same where every cell couples to its four neighbours (uniform_): no weights.
-  void neighbour_sums(std::span<const double> x, Index first, Index last, double* out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x) const;
   void build();

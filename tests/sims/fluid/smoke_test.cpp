@@ -388,6 +388,39 @@ TEST(Smoke, DeterministicAcrossThreadsAndCheckpointPolicies) {
 
 // The same with MacCormack velocity, conservative smoke and vorticity confinement (their
 // adjoints' scatters and sums), over thread counts.
+// The periodic paths (traces from lattice points, the uniform projection), with each trace rule.
+TEST(Smoke, DeterministicAcrossThreadsOnAPeriodicGridWithBothTraces) {
+  for (Backtrace backtrace : {Backtrace::kMidpoint, Backtrace::kEuler}) {
+    auto run = [backtrace](int threads) {
+      set_thread_count(threads);
+      SmokeModel m;
+      SmokeSettings s;
+      s.steps = 3;
+      s.dt = 0.03;
+      s.backtrace = backtrace;
+      s.pressure.solver = PressureSolver::kJacobi;
+      const int n = 40;  // four blocks of cells: two threads split them
+      m.reset(Grid(n, n, 1.0 / n, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic), s);
+      for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.5 * standard_normal(8, 0, k);
+      for (std::size_t c = 0; c < m.initial_density.size(); ++c) m.initial_density.value[c] = uniform01(9, 0, c);
+      SmokeLossSettings l;
+      l.target.resize(m.initial_density.size());
+      for (std::size_t c = 0; c < l.target.size(); ++c) l.target[c] = uniform01(10, 0, c);
+      Smoke system(m);
+      SmokeLoss loss(m, l);
+      ParameterRequest r;
+      r.name = "initial_velocity";
+      tune::RolloutProblem problem(system, loss, s.steps, {}, {bind_parameter(m, r)});
+      std::vector<double> g(problem.dimension());
+      problem.value_and_gradient(problem.initial(), g);
+      return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};
+    };
+    const testing::Hashes reference = run(1);
+    for (int threads : {2, 4}) EXPECT_EQ(run(threads), reference) << threads;
+  }
+  set_thread_count(0);
+}
+
 TEST(Smoke, DeterministicAcrossThreadsWithMacCormackConservativeAndConfinement) {
   auto run = [](int threads) {
     set_thread_count(threads);
