@@ -1,7 +1,8 @@
 // `simgrad bench` for the fluid simulator: gradient over forward time of 2D smoke on 128 x 128
 // cells over 100 steps, with each pressure solver, of 3D smoke on 64 x 64 x 64 cells over 100
-// steps (CG, then Jacobi sweeps, MacCormack advection, vorticity confinement one at a time), and DiffTaichi's smoke task (110 x 110
-// periodic, 100 steps, 6 Jacobi sweeps, the whole initial velocity field tuned) side by side
+// steps (CG, then Jacobi sweeps, MacCormack advection, vorticity confinement one at a time), and
+// DiffTaichi's smoke task (110 x 110 periodic, 100 steps, 6 Jacobi sweeps, the whole initial
+// velocity field tuned; midpoint traces, then DiffTaichi's own Euler step back) side by side
 // with a plain-PyTorch implementation of the same discretisation (bench/peers/smoke_torch.py) at
 // the same thread count; both must reach the same loss and gradient.
 #include <unistd.h>
@@ -39,13 +40,14 @@ fl::Smoke system_of(fl::SmokeModel& m) { return fl::Smoke(m); }
 fl::Smoke3 system_of(fl::SmokeModel3& m) { return fl::Smoke3(m); }
 
 // DiffTaichi's task on n x n periodic cells: checkerboard smoke, a random initial velocity
-// (deterministic), a disc of smoke as the target.
-
-SmokeTask smoke_task(int n, int steps, bool jacobi) {
+// (deterministic), a disc of smoke as the target; traces by the midpoint rule or, as DiffTaichi's
+// example, one Euler step.
+SmokeTask smoke_task(int n, int steps, bool jacobi, fl::Backtrace backtrace = fl::Backtrace::kMidpoint) {
   SmokeTask task;
   fl::SmokeSettings s;
   s.steps = steps;
   s.dt = 0.03;
+  s.backtrace = backtrace;
   if (jacobi) {
     s.pressure.solver = fl::PressureSolver::kJacobi;
     s.pressure.jacobi_iterations = 6;
@@ -142,6 +144,7 @@ json measure_peer(const std::string& python, const SmokeTask& task, int repeats,
                          {"dt", m.settings.dt},
                          {"steps", m.settings.steps},
                          {"jacobi_iterations", m.settings.pressure.jacobi_iterations},
+                         {"backtrace", m.settings.backtrace == fl::Backtrace::kEuler ? "euler" : "midpoint"},
                          {"threads", threads},
                          {"repeats", repeats},
                          {"initial_density", m.initial_density.value},
@@ -226,31 +229,36 @@ void fluid_benchmarks(const std::regex& filter, int repeats, int threads, const 
                     (v == "solver:cg/confinement:0.2" ? ", vorticity confinement 0.2" : "");
     report(b);
   }
-  const std::string name = "fluid_smoke_target/cells:110x110/steps:100/jacobi:6";
-  if (!std::regex_search(name, filter)) return;
-  json ours = in_child([&] { return measure(smoke_task(110, 100, true), repeats, threads); });
-  json b = entry(name, ours, used_threads);
-  const std::string python = peer_python();
-  if (python.empty()) {
-    b["reference"] = "none: python3 with torch not found (install Debian's python3-torch)";
-  } else {
-    json peer = in_child([&] { return measure_peer(python, smoke_task(110, 100, true), repeats, used_threads); });
-    b["reference"] = "plain PyTorch (bench/peers/smoke_torch.py), same discretisation, " + std::to_string(used_threads) + " threads";
-    if (peer.contains("error")) {
-      b["reference_error"] = peer["error"];
+  // The midpoint trace (the simulator's default), then one Euler step back as in DiffTaichi.
+  for (const fl::Backtrace backtrace : {fl::Backtrace::kMidpoint, fl::Backtrace::kEuler}) {
+    const bool euler = backtrace == fl::Backtrace::kEuler;
+    const std::string name = std::string("fluid_smoke_target/cells:110x110/steps:100/jacobi:6") + (euler ? "/backtrace:euler" : "");
+    if (!std::regex_search(name, filter)) continue;
+    json ours = in_child([&] { return measure(smoke_task(110, 100, true, backtrace), repeats, threads); });
+    json b = entry(name, ours, used_threads);
+    b["backtrace"] = euler ? "euler" : "midpoint";
+    const std::string python = peer_python();
+    if (python.empty()) {
+      b["reference"] = "none: python3 with torch not found (install Debian's python3-torch)";
     } else {
-      b["reference_forward_s"] = peer.value("forward_s", 0.0);
-      b["reference_s"] = peer.value("gradient_s", 0.0);
-      b["reference_peak_rss_mb"] = peer["peak_rss_mb"];
-      b["ours_over_reference"] = b["gradient_s"].get<double>() / peer.value("gradient_s", 1.0);
-      b["reference_over_ours"] = peer.value("gradient_s", 0.0) / b["gradient_s"].get<double>();
-      b["reference_gradient_cpu_s"] = peer.value("gradient_cpu_s", 0.0);
-      b["reference_over_ours_cpu"] = peer.value("gradient_cpu_s", 0.0) / b["gradient_cpu_s"].get<double>();
-      b["loss_difference"] = std::abs(peer.value("loss", 0.0) - ours.value("loss", 0.0));
-      b["gradient_max_rel_difference"] = relative_difference(ours["gradient"], peer["gradient"]);
+      json peer = in_child([&] { return measure_peer(python, smoke_task(110, 100, true, backtrace), repeats, used_threads); });
+      b["reference"] = "plain PyTorch (bench/peers/smoke_torch.py), same discretisation, " + std::to_string(used_threads) + " threads";
+      if (peer.contains("error")) {
+        b["reference_error"] = peer["error"];
+      } else {
+        b["reference_forward_s"] = peer.value("forward_s", 0.0);
+        b["reference_s"] = peer.value("gradient_s", 0.0);
+        b["reference_peak_rss_mb"] = peer["peak_rss_mb"];
+        b["ours_over_reference"] = b["gradient_s"].get<double>() / peer.value("gradient_s", 1.0);
+        b["reference_over_ours"] = peer.value("gradient_s", 0.0) / b["gradient_s"].get<double>();
+        b["reference_gradient_cpu_s"] = peer.value("gradient_cpu_s", 0.0);
+        b["reference_over_ours_cpu"] = peer.value("gradient_cpu_s", 0.0) / b["gradient_cpu_s"].get<double>();
+        b["loss_difference"] = std::abs(peer.value("loss", 0.0) - ours.value("loss", 0.0));
+        b["gradient_max_rel_difference"] = relative_difference(ours["gradient"], peer["gradient"]);
+      }
     }
+    report(b);
   }
-  report(b);
 }
 
 }  // namespace simgrad::app

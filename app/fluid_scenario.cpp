@@ -82,6 +82,9 @@ fl::SmokeSettings read_smoke_settings(const ScenarioNode& root, int steps, doubl
       advection_scheme(root.choice("carried_advection", {"semi_lagrangian", "maccormack", "conservative"}, advection));
   if (dimensions == 3 && s.carried_advection == fl::AdvectionScheme::kConservative)
     root.fail("carried_advection", "conservative advection is 2D only; 3D grids take semi_lagrangian or maccormack");
+  if (dimensions == 2)
+    s.backtrace = root.choice("backtrace", {"midpoint", "euler"}, "midpoint") == "euler" ? fl::Backtrace::kEuler
+                                                                                       : fl::Backtrace::kMidpoint;
   s.confinement = root.has("vorticity_confinement");
   return s;
 }
@@ -538,7 +541,8 @@ SimulatorInfo fluid_info() {
   info.name = "fluid";
   info.description = "2D and 3D Eulerian smoke on a staggered grid: semi-Lagrangian or MacCormack advection "
                      "(\"advection\", default semi_lagrangian; smoke and temperature follow it unless "
-                     "\"carried_advection\" says semi_lagrangian, maccormack or, in 2D, conservative), buoyancy, "
+                     "\"carried_advection\" says semi_lagrangian, maccormack or, in 2D, conservative; 2D traces step back by "
+                     "the midpoint rule or, with \"backtrace\": \"euler\", one Euler step), buoyancy, "
                      "optional vorticity confinement, viscosity, "
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles (3D: boxes, spheres, cylinders), emitters and vents with smooth "

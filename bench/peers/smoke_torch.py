@@ -2,8 +2,8 @@
 """DiffTaichi's smoke task in plain PyTorch, the peer of simgrad's sims/fluid in `simgrad bench`.
 
 The same discretisation as simgrad's fluid simulator on a periodic grid: a staggered (MAC) grid,
-semi-Lagrangian advection of velocity and smoke with a midpoint trace back and bilinear
-sampling, and a pressure projection by a fixed number of Jacobi sweeps from zero on the
+semi-Lagrangian advection of velocity and smoke with a midpoint trace back (or, with
+"backtrace": "euler", one Euler step back, as DiffTaichi's smoke example) and bilinear sampling, and a pressure projection by a fixed number of Jacobi sweeps from zero on the
 mean-free divergence. Loss: mean squared difference between the final smoke and the target.
 The gradient is PyTorch autograd's with respect to the whole initial velocity field.
 
@@ -24,6 +24,7 @@ class Smoke:
     def __init__(self, s):
         self.nx, self.ny, self.h = s["nx"], s["ny"], s["cell_size"]
         self.dt, self.steps, self.sweeps = s["dt"], s["steps"], s["jacobi_iterations"]
+        self.euler = s.get("backtrace", "midpoint") == "euler"
         shape = (self.ny, self.nx)
         d = torch.float64
         self.density0 = torch.tensor(s["initial_density"], dtype=d).reshape(shape)
@@ -53,6 +54,8 @@ class Smoke:
     def advect(self, q, ox, oy, u, v):
         x, y = (self.i + ox) * self.h, (self.j + oy) * self.h
         vx, vy = self.velocity(u, v, x, y)
+        if self.euler:
+            return self.sample(q, ox, oy, x - self.dt * vx, y - self.dt * vy)
         mx, my = self.velocity(u, v, x - 0.5 * self.dt * vx, y - 0.5 * self.dt * vy)
         return self.sample(q, ox, oy, x - self.dt * mx, y - self.dt * my)
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/parallel.hpp"
 #include "sims/fluid/maccormack.hpp"
@@ -27,9 +28,9 @@ Velocity velocity_at(const Grid& grid, std::span<const double> u, std::span<cons
 }
 
 // Sample k's trace back in cell units, scale = dt / h: the velocity at the sample, at the
-// midpoint, and the stencil at the foot (its derivative weights per cell). Midpoint
-// (second-order Runge-Kutta): a first-order trace drifts outwards on curved paths, shrinking a
-// rotating blob by about (omega dt)^2 / 2 of its mass a step.
+// midpoint (unset for an Euler trace), and the stencil at the foot (its derivative weights per
+// cell). Midpoint (second-order Runge-Kutta): a first-order trace drifts outwards on curved
+// paths, shrinking a rotating blob by about (omega dt)^2 / 2 of its mass a step.
 template <bool kDerivatives>
 struct Trace {
   Velocity start, middle;
@@ -38,10 +39,14 @@ struct Trace {
 
 template <bool kDerivatives>
 Trace<kDerivatives> trace_back(const Grid& grid, const Lattice& l, std::span<const double> u, std::span<const double> v,
-                               double scale, int i, int j) {
+                               double scale, int i, int j, Backtrace backtrace) {
   const double x = i + l.ox, y = j + l.oy;
   Trace<kDerivatives> t;
   t.start = velocity_at<false>(grid, u, v, x, y);
+  if (backtrace == Backtrace::kEuler) {
+    t.foot = stencil_at<kDerivatives>(l, 1.0, x - scale * t.start.vx, y - scale * t.start.vy);
+    return t;
+  }
   t.middle = velocity_at<kDerivatives>(grid, u, v, x - 0.5 * scale * t.start.vx, y - 0.5 * scale * t.start.vy);
   t.foot = stencil_at<kDerivatives>(l, 1.0, x - scale * t.middle.vx, y - scale * t.middle.vy);
   return t;
@@ -69,16 +74,116 @@ inline void next_sample(const Lattice& l, int& i, int& j) {
 }
 
 // The foot of the trace back of sample (i, j) in cell units, as trace_back finds it (the same bits).
-void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, int i, int j, double& x,
-             double& y) {
+void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, int i, int j,
+             Backtrace backtrace, double& x, double& y) {
   const double s = dt / grid.h();
   const Lattice ul = grid.u_lattice(), vl = grid.v_lattice();
   x = i + l.ox;
   y = j + l.oy;
+  if (backtrace == Backtrace::kEuler) {
+    const double vx = sample(ul, x, y, u), vy = sample(vl, x, y, v);
+    x -= s * vx;
+    y -= s * vy;
+    return;
+  }
   const double xm = x - 0.5 * s * sample(ul, x, y, u), ym = y - 0.5 * s * sample(vl, x, y, v);
   x -= s * sample(ul, xm, ym, u);
   y -= s * sample(vl, xm, ym, v);
 }
+
+// Where the samples of a lattice sit on a grid periodic along both axes: on the x-faces, on the
+// y-faces or at the cell centres; kAny: any lattice on any grid (general bilinear stencils).
+enum class Staggering { kAny, kU, kV, kCell };
+
+// The velocity lattices' values that the start of a trace reads at sample (i, j) of lattice kind
+// K on a grid periodic along both axes: the sample sits on lattice points, so the bilinear
+// stencils there have one, two or four nonzero weights (1, 1/2 or 1/4). Their entries, in the
+// stencil's order, give the same bits as the full stencil (the others add zeros).
+template <Staggering K>
+struct GridPoint {
+  static constexpr int kU = K == Staggering::kU ? 1 : K == Staggering::kV ? 4 : 2;
+  static constexpr int kV = K == Staggering::kV ? 1 : K == Staggering::kU ? 4 : 2;
+  Index u_index[kU], v_index[kV];
+  double u_weight[kU], v_weight[kV];
+  double vx, vy;
+};
+
+// The grid point (i, j) of lattice kind K on a periodic nx x ny grid, with the velocity there.
+template <Staggering K>
+inline GridPoint<K> grid_point(int nx, int ny, const double* u, const double* v, int i, int j) {
+  const int im = i == 0 ? nx - 1 : i - 1, ip = i + 1 == nx ? 0 : i + 1;
+  const int jm = j == 0 ? ny - 1 : j - 1, jp = j + 1 == ny ? 0 : j + 1;
+  auto at = [nx](int a, int b) { return static_cast<Index>(b) * nx + a; };
+  GridPoint<K> p;
+  if constexpr (K == Staggering::kU) {
+    p.u_index[0] = at(i, j);
+    p.u_weight[0] = 1.0;
+    const Index vs[4] = {at(im, j), at(i, j), at(im, jp), at(i, jp)};
+    for (int m = 0; m < 4; ++m) {
+      p.v_index[m] = vs[m];
+      p.v_weight[m] = 0.25;
+    }
+  } else if constexpr (K == Staggering::kV) {
+    const Index us[4] = {at(i, jm), at(ip, jm), at(i, j), at(ip, j)};
+    for (int m = 0; m < 4; ++m) {
+      p.u_index[m] = us[m];
+      p.u_weight[m] = 0.25;
+    }
+    p.v_index[0] = at(i, j);
+    p.v_weight[0] = 1.0;
+  } else {
+    p.u_index[0] = at(i, j);
+    p.u_index[1] = at(ip, j);
+    p.v_index[0] = at(i, j);
+    p.v_index[1] = at(i, jp);
+    p.u_weight[0] = p.u_weight[1] = p.v_weight[0] = p.v_weight[1] = 0.5;
+  }
+  p.vx = p.u_weight[0] * u[p.u_index[0]];
+  for (int m = 1; m < GridPoint<K>::kU; ++m) p.vx += p.u_weight[m] * u[p.u_index[m]];
+  p.vy = p.v_weight[0] * v[p.v_index[0]];
+  for (int m = 1; m < GridPoint<K>::kV; ++m) p.vy += p.v_weight[m] * v[p.v_index[m]];
+  return p;
+}
+
+// The bilinear stencil of a field on a lattice periodic along both axes at a point, with the
+// four values it reads: stencil_at and apply's arithmetic, kept in registers (the adjoint's
+// scatter writes memory between its uses, which would force reloads).
+struct WrappedSample {
+  Index index[4];
+  double value[4];
+  double fx, fy;
+
+  WrappedSample(const Lattice& l, double x, double y, const double* f) {
+    int i0, i1, j0, j1;
+    bool clamped;
+    locate(x - l.ox, l.cx, true, i0, i1, fx, clamped);
+    locate(y - l.oy, l.cy, true, j0, j1, fy, clamped);
+    index[0] = static_cast<Index>(j0) * l.cx + i0;
+    index[1] = static_cast<Index>(j0) * l.cx + i1;
+    index[2] = static_cast<Index>(j1) * l.cx + i0;
+    index[3] = static_cast<Index>(j1) * l.cx + i1;
+    for (int m = 0; m < 4; ++m) value[m] = f[index[m]];
+  }
+  double weight(int m) const { return (m & 1 ? fx : 1 - fx) * (m & 2 ? fy : 1 - fy); }
+  double interpolated() const { return weight(0) * value[0] + weight(1) * value[1] + weight(2) * value[2] + weight(3) * value[3]; }
+  // The derivatives along x and y (per cell), summed as along_x and along_y sum a Stencil's.
+  double along_x() const {
+    double d = 0.0;
+    d += -(1 - fy) * value[0];
+    d += (1 - fy) * value[1];
+    d += -fy * value[2];
+    d += fy * value[3];
+    return d;
+  }
+  double along_y() const {
+    double d = 0.0;
+    d += -(1 - fx) * value[0];
+    d += -fx * value[1];
+    d += (1 - fx) * value[2];
+    d += fx * value[3];
+    return d;
+  }
+};
 
 // The derivative of a stencil's value along x and y.
 double along_x(const Stencil& s, const double* f) {
@@ -114,9 +219,127 @@ CellFaces faces_of(const Grid& g, Index c) {
   return {{g.u_face(i, j), g.right_face(i, j), g.v_face(i, j), g.top_face(i, j)}};
 }
 
+// The staggering of lattice l when the grid is periodic along both axes and the fast path is
+// wanted, else kAny.
+Staggering staggering_of(const Grid& g, const Lattice& l, bool general_stencils) {
+  if (general_stencils || !g.periodic_x() || !g.periodic_y()) return Staggering::kAny;
+  if (l.ox == 0.0 && l.oy == 0.5) return Staggering::kU;
+  if (l.ox == 0.5 && l.oy == 0.0) return Staggering::kV;
+  if (l.ox == 0.5 && l.oy == 0.5) return Staggering::kCell;
+  return Staggering::kAny;
+}
+
+// Calls body(std::integral_constant<Staggering, K>) for the staggering k.
+template <class Body>
+void with_staggering(Staggering k, const Body& body) {
+  switch (k) {
+    case Staggering::kU: return body(std::integral_constant<Staggering, Staggering::kU>{});
+    case Staggering::kV: return body(std::integral_constant<Staggering, Staggering::kV>{});
+    case Staggering::kCell: return body(std::integral_constant<Staggering, Staggering::kCell>{});
+    case Staggering::kAny: return body(std::integral_constant<Staggering, Staggering::kAny>{});
+  }
+}
+
+// Semi-Lagrangian samples [first, last) of lattice l into out (no limiter data); K as
+// staggering_of gives it, which picks the start of the trace and the wrap (the same bits).
+template <Staggering K>
+void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, const double* u, const double* v,
+                             double dt, Backtrace backtrace, double* out, Index first, Index last) {
+  int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+  if constexpr (K == Staggering::kAny) {
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+      double x, y;
+      foot_of(g, l, u, v, dt, i, j, backtrace, x, y);
+      out[k] = sample(l, x, y, q);
+    }
+  } else {
+    const double s = dt / g.h();
+    const Lattice ul = g.u_lattice(), vl = g.v_lattice();
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+      const GridPoint<K> p = grid_point<K>(g.nx(), g.ny(), u, v, i, j);
+      double x = i + l.ox, y = j + l.oy;
+      if (backtrace == Backtrace::kEuler) {
+        x -= s * p.vx;
+        y -= s * p.vy;
+      } else {
+        const double xm = x - 0.5 * s * p.vx, ym = y - 0.5 * s * p.vy;
+        x -= s * WrappedSample(ul, xm, ym, u).interpolated();
+        y -= s * WrappedSample(vl, xm, ym, v).interpolated();
+      }
+      out[k] = WrappedSample(l, x, y, q).interpolated();
+    }
+  }
+}
+
+// The adjoint of semi_lagrangian_samples over samples [first, last) into a band of the scatter
+// (targets 0: du, 1: dv, q_target: dq); with `extra_index`, sample k also adds extra_value[k]
+// to dq[extra_index[k]].
+template <Staggering K>
+void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, const Lattice& l, std::span<const double> q,
+                                     std::span<const double> u, std::span<const double> v, double scale,
+                                     Backtrace backtrace, std::span<const double> dout, int q_target, const std::int32_t* extra_index,
+                                     const double* extra_value, Index first, Index last) {
+  const Lattice ul = g.u_lattice(), vl = g.v_lattice();
+  int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+  for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+    const double a = dout[static_cast<std::size_t>(k)];
+    if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
+    if (a == 0.0) continue;
+    if constexpr (K == Staggering::kAny) {
+      auto spread = [&](const Velocity& w, double ax, double ay) {
+        for (int m = 0; m < 4; ++m) {
+          band.add(0, w.su.index[m], w.su.weight[m] * ax);
+          band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
+        }
+      };
+      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j, backtrace);
+      for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
+      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h), or
+      // x_b = x - s V(x).
+      const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
+      if (backtrace == Backtrace::kEuler) {
+        spread(t.start, avx, avy);
+        continue;
+      }
+      spread(t.middle, avx, avy);
+      const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
+      const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
+      spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
+    } else {
+      // The same arithmetic in the same order, on lattices that wrap.
+      const GridPoint<K> start = grid_point<K>(g.nx(), g.ny(), u.data(), v.data(), i, j);
+      const double x = i + l.ox, y = j + l.oy;
+      // The start's zero weights would add zeros: only its nonzero entries, in the same order.
+      auto spread_start = [&](double ax, double ay) {
+        for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, start.u_index[m], start.u_weight[m] * ax);
+        for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, start.v_index[m], start.v_weight[m] * ay);
+      };
+      if (backtrace == Backtrace::kEuler) {
+        const WrappedSample foot(l, x - scale * start.vx, y - scale * start.vy, q.data());
+        for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight(m) * a);
+        spread_start(-scale * foot.along_x() * a, -scale * foot.along_y() * a);
+        continue;
+      }
+      const double xm = x - 0.5 * scale * start.vx, ym = y - 0.5 * scale * start.vy;
+      const WrappedSample mu(ul, xm, ym, u.data()), mv(vl, xm, ym, v.data());
+      const WrappedSample foot(l, x - scale * mu.interpolated(), y - scale * mv.interpolated(), q.data());
+      for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight(m) * a);
+      const double avx = -scale * foot.along_x() * a, avy = -scale * foot.along_y() * a;
+      for (int m = 0; m < 4; ++m) {
+        band.add(0, mu.index[m], mu.weight(m) * avx);
+        band.add(1, mv.index[m], mv.weight(m) * avy);
+      }
+      const double axm = avx * mu.along_x() + avy * mv.along_x();
+      const double aym = avx * mu.along_y() + avy * mv.along_y();
+      spread_start(-0.5 * scale * axm, -0.5 * scale * aym);
+    }
+  }
+}
+
 }  // namespace
 
-Advector::Advector(const Grid& grid) : grid_(&grid) {
+Advector::Advector(const Grid& grid, Backtrace backtrace, bool general_stencils)
+    : grid_(&grid), backtrace_(backtrace), general_stencils_(general_stencils) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
   for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
   for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
@@ -146,15 +369,20 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
                                std::span<const double> v, double dt, std::span<double> out, std::int32_t* lowest,
                                std::int32_t* highest) {
   const Grid& g = *grid_;
+  if (lowest == nullptr) {
+    with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
+      parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
+        semi_lagrangian_samples<decltype(kind)::value>(g, l, q.data(), u.data(), v.data(), dt, backtrace_, out.data(), first,
+                                                       last);
+      });
+    });
+    return;
+  }
   parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
     int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
     for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       double x, y;
-      foot_of(g, l, u.data(), v.data(), dt, i, j, x, y);
-      if (lowest == nullptr) {
-        out[static_cast<std::size_t>(k)] = sample(l, x, y, q.data());
-        continue;
-      }
+      foot_of(g, l, u.data(), v.data(), dt, i, j, backtrace_, x, y);
       const Stencil s = stencil_at<false>(l, 1.0, x, y);
       out[static_cast<std::size_t>(k)] = apply(s, q.data());
       stencil_extremes(s.index, 4, q.data(), lowest[k], highest[k]);
@@ -181,26 +409,10 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   const double scale = dt / g.h();
   scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
-    auto spread = [&](const Velocity& w, double ax, double ay) {
-      for (int m = 0; m < 4; ++m) {
-        band.add(0, w.su.index[m], w.su.weight[m] * ax);
-        band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
-      }
-    };
-    int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
-    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
-      const double a = dout[static_cast<std::size_t>(k)];
-      if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
-      if (a == 0.0) continue;
-      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j);
-      for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
-      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
-      const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
-      spread(t.middle, avx, avy);
-      const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
-      const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
-      spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
-    }
+    with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
+      semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, l, q, u, v, scale, backtrace_, dout, q_target, extra_index,
+                                                             extra_value, first, last);
+    });
   });
 }
 

@@ -1,7 +1,7 @@
 // Advection on the MAC grid, three schemes:
 // - semi-Lagrangian: every sample of a staggered quantity is traced back along the velocity for
-//   one step (midpoint rule: x - dt u(x - dt u(x) / 2)) and the quantity sampled there
-//   bilinearly;
+//   one step (midpoint rule: x - dt u(x - dt u(x) / 2), or one Euler step: x - dt u(x)) and the
+//   quantity sampled there bilinearly;
 // - MacCormack (Selle et al. 2008): a semi-Lagrangian step forward, one backward from its result,
 //   and half the round trip's error subtracted; the result is clamped to the smallest and largest
 //   of the four values the forward step interpolated (the limiter), so no new extrema appear;
@@ -25,12 +25,20 @@ namespace simgrad::fluid {
 
 enum class AdvectionScheme : std::uint8_t { kSemiLagrangian, kMacCormack, kConservative };
 
+// How semi-Lagrangian traces (also MacCormack's) find where a sample came from: the midpoint rule
+// (second order) or one Euler step (first order, as in Stam's stable fluids and DiffTaichi's
+// smoke example; a curved path's foot drifts outwards).
+enum class Backtrace : std::uint8_t { kMidpoint, kEuler };
+
 // The schemes with their workspaces; after the first call of a size, calls allocate nothing
 // (unless the velocity grows, widening the scatter's windows).
 class Advector {
  public:
   Advector() = default;
-  explicit Advector(const Grid& grid);
+  // With `general_stencils`, every trace samples through the general bilinear stencils, also on
+  // grids periodic along both axes, whose faster path (traces that start on lattice points, no
+  // clamping) must give the same bits: the tests compare the two.
+  explicit Advector(const Grid& grid, Backtrace backtrace = Backtrace::kMidpoint, bool general_stencils = false);
 
   // out = q (on lattice l) carried along (u, v) over dt. kConservative needs the cell lattice.
   void advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
@@ -62,6 +70,8 @@ class Advector {
                             std::span<double> dv);
 
   const Grid* grid_ = nullptr;
+  Backtrace backtrace_ = Backtrace::kMidpoint;
+  bool general_stencils_ = false;
   BandScatter scatter_;
   // MacCormack: the forward and the round-trip fields and their adjoints; conservative: fluxes.
   std::vector<double> forth_, back_, dforth_, dback_;

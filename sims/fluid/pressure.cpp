@@ -73,13 +73,33 @@ void Projection::build() {
       below_[c] = top_[static_cast<std::size_t>(g.cell(i, j == 0 ? ny - 1 : j - 1))];
       inverse_diagonal_[c] = diagonal_[c] > 0.0 ? 1.0 / diagonal_[c] : 0.0;
     }
+  uniform_ = nx >= 2 && ny >= 2;
+  for (const auto* w : {&left_, &right_weight_, &below_, &above_})
+    for (double x : *w) uniform_ = uniform_ && x == 1.0;
   for (auto* v : {&b_, &p_, &r_, &z_, &s_, &q_}) v->assign(n, 0.0);
   partial_.assign(static_cast<std::size_t>(block_count(g.cells())), 0.0);
 }
 
 void Projection::divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const {
   const Grid& g = *grid_;
-  const int nx = g.nx();
+  const int nx = g.nx(), ny = g.ny();
+  if (uniform_) {
+    // Cell c's left and bottom faces are faces c.
+    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
+      for (Index c = first; c < last; ++c) {
+        const Index right = c + (i + 1 == nx ? 1 - nx : 1), top = j + 1 == ny ? c - (ny - 1) * static_cast<Index>(nx) : c + nx;
+        out[static_cast<std::size_t>(c)] = (u[static_cast<std::size_t>(right)] - u[static_cast<std::size_t>(c)] +
+                                            v[static_cast<std::size_t>(top)] - v[static_cast<std::size_t>(c)]) /
+                                           g.h();
+        if (++i == nx) {
+          i = 0;
+          ++j;
+        }
+      }
+    });
+    return;
+  }
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
       const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
@@ -96,36 +116,53 @@ void Projection::remove_mean(std::span<double> x) const {
   remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_);
 }
 
-void Projection::coupled_sums(std::span<const double> x, Index first, Index last, double* out) const {
-  const int nx = grid_->nx(), ny = grid_->ny();
+namespace {
+
+// out[c] = wl xl + wr xr + wb xb + wt xt for the cells [first, last) of an nx x ny grid, x_ the
+// neighbours' values (wrapping) and w_ the per-side weights; kUnweighted: every weight is one
+// (which multiplies exactly), none read.
+template <bool kUnweighted>
+void weighted_neighbour_sums(int nx, int ny, const double* x, const double* const (&weights)[4], Index first,
+                             Index last, double* out) {
   // Row pieces of [first, last): the left and right neighbours of a row's inner cells are
   // contiguous, so those loops vectorise.
   for (Index c = first; c < last;) {
     const int j = static_cast<int>(c / nx), i0 = static_cast<int>(c % nx);
     const int i1 = static_cast<int>(std::min<Index>(nx, i0 + (last - c)));
-    const double* row = x.data() + static_cast<std::size_t>(j) * nx;
-    const double* down = x.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
-    const double* up = x.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+    const double* row = x + static_cast<std::size_t>(j) * nx;
+    const double* down = x + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+    const double* up = x + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
     const std::size_t base = static_cast<std::size_t>(j) * nx;
-    const double* wl = left_.data() + base;
-    const double* wr = right_weight_.data() + base;
-    const double* wb = below_.data() + base;
-    const double* wt = above_.data() + base;
+    const double* wl = weights[0] + base;
+    const double* wr = weights[1] + base;
+    const double* wb = weights[2] + base;
+    const double* wt = weights[3] + base;
     double* y = out + base;
-    auto one = [&](int i, double xl, double xr) { y[i] = wl[i] * xl + wr[i] * xr + wb[i] * down[i] + wt[i] * up[i]; };
+    auto one = [&](int i, double xl, double xr) {
+      if constexpr (kUnweighted) y[i] = xl + xr + down[i] + up[i];
+      else y[i] = wl[i] * xl + wr[i] * xr + wb[i] * down[i] + wt[i] * up[i];
+    };
     int i = i0;
     if (i == 0 && i < i1) {
       one(0, row[nx - 1], row[1]);
       ++i;
     }
     const int inner_end = std::min(i1, nx - 1);
-    for (; i < inner_end; ++i) y[i] = wl[i] * row[i - 1] + wr[i] * row[i + 1] + wb[i] * down[i] + wt[i] * up[i];
+    for (; i < inner_end; ++i) one(i, row[i - 1], row[i + 1]);
     if (i == nx - 1 && i < i1) {
       one(nx - 1, row[nx - 2], row[0]);
       ++i;
     }
     c += i1 - i0;
   }
+}
+
+}  // namespace
+
+void Projection::coupled_sums(std::span<const double> x, Index first, Index last, double* out) const {
+  const double* const weights[4] = {left_.data(), right_weight_.data(), below_.data(), above_.data()};
+  if (uniform_) weighted_neighbour_sums<true>(grid_->nx(), grid_->ny(), x.data(), weights, first, last, out);
+  else weighted_neighbour_sums<false>(grid_->nx(), grid_->ny(), x.data(), weights, first, last, out);
 }
 
 void Projection::apply_matrix(std::span<const double> x, std::span<double> out) const {
@@ -201,6 +238,25 @@ void Projection::project(std::span<double> u, std::span<double> v) {
   divergence(u, v, b_);
   for (double& x : b_) x *= -h * h;
   solve(b_, p_);
+  if (uniform_) {
+    // Faces c are cell c's left and bottom faces: one pass over the cells updates both.
+    const int ny = g.ny();
+    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
+      for (Index c = first; c < last; ++c) {
+        const std::size_t cs = static_cast<std::size_t>(c);
+        const std::size_t left = static_cast<std::size_t>(i == 0 ? c + nx - 1 : c - 1);
+        const std::size_t below = static_cast<std::size_t>(j == 0 ? c + (ny - 1) * static_cast<Index>(nx) : c - nx);
+        u[cs] -= (p_[cs] - p_[left]) / h;
+        v[cs] -= (p_[cs] - p_[below]) / h;
+        if (++i == nx) {
+          i = 0;
+          ++j;
+        }
+      }
+    });
+    return;
+  }
   auto pressure = [&](Index c) { return c < 0 ? 0.0 : p_[static_cast<std::size_t>(c)]; };
   parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {
@@ -222,16 +278,28 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   // Forward: u' = u - G S P (-h^2 div u). Adjoint: du += h^2 div^T P S G^T du; every operator
   // here is a gather over the cells or faces.
   const Grid& g = *grid_;
-  const int nx = g.nx();
+  const int nx = g.nx(), ny = g.ny();
   const double h = g.h();
+  // A uniform grid's cell c has left and bottom faces c and no walls (the same sums).
+  auto right_of = [&](Index c, int i) { return c + (i + 1 == nx ? 1 - nx : 1); };
+  auto top_of = [&](Index c, int j) { return j + 1 == ny ? c - (ny - 1) * static_cast<Index>(nx) : c + nx; };
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
       const std::size_t cs = static_cast<std::size_t>(c);
+      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
+      if (uniform_) {
+        double s = 0.0;
+        s += du[cs];
+        s -= du[static_cast<std::size_t>(right_of(c, i))];
+        s += dv[cs];
+        s -= dv[static_cast<std::size_t>(top_of(c, j))];
+        b_[cs] = s / h;
+        continue;
+      }
       if (g.solid(c)) {
         b_[cs] = 0.0;
         continue;
       }
-      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
       const Index faces_u[2] = {g.u_face(i, j), g.right_face(i, j)};
       const Index faces_v[2] = {g.v_face(i, j), g.top_face(i, j)};
       // G^T: a cell is the right/upper end of its left/lower face (+) and the left/lower end of
@@ -247,6 +315,19 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   solve(b_, p_);
   if (singular_) remove_mean(p_);
   // div^T: face f gets (mu_left - mu_right) / h, times h^2.
+  if (uniform_) {
+    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        const std::size_t cs = static_cast<std::size_t>(c);
+        const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
+        const std::size_t left = static_cast<std::size_t>(i == 0 ? c + nx - 1 : c - 1);
+        const std::size_t below = static_cast<std::size_t>(j == 0 ? c + (ny - 1) * static_cast<Index>(nx) : c - nx);
+        du[cs] += h * (p_[left] - p_[cs]);
+        dv[cs] += h * (p_[below] - p_[cs]);
+      }
+    });
+    return;
+  }
   auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };
   parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {

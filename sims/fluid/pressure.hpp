@@ -61,6 +61,10 @@ class Projection {
   const Grid* grid_;
   PressureSettings settings_;
   bool singular_ = false;
+  // Every cell couples to its four neighbours (periodic along both axes, no solids, at least two
+  // cells along each): the loops skip the weights and wall checks, with the same bits (a weight
+  // of one multiplies exactly; there are no walls to skip).
+  bool uniform_ = false;
   std::vector<double> diagonal_;        // per cell; 1 in solid cells
   std::vector<std::uint8_t> right_, top_;  // coupling with the right / upper cell (wrapping)
   std::vector<double> precon_;          // MIC(0) inverse square-root pivots

@@ -11,13 +11,14 @@
 namespace simgrad::fluid {
 
 Smoke::Smoke(SmokeModel& model)
-    : model_(model), projection_(model.grid, model.settings.pressure), advector_(model.grid), confinement_(model.grid) {
+    : model_(model), projection_(model.grid, model.settings.pressure),
+      advector_(model.grid, model.settings.backtrace), confinement_(model.grid) {
   size_buffers();
 }
 
 void Smoke::rebuild() {
   projection_ = Projection(model_.grid, model_.settings.pressure);
-  advector_ = Advector(model_.grid);
+  advector_ = Advector(model_.grid, model_.settings.backtrace);
   confinement_ = Confinement(model_.grid);
   size_buffers();
 }

@@ -47,6 +47,8 @@ struct SmokeSettings {
   // (either of those, or conservative).
   AdvectionScheme velocity_advection = AdvectionScheme::kSemiLagrangian;
   AdvectionScheme carried_advection = AdvectionScheme::kSemiLagrangian;
+  // How semi-Lagrangian and MacCormack traces step back (2D only).
+  Backtrace backtrace = Backtrace::kMidpoint;
   // Whether vorticity confinement acts (confinement.hpp); its strength is the model's
   // `confinement`, tunable, so it is on even at strength 0 when asked for.
   bool confinement = false;

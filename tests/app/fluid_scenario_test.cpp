@@ -188,6 +188,15 @@ TEST(FluidScenario, AdvectionOptionsAndTunableVorticityConfinement) {
   json bad = j;
   bad["advection"] = "conservative";
   EXPECT_NE(load_error(bad).find("advection"), std::string::npos);
+  // The trace rule: an Euler step back carries the smoke elsewhere than the midpoint rule.
+  json euler = j;
+  euler["backtrace"] = "euler";
+  const auto by_euler = load_json(euler);
+  EXPECT_TRUE(std::isfinite(by_euler->problem().value(x)));
+  problem.value(x);
+  EXPECT_NE(by_euler->summary()["final_smoke_mass"], scenario->summary()["final_smoke_mass"]);
+  euler["backtrace"] = "runge_kutta";
+  EXPECT_NE(load_error(euler).find("backtrace"), std::string::npos);
 }
 
 // Boundary vents' fields: a vent on an open side, a zero width and vent indices out of range are
@@ -231,6 +240,9 @@ TEST(Fluid3dScenario, TakesTheOptionalSchemesAndNamesThe2dOnlyOne) {
   const std::string error = load_error(conservative);
   EXPECT_NE(error.find("carried_advection"), std::string::npos);
   EXPECT_NE(error.find("2D only"), std::string::npos);
+  json euler = example_json("smoke_chimney_3d.json");
+  euler["backtrace"] = "euler";
+  EXPECT_NE(load_error(euler).find("backtrace"), std::string::npos);
 }
 
 // The chimney with MacCormack velocity, tunable confinement and Jacobi sweeps: the gradient

@@ -29,10 +29,10 @@ Grid tall_grid(bool periodic) {
 
 // Advection of a quantity on lattice l by `scheme`: inputs [q, u, v].
 void check_advection(const Grid& g, const Lattice& l, std::uint64_t seed, AdvectionScheme scheme = AdvectionScheme::kSemiLagrangian,
-                     double dt = 0.13) {
+                     double dt = 0.13, Backtrace backtrace = Backtrace::kMidpoint) {
   const std::size_t nq = static_cast<std::size_t>(l.cx * l.cy), nu = static_cast<std::size_t>(g.u_count()),
                     nv = static_cast<std::size_t>(g.v_count());
-  Advector advector(g);
+  Advector advector(g, backtrace);
   check_stage(
       nq + nu + nv, nq,
       [&](std::span<const double> x, std::span<double> out) {
@@ -61,6 +61,54 @@ TEST(FluidKernels, AdvectionAdjointMatchesFiniteDifferences) {
   }
 }
 
+// One Euler step back instead of the midpoint rule, for every lattice, boundary kind and both
+// schemes that trace.
+TEST(FluidKernels, EulerTraceAdvectionAdjointMatchesFiniteDifferences) {
+  for (const Grid& g : {closed_grid(), periodic_grid()})
+    for (AdvectionScheme scheme : {AdvectionScheme::kSemiLagrangian, AdvectionScheme::kMacCormack}) {
+      check_advection(g, g.cell_lattice(), 91, scheme, 0.13, Backtrace::kEuler);
+      check_advection(g, g.u_lattice(), 92, scheme, 0.13, Backtrace::kEuler);
+      check_advection(g, g.v_lattice(), 93, scheme, 0.13, Backtrace::kEuler);
+    }
+  for (const Grid& g : {tall_grid(true), tall_grid(false)})
+    check_advection(g, g.cell_lattice(), 94, AdvectionScheme::kSemiLagrangian, 2.1, Backtrace::kEuler);
+}
+
+// On grids periodic along both axes, traces start on lattice points and skip the clamping: that
+// path must give the same bits as the general bilinear stencils, forward and adjoint (with dq
+// its own field and dq = du), for every lattice, both schemes that trace, both trace rules and
+// traces that wrap several times.
+TEST(FluidKernels, PeriodicAdvectionMatchesTheGeneralStencilsBitForBit) {
+  const Grid grids[] = {Grid(7, 5, 0.2, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic), tall_grid(true)};
+  for (const Grid& g : grids)
+    for (AdvectionScheme scheme : {AdvectionScheme::kSemiLagrangian, AdvectionScheme::kMacCormack})
+      for (Backtrace backtrace : {Backtrace::kMidpoint, Backtrace::kEuler})
+      for (const Lattice& l : {g.u_lattice(), g.v_lattice(), g.cell_lattice()})
+        for (double dt : {0.13, 3.7}) {
+          const std::size_t nq = static_cast<std::size_t>(l.cx * l.cy), nu = static_cast<std::size_t>(g.u_count()),
+                            nv = static_cast<std::size_t>(g.v_count());
+          const std::vector<double> q = random_values(nq, 81, 1.0), u = random_values(nu, 82, 0.7),
+                                    v = random_values(nv, 83, 0.7), w = random_values(nq, 84, 1.0);
+          Advector fast(g, backtrace), general(g, backtrace, true);
+          std::vector<double> out_fast(nq), out_general(nq);
+          fast.advect(scheme, l, q, u, v, dt, out_fast);
+          general.advect(scheme, l, q, u, v, dt, out_general);
+          EXPECT_EQ(out_fast, out_general);
+          for (bool q_is_u : {false, true}) {
+            if (q_is_u && !(l.ox == 0.0 && l.oy == 0.5)) continue;
+            std::vector<double> d_fast(nq + nu + nv, 0.25), d_general(nq + nu + nv, 0.25);
+            for (std::vector<double>* d : {&d_fast, &d_general}) {
+              std::span<double> s(*d);
+              const std::span<double> du = s.subspan(nq, nu), dq = q_is_u ? du : s.subspan(0, nq);
+              Advector& a = d == &d_fast ? fast : general;
+              a.advect_adjoint(scheme, l, q_is_u ? std::span<const double>(u) : std::span<const double>(q), u, v, dt, w,
+                               dq, du, s.subspan(nq + nu, nv));
+            }
+            EXPECT_EQ(d_fast, d_general);
+          }
+        }
+}
+
 // MacCormack with its limiter: random fields clamp some samples and not others; the clamp is
 // piecewise, and random fields keep the finite differences away from its switches.
 TEST(FluidKernels, MacCormackAdjointMatchesFiniteDifferences) {
@@ -81,13 +129,18 @@ TEST(FluidKernels, ConservativeAdvectionAdjointMatchesFiniteDifferences) {
 }
 
 // The projection is linear: its adjoint against finite differences for both solvers and
-// boundary kinds (CG to a tight tolerance, so the solve is the exact inverse to rounding).
+// boundary kinds, with a solid cell and (periodic, where every cell has four neighbours) without
+// (CG to a tight tolerance, so the solve is the exact inverse to rounding).
 TEST(FluidKernels, ProjectionAdjointMatchesFiniteDifferences) {
-  for (const Grid& g0 : {closed_grid(), periodic_grid()})
+  struct Case {
+    Grid grid;
+    bool with_solid;
+  };
+  for (const Case& c : {Case{closed_grid(), true}, Case{periodic_grid(), true}, Case{periodic_grid(), false}})
     for (PressureSolver solver : {PressureSolver::kConjugateGradient, PressureSolver::kJacobi}) {
-      Grid g = g0;
+      Grid g = c.grid;
       std::vector<std::uint8_t> solid(static_cast<std::size_t>(g.cells()), 0);
-      solid[static_cast<std::size_t>(g.cell(3, 2))] = 1;
+      if (c.with_solid) solid[static_cast<std::size_t>(g.cell(3, 2))] = 1;
       g.set_solid(solid);
       PressureSettings s;
       s.solver = solver;

@@ -77,7 +77,8 @@ std::vector<tune::BoundParameter> all_parameters(SmokeModel& m) {
 
 // The whole rollout's gradient against central differences: the source parameters one by one,
 // the initial velocity in random directions.
-void check_rollout_gradient(AdvectionScheme velocity, AdvectionScheme carried, double confinement = -1.0) {
+void check_rollout_gradient(AdvectionScheme velocity, AdvectionScheme carried, double confinement = -1.0,
+                            Backtrace backtrace = Backtrace::kMidpoint) {
   PressureSettings p;
   p.tolerance = 1e-13;
   SmokeModel m = small_room(8, 7, 6, p);
@@ -94,6 +95,7 @@ void check_rollout_gradient(AdvectionScheme velocity, AdvectionScheme carried, d
   }
   m.settings.velocity_advection = velocity;
   m.settings.carried_advection = carried;
+  m.settings.backtrace = backtrace;
   m.settings.confinement = confinement >= 0.0;
   m.confinement.value[0] = confinement;
   Smoke system(m);
@@ -136,6 +138,10 @@ TEST(Smoke, RolloutGradientMatchesFiniteDifferencesWithConservativeSmoke) {
 
 TEST(Smoke, RolloutGradientMatchesFiniteDifferencesWithVorticityConfinement) {
   check_rollout_gradient(AdvectionScheme::kSemiLagrangian, AdvectionScheme::kSemiLagrangian, 0.6);
+}
+
+TEST(Smoke, RolloutGradientMatchesFiniteDifferencesWithEulerTrace) {
+  check_rollout_gradient(AdvectionScheme::kMacCormack, AdvectionScheme::kSemiLagrangian, -1.0, Backtrace::kEuler);
 }
 
 // The gradient through the CG projection (one transposed solve per step) against the gradient
@@ -234,9 +240,10 @@ TEST(Smoke, TaylorGreenVortexDecaysAtTheViscousRate) {
 // in `steps` steps.
 struct Revolution {
   double shape_error, mass_change, centre_shift;  // relative L2; relative; in cells
+  double final_radius;                           // of the blob's centre of mass from the box's centre
 };
 
-Revolution one_revolution(AdvectionScheme scheme, int steps = 100) {
+Revolution one_revolution(AdvectionScheme scheme, int steps = 100, Backtrace backtrace = Backtrace::kMidpoint) {
   const int n = 48;
   const double h = 1.0 / n, omega = 2.0 * std::numbers::pi;  // one revolution per second
   Grid g(n, n, h, Side::kClosed, Side::kClosed, Side::kClosed, Side::kClosed);
@@ -252,7 +259,7 @@ Revolution one_revolution(AdvectionScheme scheme, int steps = 100) {
       q[static_cast<std::size_t>(g.cell(i, j))] = std::exp(-(dx * dx + dy * dy) / (0.1 * 0.1));
     }
   start = q;
-  Advector advector(g);
+  Advector advector(g, backtrace);
   for (int t = 0; t < steps; ++t) {
     advector.advect(scheme, g.cell_lattice(), q, u, v, 1.0 / steps, next);
     q.swap(next);
@@ -269,7 +276,8 @@ Revolution one_revolution(AdvectionScheme scheme, int steps = 100) {
     x1 += xc * q[c];
     y1 += yc * q[c];
   }
-  return {std::sqrt(err2 / norm2), (mass1 - mass0) / mass0, std::hypot(x1 / mass1 - x0 / mass0, y1 / mass1 - y0 / mass0) / h};
+  return {std::sqrt(err2 / norm2), (mass1 - mass0) / mass0, std::hypot(x1 / mass1 - x0 / mass0, y1 / mass1 - y0 / mass0) / h,
+          std::hypot(x1 / mass1 - 0.5, y1 / mass1 - 0.5)};
 }
 
 // Semi-Lagrangian: the blob returns within half a cell, lower and wider (bilinear sampling at
@@ -282,6 +290,20 @@ TEST(Smoke, SolidBodyRotationReturnsTheBlobWithBoundedError) {
   EXPECT_LT(r.centre_shift, 0.5);
   EXPECT_LT(r.shape_error, 0.6);
   EXPECT_LT(std::abs(r.mass_change), 0.01);
+}
+
+// One Euler step back in a rotation at rate omega maps x to c + (I - dt Omega)(x - c), a rotation
+// times a stretch by S = sqrt(1 + (omega dt)^2): each step samples the blob S times further out,
+// so it spirals inwards (its centre's radius over S a step) and keeps 1 / S^2 of its mass a step
+// (the map's determinant). Over one revolution in 100 steps: radius 0.22 -> 0.181, mass -32.6%.
+TEST(Smoke, EulerTraceSpiralsTheRotatingBlobInwardsAsItsMapPredicts) {
+  const int steps = 100;
+  const Revolution r = one_revolution(AdvectionScheme::kSemiLagrangian, steps, Backtrace::kEuler);
+  const double stretch2 = 1.0 + std::pow(2.0 * std::numbers::pi / steps, 2);
+  RecordProperty("mass_change", std::to_string(r.mass_change));
+  RecordProperty("final_radius", std::to_string(r.final_radius));
+  EXPECT_NEAR(1.0 + r.mass_change, std::pow(stretch2, -steps), 0.01);
+  EXPECT_NEAR(r.final_radius, 0.22 * std::pow(stretch2, -0.5 * steps), 0.25 / 48);
 }
 
 // MacCormack's second-order error keeps the blob's shape far better than semi-Lagrangian's
@@ -366,6 +388,39 @@ TEST(Smoke, DeterministicAcrossThreadsAndCheckpointPolicies) {
 
 // The same with MacCormack velocity, conservative smoke and vorticity confinement (their
 // adjoints' scatters and sums), over thread counts.
+// The periodic paths (traces from lattice points, the uniform projection), with each trace rule.
+TEST(Smoke, DeterministicAcrossThreadsOnAPeriodicGridWithBothTraces) {
+  for (Backtrace backtrace : {Backtrace::kMidpoint, Backtrace::kEuler}) {
+    auto run = [backtrace](int threads) {
+      set_thread_count(threads);
+      SmokeModel m;
+      SmokeSettings s;
+      s.steps = 3;
+      s.dt = 0.03;
+      s.backtrace = backtrace;
+      s.pressure.solver = PressureSolver::kJacobi;
+      const int n = 40;  // four blocks of cells: two threads split them
+      m.reset(Grid(n, n, 1.0 / n, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic), s);
+      for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.5 * standard_normal(8, 0, k);
+      for (std::size_t c = 0; c < m.initial_density.size(); ++c) m.initial_density.value[c] = uniform01(9, 0, c);
+      SmokeLossSettings l;
+      l.target.resize(m.initial_density.size());
+      for (std::size_t c = 0; c < l.target.size(); ++c) l.target[c] = uniform01(10, 0, c);
+      Smoke system(m);
+      SmokeLoss loss(m, l);
+      ParameterRequest r;
+      r.name = "initial_velocity";
+      tune::RolloutProblem problem(system, loss, s.steps, {}, {bind_parameter(m, r)});
+      std::vector<double> g(problem.dimension());
+      problem.value_and_gradient(problem.initial(), g);
+      return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};
+    };
+    const testing::Hashes reference = run(1);
+    for (int threads : {2, 4}) EXPECT_EQ(run(threads), reference) << threads;
+  }
+  set_thread_count(0);
+}
+
 TEST(Smoke, DeterministicAcrossThreadsWithMacCormackConservativeAndConfinement) {
   auto run = [](int threads) {
     set_thread_count(threads);
