@@ -227,6 +227,15 @@ class ContagionScenario final : public Scenario {
     std::vector<double> fit_truth(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
     std::vector<double> fit_mean(tuned.mean.begin(), tuned.mean.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
     if (!fit_truth.empty()) j["hard_model"]["fit"] = metrics_json(cg::forecast_metrics(fit_mean, fit_truth));
+    // How the hard model fits the series fitted next to the forecast one (cases next to deaths).
+    for (const cg::Series& series : also_fit_) {
+      std::vector<double> data;
+      for (const cg::Observation& o : series.observations) data.push_back(o.value);
+      const cg::Spread spread = cg::hard_counts_over_seeds(population_, forecast_model, series, series.observations,
+                                                           last_fit_day_ + 1, report_seeds_);
+      j["also_fit"].push_back({{"count", count_name(series.count)}, {"data", data}, {"mean", spread.mean},
+                               {"fit", metrics_json(cg::forecast_metrics(spread.mean, data))}});
+    }
     if (held_out_.empty() || !baselines_) return j;
 
     const std::size_t first = fit_.observations.size();
@@ -238,13 +247,17 @@ class ContagionScenario final : public Scenario {
     const std::vector<double> ours = forecast_of(tuned.mean);
     forecast["simgrad"] = metrics_json(cg::forecast_metrics(ours, held));
     forecast["simgrad"]["forecast"] = ours;
-    // GradABM's fixed expert parameters: R 2.5, mortality 0.02, seed 0.5%.
+    // GradABM's fixed expert parameters: R 2.5, mortality 0.02, seed 0.5%, in GradABM's own
+    // observation model (the count on its day: no recording delay), so that the baseline does not
+    // move with this scenario's observation choices.
+    cg::Series expert_series = fit_;
+    expert_series.delay = 0;
     cg::DiseaseModel expert = model_;
     std::fill(expert.parameters.reproduction.value.begin(), expert.parameters.reproduction.value.end(), 2.5);
     expert.parameters.mortality.value[0] = 0.02;
     expert.parameters.initial_infected.value[0] = 0.005;
     const std::vector<double> fixed =
-        forecast_of(cg::hard_counts_over_seeds(population_, expert, fit_, all, steps, report_seeds_).mean);
+        forecast_of(cg::hard_counts_over_seeds(population_, expert, expert_series, all, steps, report_seeds_).mean);
     forecast["expert"] = metrics_json(cg::forecast_metrics(fixed, held));
     forecast["expert"]["forecast"] = fixed;
     cg::SeirmBaseline seirm{static_cast<double>(population_.agents), static_cast<double>(model_.settings.exposed_days),

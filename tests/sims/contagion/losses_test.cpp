@@ -160,7 +160,8 @@ TEST(Losses, JointCasesAndDeathsWithDelaysAscertainmentAndSmoothRMatchFiniteDiff
   CountLoss loss(system, {deaths, cases}, Scale::kSqrt);
   loss.set_smoothness({2.0, 2, 4});
   std::vector<tune::BoundParameter> bound;
-  for (const char* name : {"reproduction", "mortality", "initial_infected", "ascertainment"})
+  bound.push_back(bind_parameter(model.parameters, {"reproduction", false, 4}));  // the weeks the 28 days reach
+  for (const char* name : {"mortality", "initial_infected", "ascertainment"})
     bound.push_back(bind_parameter(model.parameters, {name}));
   tune::RolloutProblem problem(system, loss, days, {}, std::move(bound));
   const std::vector<double> x = problem.initial();
