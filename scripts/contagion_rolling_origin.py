@@ -8,9 +8,11 @@ ODE are scored against the held-out data (ND, RMSE, MAE, from result.json). Prin
 table, one row per origin and method, and the mean over origins.
 
   scripts/contagion_rolling_origin.py [--simgrad build/simgrad] [--scenario examples/contagion_franklin.json]
-      [--origins 6,8,10,12] [--out rolling-origin] [--set data.also_fit=[] ...]
+      [--origins 6,8,10,12] [--out rolling-origin] [--set data.also_fit=[] ...] [--from DIR]
 
---set path=JSON overrides a field of the scenario (dotted path) for an ablation.
+--set path=JSON overrides a field of the scenario (dotted path) for an ablation. --from DIR
+re-scores the parameters tuned in an earlier evaluation's folder with `simgrad run` instead of
+tuning again (with --set report.forecast_reproduction="last": another rule on the same fits).
 """
 import argparse
 import datetime
@@ -43,6 +45,7 @@ def main():
     parser.add_argument("--origins", default="6,8,10,12", help="fitted windows before each forecast origin")
     parser.add_argument("--out", default="rolling-origin")
     parser.add_argument("--set", action="append", default=[], help="path=JSON: a field changed for every origin")
+    parser.add_argument("--from", dest="tuned", help="an earlier evaluation's folder: re-score its tuned parameters")
     args = parser.parse_args()
 
     with open(args.scenario) as f:
@@ -61,9 +64,19 @@ def main():
         path = os.path.join(folder, "scenario.json")
         with open(path, "w") as f:
             json.dump(scenario, f, indent=1)
-        subprocess.run([args.simgrad, "tune", path, "--out", folder], check=True, stdout=subprocess.DEVNULL)
-        with open(os.path.join(folder, "result.json")) as f:
-            result = json.load(f)
+        if args.tuned:
+            with open(os.path.join(args.tuned, "origin_%d" % origin, "result.json")) as f:
+                scenario.setdefault("parameters", {}).update(json.load(f)["parameters"])
+            with open(path, "w") as f:
+                json.dump(scenario, f, indent=1)
+            run = subprocess.run([args.simgrad, "run", path, "--json", "--quiet"], check=True, capture_output=True, text=True)
+            result = json.loads(run.stdout)
+            with open(os.path.join(folder, "run.json"), "w") as f:
+                json.dump(result, f, indent=1)
+        else:
+            subprocess.run([args.simgrad, "tune", path, "--out", folder], check=True, stdout=subprocess.DEVNULL)
+            with open(os.path.join(folder, "result.json")) as f:
+                result = json.load(f)
         summary = result["summary"]
         forecast = summary["forecast"]
         start = datetime.date.fromisoformat(scenario["data"]["start_date"])
