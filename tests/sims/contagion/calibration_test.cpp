@@ -31,7 +31,7 @@ TEST(Calibration, SeirmBaselineFitsTheFittedWeeksOfAnSeirmEpidemic) {
   } none;
   Rollout(system, none, 84, options).loss();
   const Series fit{Count::kDeaths, std::vector<Observation>(weeks.begin(), weeks.begin() + 8), 1.0};
-  SeirmBaseline baseline{50000, 3.0, 5.0, 300, false, 7, {}};
+  SeirmBaseline baseline{50000, 3.0, 5.0, 300, false, 7, {}, {}};
   const std::vector<double> forecast = seirm_fit_and_forecast(baseline, {fit}, Scale::kSqrt, weeks, 84);
   // The fitted weeks closely. The forecast only within a factor of two: the last fitted weeks' R
   // is seen through a few deaths only, and the fit overshoots it (the truth turns in week 9,

@@ -164,16 +164,9 @@ TEST(Losses, JointCasesAndDeathsWithDelaysAscertainmentAndSmoothRMatchFiniteDiff
   for (const char* name : {"mortality", "initial_infected", "ascertainment"})
     bound.push_back(bind_parameter(model.parameters, {name}));
   tune::RolloutProblem problem(system, loss, days, {}, std::move(bound));
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  std::vector<std::string> labels;
-  for (std::size_t k = 0; k < x.size(); ++k) labels.push_back(problem.space().component_name(k));
   GradCheckOptions options;
-  options.rtol = 1e-4;
   options.atol = 1e-7;
-  const GradCheckReport report =
-      check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g, options, labels);
+  const GradCheckReport report = testing::check_problem_gradient(problem, options);
   for (const auto& c : report.checks) {
     EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
     EXPECT_NE(c.ad, 0.0) << c.label;  // every parameter reaches the loss

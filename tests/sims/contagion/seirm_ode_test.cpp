@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "contagion_fixtures.hpp"
 #include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
 #include "sims/contagion/parameters.hpp"
@@ -47,11 +48,7 @@ TEST(SeirmOde, DelayedAscertainedSeriesAndSmoothRMatchFiniteDifferences) {
   for (const char* name : {"reproduction", "mortality", "initial_infected", "ascertainment"})
     bound.push_back(bind_parameter(model.parameters, {name}));
   tune::RolloutProblem problem(system, loss, 42, {}, std::move(bound));
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  const GradCheckReport report = check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g);
-  for (const auto& c : report.checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
+  for (const auto& c : testing::check_problem_gradient(problem).checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
 }
 
 TEST(SeirmOde, ACountRecordedLateReadsTheDaysThatManyDaysBack) {
