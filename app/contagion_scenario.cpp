@@ -324,7 +324,7 @@ class ContagionScenario final : public Scenario {
       data["y"].push_back(o.value);
     }
     const cg::DiseaseSettings& s = model_.settings;
-    const double reporting = (fit_.share == cg::Share::kReporting ? model_.parameters.reporting : model_.parameters.ascertainment).value[0];
+    const double reporting = cg::share_of(model_.parameters, fit_.share).value[0];
     const int stride = std::max(1, steps / 80);
     json frames = json::array();
     RolloutOptions o;

@@ -46,7 +46,7 @@ Spread hard_counts_over_seeds(const Population& population, const DiseaseModel& 
   Spread s{std::vector<double>(windows.size(), 0.0), std::vector<double>(windows.size(), 0.0)};
   DiseaseModel m = model;
   m.settings.straight_through = true;
-  const double rho = (series.share == Share::kReporting ? m.parameters.reporting : m.parameters.ascertainment).value[0];
+  const double rho = share_of(m.parameters, series.share).value[0];
   for (int k = 0; k < seeds; ++k) {
     m.settings.seed = model.settings.seed + static_cast<std::uint64_t>(k);
     const std::vector<double> c = run_counts(population, m, series, windows, days);
@@ -102,7 +102,7 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
   problem.assign(space.to_physical(optimizer->result().x));
   if (baseline.extend_reproduction) baseline.extend_reproduction(model.parameters.reproduction.value);
   const Series& first = fit.front();
-  const double rho = (first.share == Share::kReporting ? model.parameters.reporting : model.parameters.ascertainment).value[0];
+  const double rho = share_of(model.parameters, first.share).value[0];
   std::vector<double> counts = observe(system, days, windows, [&](const Observation& o, std::span<const double> state) {
     return rho * SeirmOde::count(first.count, o.window, first.delay, state);
   });

@@ -158,7 +158,7 @@ double SeriesLoss::term(int t, std::span<const double> state) {
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      const double rho = share(s).value[0];
+      const double rho = share_of(parameters_, s.share).value[0];
       const double d = scaled(scale_, rho * count(s.count, t, o.window, s.delay, state)) - scaled(scale_, o.value);
       total += s.weight * d * d;
     }
@@ -170,7 +170,7 @@ void SeriesLoss::term_adjoint(int t, std::span<const double> state, double seed,
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      Quantity& rho = share(s);
+      Quantity& rho = share_of(parameters_, s.share);
       const double c = count(s.count, t, o.window, s.delay, state);
       const double d = scaled(scale_, rho.value[0] * c) - scaled(scale_, o.value);
       const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho.value[0] * c);  // d term / d(rho count)

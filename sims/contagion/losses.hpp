@@ -39,6 +39,11 @@ struct Series {
   Share share = Share::kReporting;
 };
 
+// The tuned share that scales a series' counts.
+inline Quantity& share_of(DiseaseParameters& parameters, Share share) {
+  return share == Share::kReporting ? parameters.reporting : parameters.ascertainment;
+}
+
 // A penalty on the roughness of the weekly R curve: weight x the sum of squared differences of
 // order 1 or 2 of log R over its first `weeks` entries (0: all). R is multiplicative, so a curve
 // with no second differences in log R is the exponential trend that the trend rule continues.
@@ -88,9 +93,6 @@ class SeriesLoss : public TrajectoryLoss {
                              std::span<double> state_adjoint) = 0;
 
  private:
-  Quantity& share(const Series& series) {
-    return series.share == Share::kReporting ? parameters_.reporting : parameters_.ascertainment;
-  }
   std::vector<Series> series_;
   Scale scale_;
   DiseaseParameters& parameters_;
