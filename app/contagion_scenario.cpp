@@ -151,7 +151,13 @@ class ContagionScenario final : public Scenario {
     scale_ = scale == "sqrt" ? cg::Scale::kSqrt : scale == "log" ? cg::Scale::kLog : cg::Scale::kLinear;
     // The loss tuned is the mean over this many noise draws (seed, seed + 1, ...).
     const int loss_seeds = loss_node ? static_cast<int>(loss_node->integer("seeds", 1, 1000, 1)) : 1;
-    loss_ = std::make_unique<cg::CountLoss>(*system_, std::vector<cg::Series>{fit_}, scale_);
+    loss_ = std::make_unique<cg::CountLoss>(*system_, fitted_series(), scale_);
+    if (loss_node) {
+      smoothness_.weight = loss_node->non_negative("reproduction_smoothness", 0.0);
+      smoothness_.order = static_cast<int>(loss_node->integer("smoothness_order", 1, 2, 2));
+      smoothness_.weeks = identified_weeks();  // the tuned weeks; later ones copy the last
+      loss_->set_smoothness(smoothness_);
+    }
     if (auto report = root.optional_child("report")) {
       report_seeds_ = static_cast<int>(report->integer("seeds", 1, 10000, report_seeds_));
       baselines_ = report->boolean("baselines", baselines_);
@@ -197,6 +203,7 @@ class ContagionScenario final : public Scenario {
     j["mortality"] = p.mortality.value[0];
     j["initial_infected"] = p.initial_infected.value[0];
     j["reporting"] = p.reporting.value[0];
+    if (!also_fit_.empty()) j["ascertainment"] = p.ascertainment.value[0];
     if (population_.complete) {
       // Expected infections caused by one infective in a susceptible population (week 1's R).
       double shed = 0.0;
@@ -215,11 +222,20 @@ class ContagionScenario final : public Scenario {
     // R of the weeks the fitted data cannot see follows the report's rule (held-out windows only).
     cg::DiseaseModel forecast_model = model_;
     j["reproduction_forecast"] = extend_reproduction(forecast_model.parameters.reproduction.value);
-    const cg::Spread tuned = cg::hard_counts_over_seeds(population_, forecast_model, fit_.count, all, steps, report_seeds_);
+    const cg::Spread tuned = cg::hard_counts_over_seeds(population_, forecast_model, fit_, all, steps, report_seeds_);
     j["hard_model"] = {{"seeds", report_seeds_}, {"mean", tuned.mean}, {"sd", tuned.sd}};
     std::vector<double> fit_truth(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
     std::vector<double> fit_mean(tuned.mean.begin(), tuned.mean.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
     if (!fit_truth.empty()) j["hard_model"]["fit"] = metrics_json(cg::forecast_metrics(fit_mean, fit_truth));
+    // How the hard model fits the series fitted next to the forecast one (cases next to deaths).
+    for (const cg::Series& series : also_fit_) {
+      std::vector<double> data;
+      for (const cg::Observation& o : series.observations) data.push_back(o.value);
+      const cg::Spread spread = cg::hard_counts_over_seeds(population_, forecast_model, series, series.observations,
+                                                           last_fit_day_ + 1, report_seeds_);
+      j["also_fit"].push_back({{"count", count_name(series.count)}, {"data", data}, {"mean", spread.mean},
+                               {"fit", metrics_json(cg::forecast_metrics(spread.mean, data))}});
+    }
     if (held_out_.empty() || !baselines_) return j;
 
     const std::size_t first = fit_.observations.size();
@@ -231,19 +247,23 @@ class ContagionScenario final : public Scenario {
     const std::vector<double> ours = forecast_of(tuned.mean);
     forecast["simgrad"] = metrics_json(cg::forecast_metrics(ours, held));
     forecast["simgrad"]["forecast"] = ours;
-    // GradABM's fixed expert parameters: R 2.5, mortality 0.02, seed 0.5%.
+    // GradABM's fixed expert parameters: R 2.5, mortality 0.02, seed 0.5%, in GradABM's own
+    // observation model (the count on its day: no recording delay), so that the baseline does not
+    // move with this scenario's observation choices.
+    cg::Series expert_series = fit_;
+    expert_series.delay = 0;
     cg::DiseaseModel expert = model_;
     std::fill(expert.parameters.reproduction.value.begin(), expert.parameters.reproduction.value.end(), 2.5);
     expert.parameters.mortality.value[0] = 0.02;
     expert.parameters.initial_infected.value[0] = 0.005;
     const std::vector<double> fixed =
-        forecast_of(cg::hard_counts_over_seeds(population_, expert, fit_.count, all, steps, report_seeds_).mean);
+        forecast_of(cg::hard_counts_over_seeds(population_, expert, expert_series, all, steps, report_seeds_).mean);
     forecast["expert"] = metrics_json(cg::forecast_metrics(fixed, held));
     forecast["expert"]["forecast"] = fixed;
     cg::SeirmBaseline seirm{static_cast<double>(population_.agents), static_cast<double>(model_.settings.exposed_days),
-                            static_cast<double>(model_.settings.infectious_days), 200, false, identified_weeks(), {}};
+                            static_cast<double>(model_.settings.infectious_days), 200, false, identified_weeks(), {}, smoothness_};
     seirm.extend_reproduction = [&](std::vector<double>& r) { forecast["seirm_reproduction_forecast"] = extend_reproduction(r); };
-    const std::vector<double> ode = forecast_of(cg::seirm_fit_and_forecast(seirm, fit_, scale_, all, steps));
+    const std::vector<double> ode = forecast_of(cg::seirm_fit_and_forecast(seirm, fitted_series(), scale_, all, steps));
     forecast["seirm"] = metrics_json(cg::forecast_metrics(ode, held));
     forecast["seirm"]["forecast"] = ode;
     j["forecast"] = forecast;
@@ -304,7 +324,7 @@ class ContagionScenario final : public Scenario {
       data["y"].push_back(o.value);
     }
     const cg::DiseaseSettings& s = model_.settings;
-    const double reporting = model_.parameters.reporting.value[0];
+    const double reporting = cg::share_of(model_.parameters, fit_.share).value[0];
     const int stride = std::max(1, steps / 80);
     json frames = json::array();
     RolloutOptions o;
@@ -312,7 +332,7 @@ class ContagionScenario final : public Scenario {
       for (const cg::Observation& ob : all)
         if (ob.day == t) {
           simulated["x"].push_back(t);
-          simulated["y"].push_back(reporting * cg::model_count(*system_, fit_.count, t, ob.window, state));
+          simulated["y"].push_back(reporting * cg::model_count(*system_, fit_.count, t, ob.window, state, fit_.delay));
         }
       if (t % stride != 0 && t != steps) return;
       json classes = json::array();
@@ -380,11 +400,22 @@ class ContagionScenario final : public Scenario {
     return chosen;
   }
 
-  // Weeks of R that the fitted data constrains: infections before its last day less the lag.
+  // Weeks of R that the fitted data constrains: infections before its last day less the lag of
+  // the series that lags least (its count's days from infection, and its recording delay).
   int identified_weeks() const {
-    const int lag = fit_.count == cg::Count::kDeaths ? model_.settings.removal_day()
-                    : fit_.count == cg::Count::kInfections ? 0 : model_.settings.exposed_days;
+    int lag = last_fit_day_;
+    for (const cg::Series& series : fitted_series())
+      lag = std::min(lag, series.delay + (series.count == cg::Count::kDeaths       ? model_.settings.removal_day()
+                                          : series.count == cg::Count::kInfections ? 0
+                                                                                   : model_.settings.exposed_days));
     return std::max(0, last_fit_day_ - lag) / 7 + 1;
+  }
+
+  // Every fitted series, the forecast one first.
+  std::vector<cg::Series> fitted_series() const {
+    std::vector<cg::Series> all{fit_};
+    all.insert(all.end(), also_fit_.begin(), also_fit_.end());
+    return all;
   }
 
   // Sets R of the weeks after the identified ones by the report's rule ("auto": the rule whose
@@ -432,22 +463,49 @@ class ContagionScenario final : public Scenario {
     const std::filesystem::path file = data.existing_file("file");
     const std::string column = data.string("column");
     const std::string start = data.string("start_date", "");
-    fit_.count = count_of(data.choice("count", {"deaths", "cases", "infections", "infectious"}));
-    fit_.weight = data.positive("weight", 1.0);
+    read_series_kind(data, fit_);
     const int window = static_cast<int>(data.integer("window", 1, 365, 1));
     const int first_day = static_cast<int>(data.integer("first_day", 0, 100000, 0));
-    model_.settings.count_window = window;  // the agents' history reaches back over one window
-    const std::vector<double> values = read_column(file, column, start, data.string("date_column", "date"), data);
+    const std::string date_column = data.string("date_column", "date");
+    const std::vector<double> values = read_column(file, column, start, date_column, data);
     const std::int64_t available = static_cast<std::int64_t>(values.size()) / window;
     const int fit_windows = static_cast<int>(data.integer("fit_windows", 1, std::max<std::int64_t>(1, available), available));
     const int held = static_cast<int>(data.integer("forecast_windows", 0, available - fit_windows, 0));
-    for (int k = 0; k < fit_windows + held; ++k) {
-      cg::Observation o{first_day + (k + 1) * window - 1, window, 0.0};
-      for (int d = 0; d < window; ++d) o.value += values[static_cast<std::size_t>(k * window + d)];
-      (k < fit_windows ? fit_.observations : held_out_).push_back(o);
+    // Sums of `values` over the fitted windows (and the held-out ones when `held_out` is given).
+    auto windows_of = [&](const std::vector<double>& daily, std::vector<cg::Observation>& fitted, std::vector<cg::Observation>* held_out) {
+      for (int k = 0; k < fit_windows + (held_out ? held : 0); ++k) {
+        cg::Observation o{first_day + (k + 1) * window - 1, window, 0.0};
+        for (int d = 0; d < window; ++d) o.value += daily[static_cast<std::size_t>(k * window + d)];
+        (k < fit_windows ? fitted : *held_out).push_back(o);
+      }
+    };
+    windows_of(values, fit_.observations, &held_out_);
+    // More series of the same file and days, fitted jointly (cases next to deaths).
+    int longest_delay = fit_.delay;
+    for (const ScenarioNode& extra : data.has("also_fit") ? data.array("also_fit") : std::vector<ScenarioNode>{}) {
+      const ScenarioNode e = extra.as_object();
+      cg::Series series;
+      read_series_kind(e, series);
+      const std::vector<double> daily = read_column(file, e.string("column"), start, date_column, e);
+      if (static_cast<std::int64_t>(daily.size()) < static_cast<std::int64_t>(fit_windows) * window)
+        e.fail("column", "expected values for the " + std::to_string(fit_windows) + " fitted windows");
+      windows_of(daily, series.observations, nullptr);
+      longest_delay = std::max(longest_delay, series.delay);
+      also_fit_.push_back(std::move(series));
     }
+    // The agents' history reaches back over one window and the longest recording delay.
+    model_.settings.count_window = window + longest_delay;
     last_fit_day_ = fit_.observations.back().day;
     data_days_ = first_day + (fit_windows + held) * window;
+  }
+
+  // What a series counts, its weight, recording delay and recorded share.
+  static void read_series_kind(const ScenarioNode& node, cg::Series& series) {
+    series.count = count_of(node.choice("count", {"deaths", "cases", "infections", "infectious"}));
+    series.weight = node.positive("weight", 1.0);
+    series.delay = static_cast<int>(node.integer("delay", 0, 60, 0));
+    series.share = node.choice("share", {"reporting", "ascertainment"}, "reporting") == "reporting" ? cg::Share::kReporting
+                                                                                                   : cg::Share::kAscertainment;
   }
 
   // Rows of per-layer shares of active contacts, one row a day, repeating.
@@ -522,7 +580,9 @@ class ContagionScenario final : public Scenario {
   cg::Population population_;
   cg::DiseaseModel model_;
   std::unique_ptr<cg::Epidemic> system_;
-  cg::Series fit_;
+  cg::Series fit_;                    // the forecast series
+  std::vector<cg::Series> also_fit_;  // fitted next to it
+  cg::ReproductionSmoothness smoothness_;
   std::vector<cg::Observation> held_out_;
   cg::Scale scale_ = cg::Scale::kSqrt;
   int last_fit_day_ = 0;

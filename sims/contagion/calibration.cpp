@@ -33,23 +33,23 @@ std::vector<double> observe(System& system, int days, std::span<const Observatio
 
 }  // namespace
 
-std::vector<double> run_counts(const Population& population, DiseaseModel& model, Count count,
+std::vector<double> run_counts(const Population& population, DiseaseModel& model, const Series& series,
                                std::span<const Observation> windows, int days) {
   Epidemic system(population, model);
   return observe(system, days, windows, [&](const Observation& o, std::span<const double> state) {
-    return model_count(system, count, o.day, o.window, state);
+    return model_count(system, series.count, o.day, o.window, state, series.delay);
   });
 }
 
-Spread hard_counts_over_seeds(const Population& population, const DiseaseModel& model, Count count,
+Spread hard_counts_over_seeds(const Population& population, const DiseaseModel& model, const Series& series,
                               std::span<const Observation> windows, int days, int seeds) {
   Spread s{std::vector<double>(windows.size(), 0.0), std::vector<double>(windows.size(), 0.0)};
   DiseaseModel m = model;
   m.settings.straight_through = true;
-  const double rho = m.parameters.reporting.value[0];
+  const double rho = share_of(m.parameters, series.share).value[0];
   for (int k = 0; k < seeds; ++k) {
     m.settings.seed = model.settings.seed + static_cast<std::uint64_t>(k);
-    const std::vector<double> c = run_counts(population, m, count, windows, days);
+    const std::vector<double> c = run_counts(population, m, series, windows, days);
     for (std::size_t w = 0; w < c.size(); ++w) {
       s.mean[w] += rho * c[w];
       s.sd[w] += rho * c[w] * rho * c[w];
@@ -62,7 +62,7 @@ Spread hard_counts_over_seeds(const Population& population, const DiseaseModel& 
   return s;
 }
 
-std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const Series& fit, Scale scale,
+std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const std::vector<Series>& fit, Scale scale,
                                            std::span<const Observation> windows, int days) {
   SeirmModel model;
   model.population = baseline.population;
@@ -70,15 +70,24 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
   model.infectious_days = baseline.infectious_days;
   model.reset(days, 1.5, 0.02, 0.001);
   int last_fit_day = 0;
-  for (const Observation& o : fit.observations) last_fit_day = std::max(last_fit_day, o.day);
+  bool ascertained = false;
+  for (const Series& series : fit) {
+    for (const Observation& o : series.observations) last_fit_day = std::max(last_fit_day, o.day);
+    ascertained = ascertained || series.share == Share::kAscertainment;
+  }
   SeirmOde system(model);
-  SeirmCountLoss loss(system, {fit}, scale);
+  SeirmCountLoss loss(system, fit, scale);
+  loss.set_smoothness(baseline.smoothness);
   std::vector<tune::BoundParameter> bound;
   bound.push_back(bind_parameter(model.parameters, {"reproduction", false, baseline.weeks, 0.05, 10.0, tune::Transform::log}));
   bound.push_back(bind_parameter(model.parameters, {"mortality", false, 0, 1e-4, 0.5, tune::Transform::logit}));
   bound.push_back(bind_parameter(model.parameters, {"initial_infected", false, 0, 1e-6, 0.1, tune::Transform::logit}));
   if (baseline.fit_reporting)
     bound.push_back(bind_parameter(model.parameters, {"reporting", false, 0, 1e-3, 1.0, tune::Transform::logit}));
+  if (ascertained) {
+    model.parameters.ascertainment.value[0] = 0.5;
+    bound.push_back(bind_parameter(model.parameters, {"ascertainment", false, 0, 1e-3, 1.0, tune::Transform::logit}));
+  }
   tune::RolloutProblem problem(system, loss, last_fit_day, {}, std::move(bound));
   const tune::ParameterSpace& space = problem.space();
   tune::OptimizerOptions options;
@@ -92,9 +101,10 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
   while (!optimizer->finished()) optimizer->iterate();
   problem.assign(space.to_physical(optimizer->result().x));
   if (baseline.extend_reproduction) baseline.extend_reproduction(model.parameters.reproduction.value);
-  const double rho = model.parameters.reporting.value[0];
+  const Series& first = fit.front();
+  const double rho = share_of(model.parameters, first.share).value[0];
   std::vector<double> counts = observe(system, days, windows, [&](const Observation& o, std::span<const double> state) {
-    return rho * SeirmOde::count(fit.count, o.window, state);
+    return rho * SeirmOde::count(first.count, o.window, first.delay, state);
   });
   return counts;
 }

@@ -22,6 +22,7 @@ void DiseaseModel::reset(int age_groups, int layers) {
   p.contact_reduction.resize(static_cast<std::size_t>(layers), 0.0);
   p.vaccination_rate.resize(1, 0.0);
   p.reporting.resize(1, 1.0);
+  p.ascertainment.resize(1, 1.0);
   if (static_cast<int>(settings.layer_weight.size()) < layers) settings.layer_weight.resize(static_cast<std::size_t>(layers), 1.0);
   if (static_cast<int>(settings.mean_interactions.size()) < age_groups)
     settings.mean_interactions.resize(static_cast<std::size_t>(age_groups), 1.0);

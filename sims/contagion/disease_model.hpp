@@ -91,10 +91,12 @@ struct DiseaseParameters {
   Quantity contact_reduction;  // per layer, from settings.reduction_start on
   Quantity vaccination_rate;   // share of agents protected per day from settings.vaccination_start on
   Quantity reporting;          // share of counted events that the data records (losses scale by it)
+  Quantity ascertainment;      // share of cases that the data records, for series that say so (deaths
+                               // are nearly all recorded, cases far from all: two shares, fitted jointly)
 
   std::vector<Quantity*> all() {
     return {&reproduction, &mortality, &initial_infected, &susceptibility, &infectiousness, &profile,
-            &contact_reduction, &vaccination_rate, &reporting};
+            &contact_reduction, &vaccination_rate, &reporting, &ascertainment};
   }
 };
 

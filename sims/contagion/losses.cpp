@@ -27,12 +27,13 @@ DayRange days_counted(const DiseaseSettings& s, Count count, int t, int window) 
   return {0, -1};
 }
 
-// The days counted, clipped to day 0; an error when the states' history does not reach back.
-DayRange checked_days(const Epidemic& system, Count count, int t, int window) {
-  DayRange r = days_counted(system.model().settings, count, t, window);
+// The days counted by the state of day t, clipped to day 0; an error when the states' history
+// does not reach back.
+DayRange checked_days(const Epidemic& system, Count count, int t, int window, int delay) {
+  DayRange r = days_counted(system.model().settings, count, t - delay, window);
   if (r.first <= t - system.history())
-    throw std::invalid_argument("a count over " + std::to_string(window) +
-                                " days reaches back further than the agents' history; raise count_window");
+    throw std::invalid_argument("a count over " + std::to_string(window) + " days recorded " + std::to_string(delay) +
+                                " days late reaches back further than the agents' history; raise count_window");
   r.first = std::max(r.first, 0);
   return r;
 }
@@ -61,8 +62,8 @@ double ordered_sum(Index n, const F& f) {
 
 }  // namespace
 
-double model_count(const Epidemic& system, Count count, int t, int window, std::span<const double> state) {
-  const DayRange r = checked_days(system, count, t, window);
+double model_count(const Epidemic& system, Count count, int t, int window, std::span<const double> state, int delay) {
+  const DayRange r = checked_days(system, count, t, window, delay);
   const bool hard = system.model().settings.straight_through;
   return ordered_sum(system.population().agents, [&](Index i) {
     double total = 0.0;
@@ -76,8 +77,8 @@ double model_count(const Epidemic& system, Count count, int t, int window, std::
 }
 
 void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::span<const double> state, double seed,
-                         std::span<double> state_adjoint) {
-  const DayRange r = checked_days(system, count, t, window);
+                         std::span<double> state_adjoint, int delay) {
+  const DayRange r = checked_days(system, count, t, window, delay);
   const bool hard = system.model().settings.straight_through;
   const Index n = system.population().agents;
   // Only where it saves death draws: a plain add costs less than the test.
@@ -120,10 +121,31 @@ double scaled_slope(Scale scale, double x) {
   return 1.0;
 }
 
-SeriesLoss::SeriesLoss(std::vector<Series> series, Scale scale, Quantity& reporting)
-    : series_(std::move(series)), scale_(scale), reporting_(reporting) {}
+double reproduction_roughness(const ReproductionSmoothness& smoothness, Quantity& reproduction, bool add_adjoint,
+                              double seed) {
+  const std::vector<double>& r = reproduction.value;
+  const std::size_t n = smoothness.weeks > 0 ? std::min(r.size(), static_cast<std::size_t>(smoothness.weeks)) : r.size();
+  const std::size_t order = smoothness.order == 1 ? 1 : 2;
+  // Difference k of order 1 is log r[k+1] - log r[k]; of order 2, log r[k+2] - 2 log r[k+1] + log r[k].
+  const double coefficients[2][3] = {{-1.0, 1.0, 0.0}, {1.0, -2.0, 1.0}};
+  const double* c = coefficients[order - 1];
+  double sum = 0.0;
+  for (std::size_t k = 0; k + order < n; ++k) {
+    double d = 0.0;
+    for (std::size_t j = 0; j <= order; ++j) d += c[j] * std::log(r[k + j]);
+    sum += d * d;
+    if (!add_adjoint) continue;
+    for (std::size_t j = 0; j <= order; ++j)
+      reproduction.adjoint[k + j] += seed * smoothness.weight * 2.0 * d * c[j] / r[k + j];
+  }
+  return smoothness.weight * sum;
+}
+
+SeriesLoss::SeriesLoss(std::vector<Series> series, Scale scale, DiseaseParameters& parameters)
+    : series_(std::move(series)), scale_(scale), parameters_(parameters) {}
 
 bool SeriesLoss::has_term(int t, int steps) const {
+  if (t == 0 && smoothness_.weight > 0.0) return true;
   if (t > steps) return false;
   for (const Series& s : series_)
     for (const Observation& o : s.observations)
@@ -132,40 +154,41 @@ bool SeriesLoss::has_term(int t, int steps) const {
 }
 
 double SeriesLoss::term(int t, std::span<const double> state) {
-  const double rho = reporting_.value[0];
-  double total = 0.0;
+  double total = t == 0 && smoothness_.weight > 0.0 ? reproduction_roughness(smoothness_, parameters_.reproduction, false, 0.0) : 0.0;
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      const double d = scaled(scale_, rho * count(s.count, t, o.window, state)) - scaled(scale_, o.value);
+      const double rho = share_of(parameters_, s.share).value[0];
+      const double d = scaled(scale_, rho * count(s.count, t, o.window, s.delay, state)) - scaled(scale_, o.value);
       total += s.weight * d * d;
     }
   return total;
 }
 
 void SeriesLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
-  const double rho = reporting_.value[0];
+  if (t == 0 && smoothness_.weight > 0.0) reproduction_roughness(smoothness_, parameters_.reproduction, true, seed);
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      const double c = count(s.count, t, o.window, state);
-      const double d = scaled(scale_, rho * c) - scaled(scale_, o.value);
-      const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho * c);  // d term / d(rho count)
-      reporting_.adjoint[0] += bar * c;
-      count_adjoint(s.count, t, o.window, state, bar * rho, state_adjoint);
+      Quantity& rho = share_of(parameters_, s.share);
+      const double c = count(s.count, t, o.window, s.delay, state);
+      const double d = scaled(scale_, rho.value[0] * c) - scaled(scale_, o.value);
+      const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho.value[0] * c);  // d term / d(rho count)
+      rho.adjoint[0] += bar * c;
+      count_adjoint(s.count, t, o.window, s.delay, state, bar * rho.value[0], state_adjoint);
     }
 }
 
 CountLoss::CountLoss(Epidemic& system, std::vector<Series> series, Scale scale)
-    : SeriesLoss(std::move(series), scale, system.model().parameters.reporting), system_(system) {}
+    : SeriesLoss(std::move(series), scale, system.model().parameters), system_(system) {}
 
-double CountLoss::count(Count count, int t, int window, std::span<const double> state) {
-  return model_count(system_, count, t, window, state);
+double CountLoss::count(Count count, int t, int window, int delay, std::span<const double> state) {
+  return model_count(system_, count, t, window, state, delay);
 }
 
-void CountLoss::count_adjoint(Count count, int t, int window, std::span<const double> state, double seed,
+void CountLoss::count_adjoint(Count count, int t, int window, int delay, std::span<const double> state, double seed,
                               std::span<double> state_adjoint) {
-  model_count_adjoint(system_, count, t, window, state, seed, state_adjoint);
+  model_count_adjoint(system_, count, t, window, state, seed, state_adjoint, delay);
 }
 
 }  // namespace simgrad::contagion

@@ -16,6 +16,7 @@ const std::vector<ParameterInfo>& epidemic_parameters() {
       {"contact_reduction", "1", "layer", "share of a layer's contacts removed from the intervention day on"},
       {"vaccination_rate", "1/day", "model", "share of agents protected per day from the vaccination day on"},
       {"reporting", "1", "model", "share of counted events recorded in the data"},
+      {"ascertainment", "1", "model", "share of cases recorded in the data, for series scaled by it (cases and deaths fitted jointly)"},
   };
   return info;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace simgrad::contagion {
 
@@ -14,6 +15,7 @@ void SeirmModel::reset(int days, double reproduction, double mortality, double i
   parameters.mortality.resize(1, mortality);
   parameters.initial_infected.resize(1, initial_infected);
   parameters.reporting.resize(1, 1.0);
+  parameters.ascertainment.resize(1, 1.0);
 }
 
 double SeirmOde::reproduction_on(int t) const {
@@ -75,38 +77,43 @@ void SeirmOde::clear_adjoints() {
   for (Quantity* q : model_.parameters.all()) std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
 }
 
-double SeirmOde::count(Count count, int window, std::span<const double> s) {
+double SeirmOde::count(Count count, int window, int delay, std::span<const double> s) {
   if (count == Count::kInfectious) return s[kI];
   if (count == Count::kInfections) throw std::invalid_argument("the SEIRM model counts deaths, cases and infectious");
-  const int first = count == Count::kDeaths ? kDeaths : kCases;
+  const int first = (count == Count::kDeaths ? kDeaths : kCases) + delay;
   double total = 0.0;
-  for (int k = 0; k < std::min(window, kHistory); ++k) total += s[static_cast<std::size_t>(first + k)];
+  for (int k = 0; k < std::min(window, kHistory - delay); ++k) total += s[static_cast<std::size_t>(first + k)];
   return total;
 }
 
-void SeirmOde::count_adjoint(Count count, int window, double seed, std::span<double> a) {
+void SeirmOde::count_adjoint(Count count, int window, int delay, double seed, std::span<double> a) {
   if (count == Count::kInfectious) {
     a[kI] += seed;
     return;
   }
-  const int first = count == Count::kDeaths ? kDeaths : kCases;
-  for (int k = 0; k < std::min(window, kHistory); ++k) a[static_cast<std::size_t>(first + k)] += seed;
+  const int first = (count == Count::kDeaths ? kDeaths : kCases) + delay;
+  for (int k = 0; k < std::min(window, kHistory - delay); ++k) a[static_cast<std::size_t>(first + k)] += seed;
 }
 
 SeirmCountLoss::SeirmCountLoss(SeirmOde& system, std::vector<Series> series, Scale scale)
-    : SeriesLoss(std::move(series), scale, system.model().parameters.reporting) {
-  for (const Series& s : this->series())
+    : SeriesLoss(std::move(series), scale, system.model().parameters) {
+  for (const Series& s : this->series()) {
+    if (s.delay > 0 && s.count == Count::kInfectious)
+      throw std::invalid_argument("the SEIRM model counts the infectious without a delay");
     for (const Observation& o : s.observations)
-      if (o.window > SeirmOde::kHistory) throw std::invalid_argument("the SEIRM model counts windows of at most 7 days");
+      if (s.delay < 0 || o.window + s.delay > SeirmOde::kHistory)
+        throw std::invalid_argument("the SEIRM model counts windows that end at most " +
+                                    std::to_string(SeirmOde::kHistory) + " days back, window and delay included");
+  }
 }
 
-double SeirmCountLoss::count(Count count, int, int window, std::span<const double> state) {
-  return SeirmOde::count(count, window, state);
+double SeirmCountLoss::count(Count count, int, int window, int delay, std::span<const double> state) {
+  return SeirmOde::count(count, window, delay, state);
 }
 
-void SeirmCountLoss::count_adjoint(Count count, int, int window, std::span<const double>, double seed,
+void SeirmCountLoss::count_adjoint(Count count, int, int window, int delay, std::span<const double>, double seed,
                                    std::span<double> state_adjoint) {
-  SeirmOde::count_adjoint(count, window, seed, state_adjoint);
+  SeirmOde::count_adjoint(count, window, delay, seed, state_adjoint);
 }
 
 }  // namespace simgrad::contagion

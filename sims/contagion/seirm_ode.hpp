@@ -2,8 +2,9 @@
 // infectious, recovered and dead counts in a population of N, one Euler step per day, with R
 // per week. A one-element system with a hand-written adjoint, so the same tuners fit it.
 //
-// State: [S, E, I, R, M, deaths of the last 7 days, cases of the last 7 days] (newest first),
-// so that daily and weekly counts are read from one state, as for the agent model.
+// State: [S, E, I, R, M, deaths of the last 28 days, cases of the last 28 days] (newest first),
+// so that daily and weekly counts, also recorded a few days late, are read from one state, as for
+// the agent model.
 #pragma once
 
 #include <span>
@@ -29,7 +30,7 @@ struct SeirmModel {
 
 class SeirmOde : public System {
  public:
-  static constexpr int kHistory = 7;
+  static constexpr int kHistory = 28;
   static constexpr Index kSize = 5 + 2 * kHistory;
 
   explicit SeirmOde(SeirmModel& model) : model_(model) {}
@@ -43,10 +44,11 @@ class SeirmOde : public System {
   void clear_adjoints() override;
 
   SeirmModel& model() { return model_; }
-  // The count in the window ending on the state's day (window <= 7; kDeaths, kCases, kInfectious).
-  static double count(Count count, int window, std::span<const double> state);
+  // The count in the window ending `delay` days before the state's day (window + delay <= kHistory;
+  // kDeaths, kCases, and kInfectious without a delay).
+  static double count(Count count, int window, int delay, std::span<const double> state);
   // Adds seed x d(count)/d(state) to state_adjoint.
-  static void count_adjoint(Count count, int window, double seed, std::span<double> state_adjoint);
+  static void count_adjoint(Count count, int window, int delay, double seed, std::span<double> state_adjoint);
 
  private:
   double reproduction_on(int t) const;
@@ -59,8 +61,8 @@ class SeirmCountLoss final : public SeriesLoss {
   SeirmCountLoss(SeirmOde& system, std::vector<Series> series, Scale scale);
 
  private:
-  double count(Count count, int t, int window, std::span<const double> state) override;
-  void count_adjoint(Count count, int t, int window, std::span<const double> state, double seed,
+  double count(Count count, int t, int window, int delay, std::span<const double> state) override;
+  void count_adjoint(Count count, int t, int window, int delay, std::span<const double> state, double seed,
                      std::span<double> state_adjoint) override;
 };
 

@@ -22,7 +22,7 @@ TEST(Calibration, SeirmBaselineFitsTheFittedWeeksOfAnSeirmEpidemic) {
   RolloutOptions options;
   options.observer = [&](int t, std::span<const double> s) {
     for (Observation& o : weeks)
-      if (o.day == t) o.value = SeirmOde::count(Count::kDeaths, 7, s);
+      if (o.day == t) o.value = SeirmOde::count(Count::kDeaths, 7, 0, s);
   };
   struct NoLoss : TrajectoryLoss {
     bool has_term(int, int) const override { return false; }
@@ -31,8 +31,8 @@ TEST(Calibration, SeirmBaselineFitsTheFittedWeeksOfAnSeirmEpidemic) {
   } none;
   Rollout(system, none, 84, options).loss();
   const Series fit{Count::kDeaths, std::vector<Observation>(weeks.begin(), weeks.begin() + 8), 1.0};
-  SeirmBaseline baseline{50000, 3.0, 5.0, 300, false, 7, {}};
-  const std::vector<double> forecast = seirm_fit_and_forecast(baseline, fit, Scale::kSqrt, weeks, 84);
+  SeirmBaseline baseline{50000, 3.0, 5.0, 300, false, 7, {}, {}};
+  const std::vector<double> forecast = seirm_fit_and_forecast(baseline, {fit}, Scale::kSqrt, weeks, 84);
   // The fitted weeks closely. The forecast only within a factor of two: the last fitted weeks' R
   // is seen through a few deaths only, and the fit overshoots it (the truth turns in week 9,
   // the fitted model later).
@@ -45,8 +45,8 @@ TEST(Calibration, HardModelSpreadOverSeedsIsReproducible) {
   DiseaseModel model = testing::small_model(pop, 28, 0.01);
   model.settings.straight_through = false;  // re-scoring uses the hard model anyway
   const std::vector<Observation> weeks = {{6, 7, 0}, {13, 7, 0}, {20, 7, 0}, {27, 7, 0}};
-  const Spread a = hard_counts_over_seeds(pop, model, Count::kInfections, weeks, 28, 8);
-  const Spread b = hard_counts_over_seeds(pop, model, Count::kInfections, weeks, 28, 8);
+  const Spread a = hard_counts_over_seeds(pop, model, Series{Count::kInfections, {}, 1.0}, weeks, 28, 8);
+  const Spread b = hard_counts_over_seeds(pop, model, Series{Count::kInfections, {}, 1.0}, weeks, 28, 8);
   EXPECT_EQ(a.mean, b.mean);
   EXPECT_GT(a.mean[1], 0.0);
   EXPECT_GT(a.sd[1], 0.0);

@@ -1,8 +1,13 @@
 // Small populations and models shared by the contagion tests.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "core/gradcheck.hpp"
 #include "sims/contagion/disease_model.hpp"
 #include "sims/contagion/population.hpp"
+#include "tune/problem.hpp"
 
 namespace simgrad::contagion::testing {
 
@@ -27,6 +32,17 @@ inline DiseaseModel small_model(const Population& p, int days, double initial_in
   m.parameters.vaccination_rate.value[0] = 0.004;
   for (double& c : m.parameters.contact_reduction.value) c = 0.2;
   return m;
+}
+
+// The problem's gradient at its initial point against central differences of its value, each
+// check labelled with its parameter component.
+inline GradCheckReport check_problem_gradient(tune::Problem& problem, const GradCheckOptions& options = {}) {
+  const std::vector<double> x = problem.initial();
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  std::vector<std::string> labels;
+  for (std::size_t k = 0; k < x.size(); ++k) labels.push_back(problem.space().component_name(k));
+  return check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g, options, labels);
 }
 
 }  // namespace simgrad::contagion::testing
