@@ -158,25 +158,6 @@ void check_vent_stage_gradient(Model& m, std::initializer_list<const char*> name
   for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
 }
 
-// A rollout problem's gradient against central differences: the first `coordinates` entries one
-// by one, then all of them in `directions` random directions (none: skipped).
-void expect_rollout_gradient(tune::RolloutProblem& problem, std::size_t coordinates, int directions) {
-  const std::vector<double> x = problem.initial();
-  std::vector<double> g(x.size());
-  problem.value_and_gradient(x, g);
-  GradCheckOptions o;
-  o.step = 1e-6;
-  o.rtol = 1e-5;
-  o.atol = 1e-9;
-  auto f = [&](std::span<const double> y) { return problem.value(y); };
-  const GradCheckReport r = check_gradient(f, x, g, o);
-  for (std::size_t k = 0; k < coordinates; ++k)
-    EXPECT_TRUE(r.checks[k].ok) << r.checks[k].label << " ad " << r.checks[k].ad << " fd " << r.checks[k].fd;
-  if (directions == 0) return;
-  o.random_directions = directions;
-  for (const GradCheckEntry& e : check_gradient(f, x, g, o).checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
-}
-
 // A vented rollout's final state and gradient (over the vents' parameters `names`) are the same
 // bits with 1, 2 and 4 threads under each checkpoint policy as with one thread storing all.
 template <class System, class Loss, class Model>
@@ -221,7 +202,7 @@ TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences2d) {
   v0.name = "initial_velocity";
   params.push_back(bind_parameter(m, v0));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, std::move(params));
-  expect_rollout_gradient(problem, vents, 3);
+  check_problem_gradient(problem, vents, 3);
 }
 
 // The net outflow through the open sides of a grid's velocity, per unit depth.
@@ -368,7 +349,7 @@ TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences3d) {
   Smoke3 system(m);
   SmokeLoss3 loss(m, region_loss3(m));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, vent_parameters(m, kVent3));
-  expect_rollout_gradient(problem, problem.dimension(), 0);
+  check_problem_gradient(problem, problem.dimension(), 0);
 }
 
 // A 3D duct: a patch in the closed left wall blows in, the top is open; after each step the
