@@ -346,13 +346,8 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     for (Index w = first / 64; w < (last + 63) / 64; ++w) adjoint_mask_[static_cast<std::size_t>(w)] = 0;
     double h_bar_sum = 0.0;
     for (Index i = first; i < last; ++i) {
-      // The history passes its adjoint through, except the overwritten slot (two branch-free
-      // runs); not where every slot it passes (days t - H + 2 ... t) is a constant zero.
-      const std::size_t base = slot(i, 0), new_slot = slot(i, t + 1), end = base + static_cast<std::size_t>(history_);
-      if (!skip_dead_history_ || last_live_day(tau[i]) >= t - history_ + 2) {
-        for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
-        for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
-      }
+      // (The history's pass-through is in shedding's adjoint below, where the same lines are read.)
+      const std::size_t new_slot = slot(i, t + 1);
       double h_bar = 0.0;
       const double m1_bar = next_adjoint[new_slot];
       if (tau[i] < 0.0) {
@@ -434,6 +429,14 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     std::fill(part, part + layout.size, 0.0);
     for (Index j = first; j < last; ++j) {
       const int live = last_live_day(tau[j]);
+      // The history passes its adjoint through, except the overwritten slot (two branch-free
+      // runs); not where every slot it passes (days t - H + 2 ... t) is a constant zero. Before
+      // c-bar's terms, as each slot's adjoint has always been summed.
+      if (skip_dead_history_ && live < t - history_ + 2) continue;
+      const std::size_t base = slot(j, 0), new_slot = slot(j, t + 1), end = base + static_cast<std::size_t>(history_);
+      for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
+      for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
+      // Shedding's slots (days t - recent + 1 ... t) are within the passed ones: t - H + 2 <= oldest.
       if (skip_dead_history_ && live < oldest) continue;
       const double c = replay ? shedding_[static_cast<std::size_t>(j)] : shedding_of(j, t, state);
       double c_bar = 0.0;
@@ -469,7 +472,6 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
       if (c_bar == 0.0) continue;
       // Slots after the last live day are constant zeros too.
       const int newest = skip_dead_history_ ? std::max(0, t - live) : 0;
-      const std::size_t base = slot(j, 0);
       std::size_t m = slot(j, t - newest);
       for (int k = newest; k < recent; ++k) {
         state_adjoint[m] += c_bar * table[k];
