@@ -202,7 +202,7 @@ double Epidemic::hazard_sum(Index i) const {
 }
 
 void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  advance(t, state, next, residual, false);
+  advance<false>(t, state, next, residual);
 }
 
 void Epidemic::step_recorded(int t, std::span<const double> state, std::span<double> next) {
@@ -210,7 +210,7 @@ void Epidemic::step_recorded(int t, std::span<const double> state, std::span<dou
   if (!recorded_days_.empty() && recorded_days_.back() != t - 1)
     throw std::logic_error("epidemic: days must be recorded in order from the first after clear_records()");
   recorded_days_.push_back(t);
-  advance(t, state, next, {}, true);
+  advance<true>(t, state, next, {});
   std::size_t bytes = 0;
   for (const BlockRecords& r : records_)
     bytes += r.agents.size() * sizeof(AgentRecord) + r.slots.size() * sizeof(SlotRecord);
@@ -253,8 +253,8 @@ void Epidemic::clear_records() {
 
 std::size_t Epidemic::record_bytes() const { return record_peak_bytes_; }
 
-void Epidemic::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> residual,
-                       bool record) {
+template <bool Record>
+void Epidemic::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   const Index n = population_.agents;
   const double* x = state.data();
   const double* tau = x + n;
@@ -268,8 +268,8 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
   const double protect = model_.protected_share(t);
   const std::size_t h = static_cast<std::size_t>(history_);
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
-    BlockRecords* log = record ? &records_[static_cast<std::size_t>(b)] : nullptr;
-    if (log) {
+    BlockRecords* log = Record ? &records_[static_cast<std::size_t>(b)] : nullptr;
+    if constexpr (Record) {
       log->agent_starts.push_back(log->agents.size());
       log->slot_starts.push_back(log->slots.size());
     }
@@ -306,7 +306,7 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
         tau1[i] = -1.0 - tau[i];  // susceptible again; its last live slot is still its infection's
       }
       const std::size_t new_slot = slot(i, t + 1);
-      if (log) {
+      if constexpr (Record) {
         // Bits, not values: -0.0 and NaN must come back as they were.
         if (!same_bits(x1[i], x[i]) || !same_bits(tau1[i], tau[i]) || !same_bits(hz, 0.0))
           log->agents.push_back({static_cast<std::int32_t>(i), x[i], tau[i], hz});

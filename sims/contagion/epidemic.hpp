@@ -85,8 +85,9 @@ class Epidemic : public System {
   }
 
  private:
-  // The step, recording the day when `record` (step_recorded).
-  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> residual, bool record);
+  // The step, recording the day when Record (step_recorded).
+  template <bool Record>
+  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> residual);
   // Stage 1: shedding c of every agent on day t.
   void shed(int t, std::span<const double> state);
   // Agent i's shedding on day t, from the table refresh_shedding_table() left.
