@@ -224,10 +224,12 @@ void Epidemic::undo_step(int t, std::span<double> state, std::span<double> resid
   const Index n = population_.agents;
   double* x = state.data();
   double* tau = x + n;
+  const std::size_t next_offset = day_offset(t + 1);
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     BlockRecords& r = records_[static_cast<std::size_t>(b)];
     std::fill(residual.begin() + first, residual.begin() + last, 0.0);
-    for (std::size_t k = r.slot_starts.back(); k < r.slots.size(); ++k) state[slot(r.slots[k].agent, t + 1)] = r.slots[k].value;
+    for (std::size_t k = r.slot_starts.back(); k < r.slots.size(); ++k)
+      state[history_start(r.slots[k].agent) + next_offset] = r.slots[k].value;
     for (std::size_t k = r.agent_starts.back(); k < r.agents.size(); ++k) {
       const AgentRecord& a = r.agents[k];
       x[a.agent] = a.x;
@@ -267,6 +269,7 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
   const double r = model_.reproduction_on(t);
   const double protect = model_.protected_share(t);
   const std::size_t h = static_cast<std::size_t>(history_);
+  const std::size_t next_offset = day_offset(t + 1);
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     BlockRecords* log = Record ? &records_[static_cast<std::size_t>(b)] : nullptr;
     if constexpr (Record) {
@@ -305,7 +308,7 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
         x1[i] = 1.0;
         tau1[i] = -1.0 - tau[i];  // susceptible again; its last live slot is still its infection's
       }
-      const std::size_t new_slot = slot(i, t + 1);
+      const std::size_t new_slot = history_start(i) + next_offset;
       if constexpr (Record) {
         // Bits, not values: -0.0 and NaN must come back as they were.
         if (!same_bits(x1[i], x[i]) || !same_bits(tau1[i], tau[i]) || !same_bits(hz, 0.0))
@@ -337,6 +340,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const double protect = model_.protected_share(t, &d_protect_d_rate);
   const PartialLayout layout = layout_of(model_);
   const Index blocks = block_count(n);
+  const std::size_t next_offset = day_offset(t + 1), today_offset = day_offset(t);
 
   // Infection's adjoint: the history's, x's, H-bar per agent, and the partials of R, S and the
   // vaccination rate.
@@ -347,7 +351,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     double h_bar_sum = 0.0;
     for (Index i = first; i < last; ++i) {
       // (The history's pass-through is in shedding's adjoint below, where the same lines are read.)
-      const std::size_t new_slot = slot(i, t + 1);
+      const std::size_t new_slot = history_start(i) + next_offset;
       double h_bar = 0.0;
       const double m1_bar = next_adjoint[new_slot];
       if (tau[i] < 0.0) {
@@ -433,7 +437,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
       // runs); not where every slot it passes (days t - H + 2 ... t) is a constant zero. Before
       // c-bar's terms, as each slot's adjoint has always been summed.
       if (skip_dead_history_ && live < t - history_ + 2) continue;
-      const std::size_t base = slot(j, 0), new_slot = slot(j, t + 1), end = base + static_cast<std::size_t>(history_);
+      const std::size_t base = history_start(j), new_slot = base + next_offset, end = base + static_cast<std::size_t>(history_);
       for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
       for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
       // Shedding's slots (days t - recent + 1 ... t) are within the passed ones: t - H + 2 <= oldest.
@@ -472,7 +476,9 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
       if (c_bar == 0.0) continue;
       // Slots after the last live day are constant zeros too.
       const int newest = skip_dead_history_ ? std::max(0, t - live) : 0;
-      std::size_t m = slot(j, t - newest);
+      // The slot of day t - newest (newest < H).
+      std::size_t m = base + (today_offset >= static_cast<std::size_t>(newest) ? today_offset - newest
+                                                                                : today_offset + history_ - newest);
       for (int k = newest; k < recent; ++k) {
         state_adjoint[m] += c_bar * table[k];
         // Parameters see occupancies by value: most in the history are zero (escaped events).

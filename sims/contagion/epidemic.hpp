@@ -80,9 +80,10 @@ class Epidemic : public System {
   bool skips_dead_history() const { return skip_dead_history_; }
   // Days of history in a state (H), and where agent i's occupancy infected on day d lies in it.
   int history() const { return history_; }
-  std::size_t slot(Index i, int day) const {
-    return static_cast<std::size_t>(2 * population_.agents + i * history_ + day % history_);
-  }
+  std::size_t slot(Index i, int day) const { return history_start(i) + day_offset(day); }
+  // The same in two parts, for loops over agents that take the day's offset (a division) once.
+  std::size_t history_start(Index i) const { return static_cast<std::size_t>(2 * population_.agents + i * history_); }
+  std::size_t day_offset(int day) const { return static_cast<std::size_t>(day % history_); }
 
  private:
   // The step, recording the day when Record (step_recorded).
