@@ -262,7 +262,9 @@ TEST(Epidemic, UndoingRecordedDaysRestoresEveryStateAndResidual) {
         for (int d = days - system.history() + 1; d <= days; ++d) ones += states.back()[system.slot(i, d)] == 1.0;
         infected_again += ones > 1;
       }
-      if (immune_days == 1 && straight_through) EXPECT_GT(infected_again, 0);
+      if (immune_days == 1 && straight_through) {
+        EXPECT_GT(infected_again, 0);
+      }
       for (int t = days - 1; t >= 0; --t) {
         system.undo_step(t, work, residual);
         EXPECT_EQ(std::memcmp(work.data(), states[static_cast<std::size_t>(t)].data(), n * sizeof(double)), 0) << "day " << t;
