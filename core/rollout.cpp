@@ -61,9 +61,9 @@ void Rollout::run_step(int t, std::span<const double> state, std::span<double> n
   ++stats_.forward_steps;
 }
 
-void Rollout::run_recorded_step(int t, std::span<const double> state, std::span<double> next) {
+void Rollout::run_recorded_step(int t, std::span<double> state) {
   try {
-    system_.step_recorded(t, state, next);
+    system_.step_recorded(t, state);
   } catch (const NonFiniteError& e) {
     throw e.at_step(t);
   }
@@ -155,12 +155,13 @@ double Rollout::loss_and_gradient() {
   auto residual_of = [&](std::span<double> slot) { return slot.subspan(static_cast<std::size_t>(n_)); };
   std::size_t stored = 0;
   if (binomial) stored = static_cast<std::size_t>(std::min(policy.k, T + 1));
-  else if (recorded) stored = 1;
+  else if (recorded) stored = 1;  // the working state, stepped in place
   else stored = static_cast<std::size_t>((T + every - 1) / every) + static_cast<std::size_t>(every);
   // The pool outlives the call: tuning runs many gradients, and fresh memory would be
   // page-faulted in again every time.
-  if (!pool_ || pool_->capacity() != stored + 2 || pool_->slot_size() != n_ + r)
-    pool_ = std::make_unique<StatePool>(stored + 2, n_ + r);
+  const std::size_t slots = recorded ? stored : stored + 2;  // + two scratch slots
+  if (!pool_ || pool_->capacity() != slots || pool_->slot_size() != n_ + r)
+    pool_ = std::make_unique<StatePool>(slots, n_ + r);
   StatePool& pool = *pool_;
   pool.reset();
 
@@ -174,26 +175,30 @@ double Rollout::loss_and_gradient() {
     std::span<double> s0 = pool.acquire();
     system_.initial_state(state_of(s0));
     kept.push_back(s0);
-    std::span<double> scratch_a = pool.acquire();
-    std::span<double> scratch_b = pool.acquire();
+    std::span<double> scratch_a = recorded ? std::span<double>() : pool.acquire();
+    std::span<double> scratch_b = recorded ? std::span<double>() : pool.acquire();
     std::span<double> cur = s0;
     for (int t = 0; t < T; ++t) {
       if (options_.observer) options_.observer(t, state_of(cur));
       total += term_at(t, state_of(cur));
+      if (recorded) {  // in place: the records keep what each step overwrites
+        run_recorded_step(t, state_of(cur));
+        continue;
+      }
       const bool keep_next = every > 0 && (t + 1) % every == 0 && t + 1 < T;
       std::span<double> next = keep_next ? pool.acquire() : cur.data() == scratch_a.data() ? scratch_b : scratch_a;
-      if (recorded) run_recorded_step(t, state_of(cur), state_of(next));
-      else run_step(t, state_of(cur), state_of(next), every == 1 ? residual_of(cur) : std::span<double>());
+      run_step(t, state_of(cur), state_of(next), every == 1 ? residual_of(cur) : std::span<double>());
       if (keep_next) kept.push_back(next);
       cur = next;
     }
     if (options_.observer) options_.observer(T, state_of(cur));
     total += term_at(T, state_of(cur));
     std::copy_n(cur.begin(), n_, final_.begin());
-    // The working state stays acquired; the other scratch slot goes back (LIFO: the later first).
     last = cur;
-    if (!recorded || cur.data() != scratch_b.data()) pool.release(scratch_b);
-    if (!recorded || cur.data() != scratch_a.data()) pool.release(scratch_a);
+    if (!recorded) {
+      pool.release(scratch_b);
+      pool.release(scratch_a);
+    }
   }
 
   // a_T = d term_T / d s_T.

@@ -67,7 +67,7 @@ class Rollout {
   class StatePool;
   void advance(int from, int to, std::span<double> state, std::span<double> scratch);
   void run_step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual);
-  void run_recorded_step(int t, std::span<const double> state, std::span<double> next);
+  void run_recorded_step(int t, std::span<double> state);
   void adjoint_step(int t, std::span<const double> state, std::span<const double> residual);
   void record_adjoint(int t, std::vector<double>& adjoint);
   void reverse_binomial(int t0, int t1, std::span<double> base, int states, StatePool& pool);

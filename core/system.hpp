@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <span>
+#include <stdexcept>
 
 #include "core/vec.hpp"
 
@@ -46,10 +47,11 @@ class System {
   // back: the memory of a few states instead of T + 1.
   // Whether step_recorded and undo_step are implemented.
   virtual bool records_steps() const { return false; }
-  // step() without a residual, also recording what s_t held wherever s_{t+1} differs and the
-  // step's residual. Called for steps 0, 1, ... after clear_records().
-  virtual void step_recorded(int t, std::span<const double> state, std::span<double> next) {
-    step(t, state, next, {});
+  // Advances s_t to s_{t+1} in place (the record keeps what it overwrites), recording what s_t
+  // held wherever s_{t+1} differs and the step's residual. Called for steps 0, 1, ... after
+  // clear_records().
+  virtual void step_recorded(int /*t*/, std::span<double> /*state*/) {
+    throw std::logic_error("step_recorded: this system does not record its steps");
   }
   // Turns s_{t+1} back into s_t in place from step t's record, which must be the latest one
   // kept; writes step t's residual and drops the record.

@@ -205,12 +205,12 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
   advance<false>(t, state, next, residual);
 }
 
-void Epidemic::step_recorded(int t, std::span<const double> state, std::span<double> next) {
+void Epidemic::step_recorded(int t, std::span<double> state) {
   if (records_.empty()) records_.resize(static_cast<std::size_t>(block_count(population_.agents)));
   if (!recorded_days_.empty() && recorded_days_.back() != t - 1)
     throw std::logic_error("epidemic: days must be recorded in order from the first after clear_records()");
   recorded_days_.push_back(t);
-  advance<true>(t, state, next, {});
+  advance<true>(t, state, state, {});
   std::size_t bytes = 0;
   for (const BlockRecords& r : records_)
     bytes += r.agents.size() * sizeof(AgentRecord) + r.slots.size() * sizeof(SlotRecord);
@@ -276,15 +276,19 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
       log->agent_starts.push_back(log->agents.size());
       log->slot_starts.push_back(log->slots.size());
     }
-    // The history moves on as it is: each agent's slot of day t + 1 is then overwritten.
-    const std::size_t begin = slot(first, 0), end = slot(last - 1, 0) + h;
-    std::copy(state.begin() + static_cast<std::ptrdiff_t>(begin), state.begin() + static_cast<std::ptrdiff_t>(end),
-              next.begin() + static_cast<std::ptrdiff_t>(begin));
+    // The history moves on as it is: each agent's slot of day t + 1 is then overwritten. (In
+    // place when recording: the record keeps the slot's earlier value.)
+    if (state.data() != next.data()) {
+      const std::size_t begin = slot(first, 0), end = slot(last - 1, 0) + h;
+      std::copy(state.begin() + static_cast<std::ptrdiff_t>(begin), state.begin() + static_cast<std::ptrdiff_t>(end),
+                next.begin() + static_cast<std::ptrdiff_t>(begin));
+    }
     for (Index i = first; i < last; ++i) {
       double infected = 0.0, hz = 0.0;
-      x1[i] = x[i];
-      tau1[i] = tau[i];
-      if (tau[i] < 0.0) {
+      const double x0 = x[i], tau0 = tau[i];  // (x1 and x are one array when stepping in place)
+      x1[i] = x0;
+      tau1[i] = tau0;
+      if (tau0 < 0.0) {
         hz = hazard_sum(i);
         // No shedding contact: no infection, and no gradient either (nothing can change that).
         if (hz != 0.0) {
@@ -299,20 +303,20 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
             hard = ev.hard;
             z = ev.soft;
           }
-          infected = x[i] * z;
-          x1[i] = x[i] - infected;
+          infected = x0 * z;
+          x1[i] = x0 - infected;
           // The slot of day t + 1 now carries a derivative: the agent's last live slot.
           tau1[i] = hard > 0.0 ? t + 1.0 : -(t + 2.0);
         }
-      } else if (wanes(t, tau[i], i)) {
+      } else if (wanes(t, tau0, i)) {
         x1[i] = 1.0;
-        tau1[i] = -1.0 - tau[i];  // susceptible again; its last live slot is still its infection's
+        tau1[i] = -1.0 - tau0;  // susceptible again; its last live slot is still its infection's
       }
       const std::size_t new_slot = history_start(i) + next_offset;
       if constexpr (Record) {
         // Bits, not values: -0.0 and NaN must come back as they were.
-        if (!same_bits(x1[i], x[i]) || !same_bits(tau1[i], tau[i]) || !same_bits(hz, 0.0))
-          log->agents.push_back({static_cast<std::int32_t>(i), x[i], tau[i], hz});
+        if (!same_bits(x1[i], x0) || !same_bits(tau1[i], tau0) || !same_bits(hz, 0.0))
+          log->agents.push_back({static_cast<std::int32_t>(i), x0, tau0, hz});
         if (!same_bits(infected, state[new_slot])) log->slots.push_back({static_cast<std::int32_t>(i), state[new_slot]});
       }
       next[new_slot] = infected;

@@ -52,7 +52,7 @@ class Epidemic : public System {
   // A day changes the state of few agents (those infected, escaping, or losing immunity) and one
   // history slot: the record of a day holds their earlier values and hazard sums.
   bool records_steps() const override { return record_steps_; }
-  void step_recorded(int t, std::span<const double> state, std::span<double> next) override;
+  void step_recorded(int t, std::span<double> state) override;
   void undo_step(int t, std::span<double> state, std::span<double> residual) override;
   void clear_records() override;
   std::size_t record_bytes() const override;

@@ -108,10 +108,11 @@ class RecordingPendulum : public Pendulum {
   std::vector<double> records;
   std::vector<int> days;
   bool records_steps() const override { return true; }
-  void step_recorded(int t, std::span<const double> s, std::span<double> n) override {
+  void step_recorded(int t, std::span<double> s) override {
     records.insert(records.end(), s.begin(), s.end());
     days.push_back(t);
-    step(t, s, n, {});
+    const std::vector<double> before(s.begin(), s.end());
+    step(t, before, s, {});
   }
   void undo_step(int t, std::span<double> s, std::span<double>) override {
     ASSERT_EQ(days.back(), t);
