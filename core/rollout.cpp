@@ -61,6 +61,15 @@ void Rollout::run_step(int t, std::span<const double> state, std::span<double> n
   ++stats_.forward_steps;
 }
 
+void Rollout::run_recorded_step(int t, std::span<double> state) {
+  try {
+    system_.step_recorded(t, state);
+  } catch (const NonFiniteError& e) {
+    throw e.at_step(t);
+  }
+  ++stats_.forward_steps;
+}
+
 double Rollout::term_at(int t, std::span<const double> state) {
   if (!loss_.has_term(t, steps_)) return 0.0;
   const double v = loss_.term(t, state);
@@ -135,7 +144,10 @@ double Rollout::loss_and_gradient() {
   const CheckpointPolicy& policy = options_.checkpoint;
   const int T = steps_;
   const bool binomial = policy.kind == CheckpointPolicy::Kind::kBinomial;
-  const int every = policy.kind == CheckpointPolicy::Kind::kAll ? 1 : binomial ? 0 : policy.k;
+  // `all` for a system that records its steps: the records stand for the states, and one working
+  // state goes back through them.
+  const bool recorded = policy.kind == CheckpointPolicy::Kind::kAll && system_.records_steps();
+  const int every = recorded ? 0 : policy.kind == CheckpointPolicy::Kind::kAll ? 1 : binomial ? 0 : policy.k;
 
   // A slot holds a state and, except under binomial:S, the residual of the step from it.
   const Index r = binomial ? 0 : system_.residual_size();
@@ -143,11 +155,13 @@ double Rollout::loss_and_gradient() {
   auto residual_of = [&](std::span<double> slot) { return slot.subspan(static_cast<std::size_t>(n_)); };
   std::size_t stored = 0;
   if (binomial) stored = static_cast<std::size_t>(std::min(policy.k, T + 1));
+  else if (recorded) stored = 1;  // the working state, stepped in place
   else stored = static_cast<std::size_t>((T + every - 1) / every) + static_cast<std::size_t>(every);
   // The pool outlives the call: tuning runs many gradients, and fresh memory would be
   // page-faulted in again every time.
-  if (!pool_ || pool_->capacity() != stored + 2 || pool_->slot_size() != n_ + r)
-    pool_ = std::make_unique<StatePool>(stored + 2, n_ + r);
+  const std::size_t slots = recorded ? stored : stored + 2;  // + two scratch slots
+  if (!pool_ || pool_->capacity() != slots || pool_->slot_size() != n_ + r)
+    pool_ = std::make_unique<StatePool>(slots, n_ + r);
   StatePool& pool = *pool_;
   pool.reset();
 
@@ -155,16 +169,22 @@ double Rollout::loss_and_gradient() {
   // residual. The other states alternate between two scratch slots.
   double total = 0.0;
   std::vector<std::span<double>> kept;  // kept[i] holds the state at step i * every
+  std::span<double> last;               // the last state: the working state when recorded
+  if (recorded) system_.clear_records();
   {
     std::span<double> s0 = pool.acquire();
     system_.initial_state(state_of(s0));
     kept.push_back(s0);
-    std::span<double> scratch_a = pool.acquire();
-    std::span<double> scratch_b = pool.acquire();
+    std::span<double> scratch_a = recorded ? std::span<double>() : pool.acquire();
+    std::span<double> scratch_b = recorded ? std::span<double>() : pool.acquire();
     std::span<double> cur = s0;
     for (int t = 0; t < T; ++t) {
       if (options_.observer) options_.observer(t, state_of(cur));
       total += term_at(t, state_of(cur));
+      if (recorded) {  // in place: the records keep what each step overwrites
+        run_recorded_step(t, state_of(cur));
+        continue;
+      }
       const bool keep_next = every > 0 && (t + 1) % every == 0 && t + 1 < T;
       std::span<double> next = keep_next ? pool.acquire() : cur.data() == scratch_a.data() ? scratch_b : scratch_a;
       run_step(t, state_of(cur), state_of(next), every == 1 ? residual_of(cur) : std::span<double>());
@@ -174,8 +194,11 @@ double Rollout::loss_and_gradient() {
     if (options_.observer) options_.observer(T, state_of(cur));
     total += term_at(T, state_of(cur));
     std::copy_n(cur.begin(), n_, final_.begin());
-    pool.release(scratch_b);
-    pool.release(scratch_a);
+    last = cur;
+    if (!recorded) {
+      pool.release(scratch_b);
+      pool.release(scratch_a);
+    }
   }
 
   // a_T = d term_T / d s_T.
@@ -183,7 +206,13 @@ double Rollout::loss_and_gradient() {
   if (loss_.has_term(T, steps_)) loss_.term_adjoint(T, final_, 1.0, adjoint_);
   record_adjoint(T, adjoint_);
 
-  if (binomial) {
+  if (recorded) {
+    for (int t = T - 1; t >= 0; --t) {
+      system_.undo_step(t, state_of(last), residual_of(last));
+      adjoint_step(t, state_of(last), residual_of(last));
+    }
+    pool.release(last);
+  } else if (binomial) {
     reverse_binomial(0, T, kept[0], static_cast<int>(std::min<std::size_t>(stored, static_cast<std::size_t>(T))), pool);
   } else {
     // Segments [i*every, min((i+1)*every, T)), last first. Under every:K, recompute the segment's
@@ -212,6 +241,7 @@ double Rollout::loss_and_gradient() {
   system_.initial_state_adjoint(adjoint_);
   stats_.stored_states = pool.peak();
   stats_.stored_bytes = static_cast<std::size_t>(pool.peak()) * sizeof(double) * static_cast<std::size_t>(n_ + r);
+  if (recorded) stats_.stored_bytes += system_.record_bytes();
   return total;
 }
 

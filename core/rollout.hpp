@@ -7,7 +7,9 @@
 // the checkpoint policy says; adjoint steps always run in the same order on the same states, so
 // the gradient does not depend on the policy. Under `all` and `every:K` each kept state also
 // keeps its step's residual (system.hpp), so that adjoint need not replay the step; under
-// binomial:S the system replays it. The checkpoint memory is kept between calls, since tuning
+// binomial:S the system replays it. Under `all`, a system that records its steps (system.hpp)
+// keeps step records instead of states, and the backward pass restores each state from the
+// next one. The checkpoint memory is kept between calls, since tuning
 // takes many gradients.
 //
 // Diagnostics: the norm of every a_t is recorded; optional clipping of that norm and a
@@ -65,6 +67,7 @@ class Rollout {
   class StatePool;
   void advance(int from, int to, std::span<double> state, std::span<double> scratch);
   void run_step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual);
+  void run_recorded_step(int t, std::span<double> state);
   void adjoint_step(int t, std::span<const double> state, std::span<const double> residual);
   void record_adjoint(int t, std::vector<double>& adjoint);
   void reverse_binomial(int t0, int t1, std::span<double> base, int states, StatePool& pool);

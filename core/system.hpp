@@ -2,7 +2,9 @@
 // loss over its trajectory. The rollout (rollout.hpp) drives these; simulators implement them.
 #pragma once
 
+#include <cstddef>
 #include <span>
+#include <stdexcept>
 
 #include "core/vec.hpp"
 
@@ -38,6 +40,26 @@ class System {
                             std::span<const double> next_adjoint, std::span<double> state_adjoint) = 0;
   // Zeroes every parameter adjoint.
   virtual void clear_adjoints() = 0;
+
+  // Step records, for systems whose step changes little of a large state (an agent model where
+  // most agents keep their state on a given day). Under `all` the rollout then keeps, instead of
+  // every state, one record per step and restores each state exactly from the next one, going
+  // back: the memory of a few states instead of T + 1.
+  // Whether step_recorded and undo_step are implemented.
+  virtual bool records_steps() const { return false; }
+  // Advances s_t to s_{t+1} in place (the record keeps what it overwrites), recording what s_t
+  // held wherever s_{t+1} differs and the step's residual. Called for steps 0, 1, ... after
+  // clear_records().
+  virtual void step_recorded(int /*t*/, std::span<double> /*state*/) {
+    throw std::logic_error("step_recorded: this system does not record its steps");
+  }
+  // Turns s_{t+1} back into s_t in place from step t's record, which must be the latest one
+  // kept; writes step t's residual and drops the record.
+  virtual void undo_step(int /*t*/, std::span<double> /*state*/, std::span<double> /*residual*/) {}
+  // Drops every record (keeping its memory for the next forward pass).
+  virtual void clear_records() {}
+  // Bytes the records hold at most (their peak since built).
+  virtual std::size_t record_bytes() const { return 0; }
 };
 
 // L = sum over t of term_t(s_t), for t in [0, steps]; most losses have terms at a few steps only.

@@ -6,8 +6,9 @@ straight-through Gumbel-softmax events, and Philox4x32-10 keyed by (seed, day, a
 exactly as core/rng.hpp lays it out, so both must follow identical trajectories.
 
 Usage: contagion_torch.py SETTINGS.json  (written by `simgrad bench`); prints one JSON object:
-forward_s, gradient_s (forward plus backward, medians), noise_s (time spent drawing the noise,
-left out of both), daily_infections, loss and gradient.
+forward_s, gradient_s (forward plus backward, medians), their process CPU times forward_cpu_s and
+gradient_cpu_s, noise_s (time spent drawing the noise, left out of all four), daily_infections,
+loss and gradient.
 """
 import json
 import sys
@@ -76,11 +77,13 @@ class Model:
         self.removal = s["exposed_days"] + s["infectious_days"]
         self.agents = np.arange(self.n, dtype=np.uint64)
         self.noise_s = 0.0
+        self.noise_cpu_s = 0.0
 
     def uniforms(self, step, draw):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         u = torch.from_numpy(philox_uniform(self.s["seed"], step, self.agents, draw))
         self.noise_s += time.perf_counter() - start
+        self.noise_cpu_s += time.process_time() - start_cpu
         return u
 
     def event(self, p, u):
@@ -151,22 +154,25 @@ def main():
              for k in ["reproduction", "mortality", "initial_infected", "susceptibility", "infectiousness", "profile"]}
         return p
 
-    forward, gradient, noise = [], [], []
+    forward, gradient, forward_cpu, gradient_cpu, noise = [], [], [], [], []
     for _ in range(s["repeats"]):
-        model.noise_s = 0.0
-        start = time.perf_counter()
+        model.noise_s = model.noise_cpu_s = 0.0
+        start, start_cpu = time.perf_counter(), time.process_time()
         with torch.no_grad():
             loss, infections = model.run(parameters(False))
         forward.append(time.perf_counter() - start - model.noise_s)
-        model.noise_s = 0.0
-        start = time.perf_counter()
+        forward_cpu.append(time.process_time() - start_cpu - model.noise_cpu_s)
+        model.noise_s = model.noise_cpu_s = 0.0
+        start, start_cpu = time.perf_counter(), time.process_time()
         p = parameters(True)
         loss_g, _ = model.run(p)
         loss_g.backward()
         gradient.append(time.perf_counter() - start - model.noise_s)
+        gradient_cpu.append(time.process_time() - start_cpu - model.noise_cpu_s)
         noise.append(model.noise_s)
     print(json.dumps({
         "forward_s": float(np.median(forward)), "gradient_s": float(np.median(gradient)),
+        "forward_cpu_s": float(np.median(forward_cpu)), "gradient_cpu_s": float(np.median(gradient_cpu)),
         "noise_s": float(np.median(noise)), "load_s": load_s, "loss": float(loss_g.item()),
         "daily_infections": infections,
         "gradient": {k: v.grad.tolist() for k, v in p.items()},

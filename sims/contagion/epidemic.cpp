@@ -1,8 +1,10 @@
 #include "sims/contagion/epidemic.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
@@ -14,6 +16,9 @@ namespace {
 
 // Draw indices of the three kinds of event, so that no two share a Philox block.
 enum Draw : std::uint32_t { kInfectionDraw = 0, kSeedingDraw = 1, kDeathDraw = 2, kContactDraw = 3 };
+
+// Whether a and b are the same double, bit for bit.
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
 // Layout of one block's parameter adjoint partials.
 struct PartialLayout {
@@ -51,6 +56,8 @@ Epidemic::Epidemic(const Population& population, DiseaseModel& model)
   shedding_mask_.assign((n + 63) / 64, 0);
   adjoint_mask_.assign((n + 63) / 64, 0);
   hazard_adjoint_.assign(n, 0.0);
+  packed_adjoint_.assign(n, 0.0);
+  adjoint_rank_.assign((n + 63) / 64, 0);
   layer_weight_.assign(static_cast<std::size_t>(population.layers), 1.0);
   active_share_.assign(static_cast<std::size_t>(population.layers), 1.0);
   for (const std::vector<double>& row : model.settings.active_share) {
@@ -195,6 +202,61 @@ double Epidemic::hazard_sum(Index i) const {
 }
 
 void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  advance<false>(t, state, next, residual);
+}
+
+void Epidemic::step_recorded(int t, std::span<double> state) {
+  if (records_.empty()) records_.resize(static_cast<std::size_t>(block_count(population_.agents)));
+  if (!recorded_days_.empty() && recorded_days_.back() != t - 1)
+    throw std::logic_error("epidemic: days must be recorded in order from the first after clear_records()");
+  recorded_days_.push_back(t);
+  advance<true>(t, state, state, {});
+  std::size_t bytes = 0;
+  for (const BlockRecords& r : records_)
+    bytes += r.agents.size() * sizeof(AgentRecord) + r.slots.size() * sizeof(SlotRecord);
+  record_peak_bytes_ = std::max(record_peak_bytes_, bytes);
+}
+
+void Epidemic::undo_step(int t, std::span<double> state, std::span<double> residual) {
+  if (recorded_days_.empty() || recorded_days_.back() != t)
+    throw std::logic_error("epidemic: undo_step(" + std::to_string(t) + ") is not the latest recorded day");
+  recorded_days_.pop_back();
+  const Index n = population_.agents;
+  double* x = state.data();
+  double* tau = x + n;
+  const std::size_t next_offset = day_offset(t + 1);
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    BlockRecords& r = records_[static_cast<std::size_t>(b)];
+    std::fill(residual.begin() + first, residual.begin() + last, 0.0);
+    for (std::size_t k = r.slot_starts.back(); k < r.slots.size(); ++k)
+      state[history_start(r.slots[k].agent) + next_offset] = r.slots[k].value;
+    for (std::size_t k = r.agent_starts.back(); k < r.agents.size(); ++k) {
+      const AgentRecord& a = r.agents[k];
+      x[a.agent] = a.x;
+      tau[a.agent] = a.tau;
+      residual[static_cast<std::size_t>(a.agent)] = a.hazard;
+    }
+    r.slots.resize(r.slot_starts.back());
+    r.agents.resize(r.agent_starts.back());
+    r.slot_starts.pop_back();
+    r.agent_starts.pop_back();
+  });
+}
+
+void Epidemic::clear_records() {
+  recorded_days_.clear();
+  for (BlockRecords& r : records_) {
+    r.agents.clear();
+    r.slots.clear();
+    r.agent_starts.clear();
+    r.slot_starts.clear();
+  }
+}
+
+std::size_t Epidemic::record_bytes() const { return record_peak_bytes_; }
+
+template <bool Record>
+void Epidemic::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   const Index n = population_.agents;
   const double* x = state.data();
   const double* tau = x + n;
@@ -207,16 +269,26 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
   const double r = model_.reproduction_on(t);
   const double protect = model_.protected_share(t);
   const std::size_t h = static_cast<std::size_t>(history_);
-  parallel_for_blocks(n, [&](Index first, Index last) {
-    // The history moves on as it is: each agent's slot of day t + 1 is then overwritten.
-    const std::size_t begin = slot(first, 0), end = slot(last - 1, 0) + h;
-    std::copy(state.begin() + static_cast<std::ptrdiff_t>(begin), state.begin() + static_cast<std::ptrdiff_t>(end),
-              next.begin() + static_cast<std::ptrdiff_t>(begin));
+  const std::size_t next_offset = day_offset(t + 1);
+  parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
+    BlockRecords* log = Record ? &records_[static_cast<std::size_t>(b)] : nullptr;
+    if constexpr (Record) {
+      log->agent_starts.push_back(log->agents.size());
+      log->slot_starts.push_back(log->slots.size());
+    }
+    // The history moves on as it is: each agent's slot of day t + 1 is then overwritten. (In
+    // place when recording: the record keeps the slot's earlier value.)
+    if (state.data() != next.data()) {
+      const std::size_t begin = slot(first, 0), end = slot(last - 1, 0) + h;
+      std::copy(state.begin() + static_cast<std::ptrdiff_t>(begin), state.begin() + static_cast<std::ptrdiff_t>(end),
+                next.begin() + static_cast<std::ptrdiff_t>(begin));
+    }
     for (Index i = first; i < last; ++i) {
       double infected = 0.0, hz = 0.0;
-      x1[i] = x[i];
-      tau1[i] = tau[i];
-      if (tau[i] < 0.0) {
+      const double x0 = x[i], tau0 = tau[i];  // (x1 and x are one array when stepping in place)
+      x1[i] = x0;
+      tau1[i] = tau0;
+      if (tau0 < 0.0) {
         hz = hazard_sum(i);
         // No shedding contact: no infection, and no gradient either (nothing can change that).
         if (hz != 0.0) {
@@ -231,16 +303,23 @@ void Epidemic::step(int t, std::span<const double> state, std::span<double> next
             hard = ev.hard;
             z = ev.soft;
           }
-          infected = x[i] * z;
-          x1[i] = x[i] - infected;
+          infected = x0 * z;
+          x1[i] = x0 - infected;
           // The slot of day t + 1 now carries a derivative: the agent's last live slot.
           tau1[i] = hard > 0.0 ? t + 1.0 : -(t + 2.0);
         }
-      } else if (wanes(t, tau[i], i)) {
+      } else if (wanes(t, tau0, i)) {
         x1[i] = 1.0;
-        tau1[i] = -1.0 - tau[i];  // susceptible again; its last live slot is still its infection's
+        tau1[i] = -1.0 - tau0;  // susceptible again; its last live slot is still its infection's
       }
-      next[slot(i, t + 1)] = infected;
+      const std::size_t new_slot = history_start(i) + next_offset;
+      if constexpr (Record) {
+        // Bits, not values: -0.0 and NaN must come back as they were.
+        if (!same_bits(x1[i], x0) || !same_bits(tau1[i], tau0) || !same_bits(hz, 0.0))
+          log->agents.push_back({static_cast<std::int32_t>(i), x0, tau0, hz});
+        if (!same_bits(infected, state[new_slot])) log->slots.push_back({static_cast<std::int32_t>(i), state[new_slot]});
+      }
+      next[new_slot] = infected;
       if (!residual.empty()) residual[static_cast<std::size_t>(i)] = hz;
     }
   });
@@ -265,6 +344,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const double protect = model_.protected_share(t, &d_protect_d_rate);
   const PartialLayout layout = layout_of(model_);
   const Index blocks = block_count(n);
+  const std::size_t next_offset = day_offset(t + 1), today_offset = day_offset(t);
 
   // Infection's adjoint: the history's, x's, H-bar per agent, and the partials of R, S and the
   // vaccination rate.
@@ -274,13 +354,8 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     for (Index w = first / 64; w < (last + 63) / 64; ++w) adjoint_mask_[static_cast<std::size_t>(w)] = 0;
     double h_bar_sum = 0.0;
     for (Index i = first; i < last; ++i) {
-      // The history passes its adjoint through, except the overwritten slot (two branch-free
-      // runs); not where every slot it passes (days t - H + 2 ... t) is a constant zero.
-      const std::size_t base = slot(i, 0), new_slot = slot(i, t + 1), end = base + static_cast<std::size_t>(history_);
-      if (!skip_dead_history_ || last_live_day(tau[i]) >= t - history_ + 2) {
-        for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
-        for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
-      }
+      // (The history's pass-through is in shedding's adjoint below, where the same lines are read.)
+      const std::size_t new_slot = history_start(i) + next_offset;
       double h_bar = 0.0;
       const double m1_bar = next_adjoint[new_slot];
       if (tau[i] < 0.0) {
@@ -346,7 +421,15 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   // older needs none: its c is 0, its slots there are 0 in value, and their adjoints are dropped
   // by the steps that wrote them, so skipping its row changes no bit of the result.
   const int oldest = t - recent + 1;
-  const double* h_bar = hazard_adjoint_.data();
+  // The gather reads the non-zero H-bar packed in agent order: a small array where the contacts
+  // of the agents that shed are read at random (the full one is several times larger than a cache).
+  pack_hazard_adjoints();
+  const double* packed = packed_adjoint_.data();
+  const std::uint32_t* rank = adjoint_rank_.data();
+  // H-bar of a contact i, given its mask word w and bit: its rank among the set bits indexes `packed`.
+  auto packed_of = [packed, rank](std::int32_t i, std::uint64_t w, std::uint64_t bit) {
+    return packed[rank[i >> 6] + static_cast<std::uint32_t>(std::popcount(w & (bit - 1)))];
+  };
   const double* weight = layer_weight_.data();
   const bool masking = masking_;
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
@@ -354,6 +437,14 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     std::fill(part, part + layout.size, 0.0);
     for (Index j = first; j < last; ++j) {
       const int live = last_live_day(tau[j]);
+      // The history passes its adjoint through, except the overwritten slot (two branch-free
+      // runs); not where every slot it passes (days t - H + 2 ... t) is a constant zero. Before
+      // c-bar's terms, as each slot's adjoint has always been summed.
+      if (skip_dead_history_ && live < t - history_ + 2) continue;
+      const std::size_t base = history_start(j), new_slot = base + next_offset, end = base + static_cast<std::size_t>(history_);
+      for (std::size_t k = base; k < new_slot; ++k) state_adjoint[k] += next_adjoint[k];
+      for (std::size_t k = new_slot + 1; k < end; ++k) state_adjoint[k] += next_adjoint[k];
+      // Shedding's slots (days t - recent + 1 ... t) are within the passed ones: t - H + 2 <= oldest.
       if (skip_dead_history_ && live < oldest) continue;
       const double c = replay ? shedding_[static_cast<std::size_t>(j)] : shedding_of(j, t, state);
       double c_bar = 0.0;
@@ -369,17 +460,19 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
         const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];
         for (std::int64_t e = e0; e < e1; ++e) {
           const std::int32_t i = nb[e];
-          if ((mask[i >> 6] >> (i & 63)) & 1u) c_bar += weight[layers == 1 ? 0 : layer[e]] * h_bar[i];
+          const std::uint64_t w = mask[i >> 6], bit = std::uint64_t{1} << (i & 63);
+          if (w & bit) c_bar += weight[layers == 1 ? 0 : layer[e]] * packed_of(i, w, bit);
         }
       } else {
         const std::int64_t e0 = population_.offsets[static_cast<std::size_t>(j)];
         const std::int64_t e1 = population_.offsets[static_cast<std::size_t>(j) + 1];
         for (std::int64_t e = e0; e < e1; ++e) {
           const std::int32_t i = nb[e];
-          if (!((mask[i >> 6] >> (i & 63)) & 1u)) continue;
+          const std::uint64_t w = mask[i >> 6], bit = std::uint64_t{1} << (i & 63);
+          if (!(w & bit)) continue;
           const std::size_t l = layers == 1 ? 0 : layer[e];
-          if (masking_ && !active_today(j, i, l)) continue;
-          const double hb = hazard_adjoint_[static_cast<std::size_t>(i)];
+          if (masking && !active_today(j, i, l)) continue;
+          const double hb = packed_of(i, w, bit);
           c_bar += layer_weight_[l] * hb;
           part[layout.reduction + l] += c * hb;
         }
@@ -387,8 +480,9 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
       if (c_bar == 0.0) continue;
       // Slots after the last live day are constant zeros too.
       const int newest = skip_dead_history_ ? std::max(0, t - live) : 0;
-      const std::size_t base = slot(j, 0);
-      std::size_t m = slot(j, t - newest);
+      // The slot of day t - newest (newest < H).
+      std::size_t m = base + (today_offset >= static_cast<std::size_t>(newest) ? today_offset - newest
+                                                                                : today_offset + history_ - newest);
       for (int k = newest; k < recent; ++k) {
         state_adjoint[m] += c_bar * table[k];
         // Parameters see occupancies by value: most in the history are zero (escaped events).
@@ -408,6 +502,24 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     for (std::size_t l = 0; l < layers; ++l)
       flush(partials_, layout.size, blocks, layout.reduction + l, 1, &p.contact_reduction.adjoint[l],
             -s.layer_weight[l]);
+}
+
+void Epidemic::pack_hazard_adjoints() {
+  const Index n = population_.agents;
+  const std::size_t words = adjoint_mask_.size();
+  std::uint32_t count = 0;
+  for (std::size_t w = 0; w < words; ++w) {
+    adjoint_rank_[w] = count;
+    count += static_cast<std::uint32_t>(std::popcount(adjoint_mask_[w]));
+  }
+  // Blocks hold whole mask words: each writes its own run of the packed array.
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    for (Index w = first / 64; w < (last + 63) / 64; ++w) {
+      std::uint32_t k = adjoint_rank_[static_cast<std::size_t>(w)];
+      for (std::uint64_t bits = adjoint_mask_[static_cast<std::size_t>(w)]; bits != 0; bits &= bits - 1)
+        packed_adjoint_[k++] = hazard_adjoint_[static_cast<std::size_t>(w * 64 + std::countr_zero(bits))];
+    }
+  });
 }
 
 void Epidemic::clear_adjoints() {

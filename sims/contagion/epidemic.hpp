@@ -49,6 +49,15 @@ class Epidemic : public System {
   void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override;
+  // A day changes the state of few agents (those infected, escaping, or losing immunity) and one
+  // history slot: the record of a day holds their earlier values and hazard sums.
+  bool records_steps() const override { return record_steps_; }
+  void step_recorded(int t, std::span<double> state) override;
+  void undo_step(int t, std::span<double> state, std::span<double> residual) override;
+  void clear_records() override;
+  std::size_t record_bytes() const override;
+  // false: `all` keeps whole states (a reference for the records, which must give the same bits).
+  void record_steps(bool record) { record_steps_ = record; }
 
   const Population& population() const { return population_; }
   DiseaseModel& model() { return model_; }
@@ -71,11 +80,15 @@ class Epidemic : public System {
   bool skips_dead_history() const { return skip_dead_history_; }
   // Days of history in a state (H), and where agent i's occupancy infected on day d lies in it.
   int history() const { return history_; }
-  std::size_t slot(Index i, int day) const {
-    return static_cast<std::size_t>(2 * population_.agents + i * history_ + day % history_);
-  }
+  std::size_t slot(Index i, int day) const { return history_start(i) + day_offset(day); }
+  // The same in two parts, for loops over agents that take the day's offset (a division) once.
+  std::size_t history_start(Index i) const { return static_cast<std::size_t>(2 * population_.agents + i * history_); }
+  std::size_t day_offset(int day) const { return static_cast<std::size_t>(day % history_); }
 
  private:
+  // The step, recording the day when Record (step_recorded).
+  template <bool Record>
+  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> residual);
   // Stage 1: shedding c of every agent on day t.
   void shed(int t, std::span<const double> state);
   // Agent i's shedding on day t, from the table refresh_shedding_table() left.
@@ -94,6 +107,8 @@ class Epidemic : public System {
     }
     return c;
   }
+  // Packs the non-zero H-bar (pack_hazard_adjoints) for the gather of shedding's adjoint.
+  void pack_hazard_adjoints();
   // A[stage] g[k] for every day since infection k, from the model's parameters.
   void refresh_shedding_table();
   // The weighted sum of c over agent i's active contacts on day t.
@@ -114,6 +129,8 @@ class Epidemic : public System {
   std::vector<std::uint64_t> adjoint_mask_;   // bit per agent: H-bar != 0, likewise
   int history_;
   std::vector<double> hazard_adjoint_; // H-bar, per agent
+  std::vector<double> packed_adjoint_; // the non-zero H-bar, in agent order
+  std::vector<std::uint32_t> adjoint_rank_;  // per word of adjoint_mask_: set bits before it
   std::vector<double> layer_weight_;   // this day's weight per layer
   std::vector<double> active_share_;   // this day's share of active contacts per layer
   bool masking_ = false;               // this day, some layer has contacts off
@@ -123,6 +140,27 @@ class Epidemic : public System {
   std::vector<double> partials_;       // per block: parameter adjoint partial sums
   double total_shedding_ = 0.0;        // complete populations: sum of c
   double total_hazard_adjoint_ = 0.0;  // complete populations: sum of H-bar
+
+  // Day records, per block of agents (blocks record in parallel, and undo in parallel). An agent
+  // whose x, tau or hazard sum is not that of a day without change is kept with its earlier x
+  // and tau and the day's hazard sum; a history slot whose value changed, with its earlier value.
+  struct AgentRecord {
+    std::int32_t agent;
+    double x, tau, hazard;
+  };
+  struct SlotRecord {
+    std::int32_t agent;
+    double value;
+  };
+  struct BlockRecords {
+    std::vector<AgentRecord> agents;
+    std::vector<SlotRecord> slots;
+    std::vector<std::size_t> agent_starts, slot_starts;  // where each recorded day's entries start
+  };
+  std::vector<BlockRecords> records_;
+  std::vector<int> recorded_days_;
+  std::size_t record_peak_bytes_ = 0;
+  bool record_steps_ = true;
 };
 
 }  // namespace simgrad::contagion

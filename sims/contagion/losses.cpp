@@ -65,10 +65,14 @@ double ordered_sum(Index n, const F& f) {
 double model_count(const Epidemic& system, Count count, int t, int window, std::span<const double> state, int delay) {
   const DayRange r = checked_days(system, count, t, window, delay);
   const bool hard = system.model().settings.straight_through;
+  const std::size_t first_offset = system.day_offset(r.first), h = static_cast<std::size_t>(system.history());
   return ordered_sum(system.population().agents, [&](Index i) {
     double total = 0.0;
-    for (int d = r.first; d <= r.last; ++d) {
-      const double m = state[system.slot(i, d)];
+    // The slots of the days in order, wrapping around the history (no division per agent).
+    std::size_t k = system.history_start(i) + first_offset;
+    const std::size_t wrap = system.history_start(i) + h;
+    for (int d = r.first; d <= r.last; ++d, k = k + 1 == wrap ? k + 1 - h : k + 1) {
+      const double m = state[k];
       if (m == 0.0) continue;  // also skips death draws of agents not infected that day
       total += count == Count::kDeaths ? m * death_share(system, d, i).value(hard) : m;
     }
@@ -83,13 +87,15 @@ void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::
   const Index n = system.population().agents;
   // Only where it saves death draws: a plain add costs less than the test.
   const bool skip = system.skips_dead_history() && count == Count::kDeaths && system.model().settings.sampled_deaths;
+  const std::size_t first_offset = system.day_offset(r.first), h = static_cast<std::size_t>(system.history());
   const double mortality_bar = ordered_sum(n, [&](Index i) {
     double mortality_part = 0.0;
+    std::size_t k = system.history_start(i) + first_offset;  // as in model_count
+    const std::size_t wrap = system.history_start(i) + h;
     // Slots after the agent's last live day are constant zeros: their adjoints are dropped, and
     // they add nothing to the mortality's.
     const int last = skip ? std::min(r.last, Epidemic::last_live_day(state[static_cast<std::size_t>(n + i)])) : r.last;
-    for (int d = r.first; d <= last; ++d) {
-      const std::size_t k = system.slot(i, d);
+    for (int d = r.first; d <= last; ++d, k = k + 1 == wrap ? k + 1 - h : k + 1) {
       if (count != Count::kDeaths) {
         state_adjoint[k] += seed;
         continue;

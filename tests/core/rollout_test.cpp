@@ -102,6 +102,54 @@ TEST(Rollout, EveryPolicyGivesBitIdenticalGradients) {
   }
 }
 
+// The pendulum keeping step records: the whole earlier state (two doubles), on a stack.
+class RecordingPendulum : public Pendulum {
+ public:
+  std::vector<double> records;
+  std::vector<int> days;
+  bool records_steps() const override { return true; }
+  void step_recorded(int t, std::span<double> s) override {
+    records.insert(records.end(), s.begin(), s.end());
+    days.push_back(t);
+    const std::vector<double> before(s.begin(), s.end());
+    step(t, before, s, {});
+  }
+  void undo_step(int t, std::span<double> s, std::span<double>) override {
+    ASSERT_EQ(days.back(), t);
+    s[1] = records.back();
+    records.pop_back();
+    s[0] = records.back();
+    records.pop_back();
+    days.pop_back();
+  }
+  void clear_records() override {
+    records.clear();
+    days.clear();
+  }
+};
+
+// Under `all`, a system that records its steps goes back through its records: the same bits as
+// every other policy, no recomputation, and a working state instead of T + 1 stored ones.
+TEST(Rollout, AllFromStepRecordsGivesTheSameBitsWithoutStoringStates) {
+  const int T = 257;
+  RecordingPendulum recording;
+  Squares loss;
+  Rollout rollout(recording, loss, T);
+  const double l = rollout.loss_and_gradient();
+  EXPECT_EQ(rollout.stats().forward_steps, T);
+  EXPECT_LE(rollout.stats().stored_states, 3);
+  EXPECT_TRUE(recording.days.empty());
+  for (const char* policy : {"every:7", "binomial:5"}) {
+    Pendulum pendulum;
+    RolloutOptions options;
+    options.checkpoint = CheckpointPolicy::parse(policy);
+    Rollout reference(pendulum, loss, T, options);
+    const double reference_loss = reference.loss_and_gradient();
+    EXPECT_EQ(std::memcmp(&l, &reference_loss, sizeof l), 0) << policy;
+    EXPECT_EQ(gradient_of(recording), gradient_of(pendulum)) << policy;
+  }
+}
+
 TEST(Rollout, BinomialUsesAtMostSStatesAndTheOptimalRecomputation) {
   const int T = 1000, S = 12;
   Pendulum pendulum;

@@ -231,6 +231,47 @@ TEST(Epidemic, SkippingConstantHistoryChangesNoGradientBit) {
     }
 }
 
+// Undoing recorded days gives back every state and the residual step() leaves, bit for bit:
+// straight-through and relaxed, with waning immunity (an agent infected again while its earlier
+// infection is still in its history) and without.
+TEST(Epidemic, UndoingRecordedDaysRestoresEveryStateAndResidual) {
+  const Population pop = small_population(800);
+  for (int immune_days : {0, 1})
+    for (bool straight_through : {true, false}) {
+      const int days = 30;
+      DiseaseModel model = small_model(pop, days, 0.05);
+      model.settings.immune_days = immune_days;
+      model.settings.straight_through = straight_through;
+      Epidemic system(pop, model);
+      const std::size_t n = static_cast<std::size_t>(system.state_size());
+      const std::size_t r = static_cast<std::size_t>(system.residual_size());
+      std::vector<std::vector<double>> states(days + 1, std::vector<double>(n));
+      std::vector<std::vector<double>> residuals(days, std::vector<double>(r));
+      system.initial_state(states[0]);
+      for (int t = 0; t < days; ++t) system.step(t, states[static_cast<std::size_t>(t)], states[static_cast<std::size_t>(t) + 1], residuals[static_cast<std::size_t>(t)]);
+      std::vector<double> work = states[0], residual(r);
+      system.clear_records();
+      for (int t = 0; t < days; ++t) system.step_recorded(t, work);
+      ASSERT_EQ(std::memcmp(work.data(), states.back().data(), n * sizeof(double)), 0);
+      long infected_again = 0;
+      for (Index i = 0; i < pop.agents; ++i) {
+        int ones = 0;
+        for (int d = days - system.history() + 1; d <= days; ++d) ones += states.back()[system.slot(i, d)] == 1.0;
+        infected_again += ones > 1;
+      }
+      if (immune_days == 1 && straight_through) {
+        EXPECT_GT(infected_again, 0);
+      }
+      for (int t = days - 1; t >= 0; --t) {
+        system.undo_step(t, work, residual);
+        EXPECT_EQ(std::memcmp(work.data(), states[static_cast<std::size_t>(t)].data(), n * sizeof(double)), 0) << "day " << t;
+        EXPECT_EQ(std::memcmp(residual.data(), residuals[static_cast<std::size_t>(t)].data(), r * sizeof(double)), 0)
+            << "day " << t;
+      }
+      EXPECT_THROW(system.undo_step(0, work, residual), std::logic_error);
+    }
+}
+
 TEST(Epidemic, StraightThroughStatesAreHard) {
   const Population pop = small_population(1000);
   DiseaseModel model = small_model(pop, 20);
