@@ -286,14 +286,17 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
     if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
     if (a == 0.0) continue;
     if constexpr (K == Staggering::kAny) {
+      // Each target's values in order, as in the fast path below.
+      auto spread_square = [&](int target, const Stencil& s, double w) {
+        const double values[4] = {s.weight[0] * w, s.weight[1] * w, s.weight[2] * w, s.weight[3] * w};
+        band.add_square(target, s.index, values);
+      };
       auto spread = [&](const Velocity& w, double ax, double ay) {
-        for (int m = 0; m < 4; ++m) {
-          band.add(0, w.su.index[m], w.su.weight[m] * ax);
-          band.add(1, w.sv.index[m], w.sv.weight[m] * ay);
-        }
+        spread_square(0, w.su, ax);
+        spread_square(1, w.sv, ay);
       };
       const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j, backtrace);
-      for (int m = 0; m < 4; ++m) band.add(q_target, t.foot.index[m], t.foot.weight[m] * a);
+      spread_square(q_target, t.foot, a);
       // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h), or
       // x_b = x - s V(x).
       const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
@@ -314,21 +317,24 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
         for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, start.u_index[m], start.u_weight[m] * ax);
         for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, start.v_index[m], start.v_weight[m] * ay);
       };
+      // Each target's values in order; du and dv are apart, so their adds may interleave freely.
+      auto spread_square = [&](int target, const WrappedSample& s, double w) {
+        const double values[4] = {s.weight(0) * w, s.weight(1) * w, s.weight(2) * w, s.weight(3) * w};
+        band.add_square(target, s.index, values);
+      };
       if (backtrace == Backtrace::kEuler) {
         const WrappedSample foot(l, x - scale * start.vx, y - scale * start.vy, q.data());
-        for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight(m) * a);
+        spread_square(q_target, foot, a);
         spread_start(-scale * foot.along_x() * a, -scale * foot.along_y() * a);
         continue;
       }
       const double xm = x - 0.5 * scale * start.vx, ym = y - 0.5 * scale * start.vy;
       const WrappedSample mu(ul, xm, ym, u.data()), mv(vl, xm, ym, v.data());
       const WrappedSample foot(l, x - scale * mu.interpolated(), y - scale * mv.interpolated(), q.data());
-      for (int m = 0; m < 4; ++m) band.add(q_target, foot.index[m], foot.weight(m) * a);
+      spread_square(q_target, foot, a);
       const double avx = -scale * foot.along_x() * a, avy = -scale * foot.along_y() * a;
-      for (int m = 0; m < 4; ++m) {
-        band.add(0, mu.index[m], mu.weight(m) * avx);
-        band.add(1, mv.index[m], mv.weight(m) * avy);
-      }
+      spread_square(0, mu, avx);
+      spread_square(1, mv, avy);
       const double axm = avx * mu.along_x() + avy * mv.along_x();
       const double aym = avx * mu.along_y() + avy * mv.along_y();
       spread_start(-0.5 * scale * axm, -0.5 * scale * aym);

@@ -37,12 +37,19 @@ class BandScatter {
    public:
     void add(int target, Index index, double value) {
       const Window& w = windows_[target];
-      Index local = index - w.offset;
-      if (w.wrap) {
-        if (local < 0) local += w.size;
-        else if (local >= w.size) local -= w.size;
-      }
-      w.data[local] += value;
+      w.data[wrapped(w, index - w.offset)] += value;
+    }
+    // Adds value[m] at index[m], in that order, for a bilinear stencil's four indices ((i0, j0),
+    // (i1, j0), (i0, j1), (i1, j1)): each row is wrapped into the window once, not each value.
+    void add_square(int target, const Index index[4], const double value[4]) {
+      const Window& w = windows_[target];
+      const Index across = index[1] - index[0];
+      double* row0 = w.data + wrapped(w, index[0] - w.offset);
+      double* row1 = w.data + wrapped(w, index[2] - w.offset);
+      row0[0] += value[0];
+      row0[across] += value[1];
+      row1[0] += value[2];
+      row1[across] += value[3];
     }
 
    private:
@@ -57,6 +64,14 @@ class BandScatter {
       int first_row = 0, rows = 0, columns = 0;
       bool wrap = false;
     };
+    // A target index less the window's offset, brought into the window where the rows wrap.
+    static Index wrapped(const Window& w, Index local) {
+      if (w.wrap) {
+        if (local < 0) local += w.size;
+        else if (local >= w.size) local -= w.size;
+      }
+      return local;
+    }
     Window windows_[kMaxTargets];
   };
 

@@ -262,6 +262,7 @@ void apply_viscosity_adjoint(const SmokeModel& m, std::span<double> du, std::spa
 }
 
 void zero_walls(const Grid& g, std::span<double> u, std::span<double> v) {
+  if (!g.has_walls()) return;
   for (Index k = 0; k < g.u_count(); ++k)
     if (g.u_wall(k)) u[static_cast<std::size_t>(k)] = 0.0;
   for (Index k = 0; k < g.v_count(); ++k)

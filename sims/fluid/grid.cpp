@@ -1,5 +1,6 @@
 #include "sims/fluid/grid.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -55,6 +56,8 @@ void Grid::find_walls() {
   for (int j = 0; j < v_rows(); ++j)
     for (int i = 0; i < nx_; ++i)
       v_wall_[static_cast<std::size_t>(v_face(i, j))] = is_wall(v_below(i, j), v_above(i, j), j == 0 ? sides_[2] : sides_[3]);
+  auto any = [](const std::vector<std::uint8_t>& flags) { return std::find(flags.begin(), flags.end(), 1) != flags.end(); };
+  has_walls_ = any(u_wall_) || any(v_wall_);
 }
 
 }  // namespace simgrad::fluid

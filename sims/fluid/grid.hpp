@@ -142,6 +142,8 @@ class Grid {
   // Whether a face's normal velocity is prescribed (a closed side or next to a solid).
   bool u_wall(Index f) const { return u_wall_[static_cast<std::size_t>(f)] != 0; }
   bool v_wall(Index f) const { return v_wall_[static_cast<std::size_t>(f)] != 0; }
+  // Whether any face is a wall (not so on a grid periodic along both axes without solids).
+  bool has_walls() const { return has_walls_; }
 
   // The cells on either side of x-face (i, j): left and right, -1 outside the domain.
   Index u_left(int i, int j) const;
@@ -167,6 +169,7 @@ class Grid {
   double h_ = 1.0;
   Side sides_[4] = {Side::kClosed, Side::kClosed, Side::kClosed, Side::kClosed};
   std::vector<std::uint8_t> solid_, u_wall_, v_wall_;
+  bool has_walls_ = false;
 };
 
 }  // namespace simgrad::fluid

@@ -80,6 +80,18 @@ void Projection::build() {
   partial_.assign(static_cast<std::size_t>(block_count(g.cells())), 0.0);
 }
 
+namespace {
+
+// Steps (i, j) to the next cell of a row-major grid nx cells wide.
+inline void next_cell(int nx, int& i, int& j) {
+  if (++i == nx) {
+    i = 0;
+    ++j;
+  }
+}
+
+}  // namespace
+
 void Projection::divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const {
   const Grid& g = *grid_;
   const int nx = g.nx(), ny = g.ny();
@@ -92,10 +104,7 @@ void Projection::divergence(std::span<const double> u, std::span<const double> v
         out[static_cast<std::size_t>(c)] = (u[static_cast<std::size_t>(right)] - u[static_cast<std::size_t>(c)] +
                                             v[static_cast<std::size_t>(top)] - v[static_cast<std::size_t>(c)]) /
                                            g.h();
-        if (++i == nx) {
-          i = 0;
-          ++j;
-        }
+        next_cell(nx, i, j);
       }
     });
     return;
@@ -249,10 +258,7 @@ void Projection::project(std::span<double> u, std::span<double> v) {
         const std::size_t below = static_cast<std::size_t>(j == 0 ? c + (ny - 1) * static_cast<Index>(nx) : c - nx);
         u[cs] -= (p_[cs] - p_[left]) / h;
         v[cs] -= (p_[cs] - p_[below]) / h;
-        if (++i == nx) {
-          i = 0;
-          ++j;
-        }
+        next_cell(nx, i, j);
       }
     });
     return;
@@ -284,18 +290,23 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   auto right_of = [&](Index c, int i) { return c + (i + 1 == nx ? 1 - nx : 1); };
   auto top_of = [&](Index c, int j) { return j + 1 == ny ? c - (ny - 1) * static_cast<Index>(nx) : c + nx; };
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-    for (Index c = first; c < last; ++c) {
-      const std::size_t cs = static_cast<std::size_t>(c);
-      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
-      if (uniform_) {
+    if (uniform_) {
+      // (i, j) stepped along, as project does: no division per cell.
+      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
+      for (Index c = first; c < last; ++c, next_cell(nx, i, j)) {
+        const std::size_t cs = static_cast<std::size_t>(c);
         double s = 0.0;
         s += du[cs];
         s -= du[static_cast<std::size_t>(right_of(c, i))];
         s += dv[cs];
         s -= dv[static_cast<std::size_t>(top_of(c, j))];
         b_[cs] = s / h;
-        continue;
       }
+      return;
+    }
+    for (Index c = first; c < last; ++c) {
+      const std::size_t cs = static_cast<std::size_t>(c);
+      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
       if (g.solid(c)) {
         b_[cs] = 0.0;
         continue;
@@ -317,9 +328,9 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   // div^T: face f gets (mu_left - mu_right) / h, times h^2.
   if (uniform_) {
     parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-      for (Index c = first; c < last; ++c) {
+      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
+      for (Index c = first; c < last; ++c, next_cell(nx, i, j)) {
         const std::size_t cs = static_cast<std::size_t>(c);
-        const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
         const std::size_t left = static_cast<std::size_t>(i == 0 ? c + nx - 1 : c - 1);
         const std::size_t below = static_cast<std::size_t>(j == 0 ? c + (ny - 1) * static_cast<Index>(nx) : c - nx);
         du[cs] += h * (p_[left] - p_[cs]);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -300,6 +301,25 @@ TEST(FluidKernels, VorticityConfinementAdjointMatchesFiniteDifferences) {
         },
         71, 1.0);
   }
+}
+
+// zero_walls skips grids without walls: a periodic grid has none until a solid cell gives it
+// four, which are zeroed and nothing else.
+TEST(FluidKernels, ZeroWallsClearsExactlyTheWallFaces) {
+  Grid g = periodic_grid();
+  EXPECT_FALSE(g.has_walls());
+  EXPECT_TRUE(closed_grid().has_walls());
+  std::vector<std::uint8_t> solid(static_cast<std::size_t>(g.cells()), 0);
+  solid[static_cast<std::size_t>(g.cell(2, 3))] = 1;
+  g.set_solid(solid);
+  ASSERT_TRUE(g.has_walls());
+  std::vector<double> u(static_cast<std::size_t>(g.u_count()), 1.0), v(static_cast<std::size_t>(g.v_count()), 1.0);
+  zero_walls(g, u, v);
+  const Index walls[4] = {g.u_face(2, 3), g.right_face(2, 3), g.v_face(2, 3), g.top_face(2, 3)};
+  for (Index f = 0; f < g.u_count(); ++f)
+    EXPECT_EQ(u[static_cast<std::size_t>(f)], f == walls[0] || f == walls[1] ? 0.0 : 1.0) << "x-face " << f;
+  for (Index f = 0; f < g.v_count(); ++f)
+    EXPECT_EQ(v[static_cast<std::size_t>(f)], f == walls[2] || f == walls[3] ? 0.0 : 1.0) << "y-face " << f;
 }
 
 }  // namespace
