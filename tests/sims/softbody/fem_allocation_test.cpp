@@ -26,6 +26,10 @@ void* counted_allocation(std::size_t size, std::size_t alignment) {
   return p;
 }
 
+// Out of line so that the compiler, seeing malloc behind operator new inlined, does not pair it
+// with this free and warn of a mismatch (the pairing is the replaced operators' own).
+[[gnu::noinline]] void counted_release(void* p) noexcept { std::free(p); }
+
 }  // namespace
 
 void* operator new(std::size_t size) {
@@ -40,16 +44,16 @@ void* operator new(std::size_t size, std::align_val_t alignment) {
 void* operator new[](std::size_t size, std::align_val_t alignment) { return operator new(size, alignment); }
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return counted_allocation(size, 0); }
 void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return counted_allocation(size, 0); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { counted_release(p); }
+void operator delete[](void* p) noexcept { counted_release(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_release(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { counted_release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { counted_release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counted_release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_release(p); }
 
 namespace simgrad::softbody {
 namespace {
