@@ -18,6 +18,7 @@
 #include "sims/fluid/advect.hpp"
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/parameters.hpp"
+#include "stage_check.hpp"
 
 namespace simgrad::fluid {
 namespace {
@@ -164,12 +165,7 @@ TEST(Smoke, ImplicitPressureAdjointMatchesConvergedUnrolledJacobi) {
     ++run;
   }
   EXPECT_NEAR(losses[0], losses[1], 1e-10 * std::abs(losses[0]));
-  double scale = 0.0, worst = 0.0;
-  for (std::size_t k = 0; k < gradients[0].size(); ++k) {
-    scale = std::max(scale, std::abs(gradients[0][k]));
-    worst = std::max(worst, std::abs(gradients[0][k] - gradients[1][k]));
-  }
-  EXPECT_LT(worst, 1e-8 * scale);
+  expect_gradients_agree(gradients[0], gradients[1], 1e-8);
 }
 
 // After a projection the divergence is below the solver's tolerance (relative to before).

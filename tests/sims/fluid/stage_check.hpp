@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <span>
 #include <vector>
@@ -25,6 +27,17 @@ inline double dot(std::span<const double> a, std::span<const double> b) {
   double s = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
   return s;
+}
+
+// Expects two gradients of one loss, reached by different routes, to agree: their largest
+// difference below `tolerance` times the largest entry of the first.
+inline void expect_gradients_agree(std::span<const double> a, std::span<const double> b, double tolerance) {
+  double scale = 0.0, worst = 0.0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    scale = std::max(scale, std::abs(a[k]));
+    worst = std::max(worst, std::abs(a[k] - b[k]));
+  }
+  EXPECT_LT(worst, tolerance * scale);
 }
 
 // Checks the gradient of x -> w . forward(x) against adjoint(w) (which returns dx).
