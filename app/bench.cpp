@@ -129,6 +129,24 @@ json run_peer(const std::string& python, const std::string& script, const json& 
   return json::parse(text);
 }
 
+double gradient_difference(const json& a, const json& b) {
+  double worst = 0.0, scale = 0.0;
+  auto compare = [&](const json& x, const json& y) {
+    for (std::size_t k = 0; k < x.size() && k < y.size(); ++k) {
+      worst = std::max(worst, std::abs(x[k].get<double>() - y[k].get<double>()));
+      scale = std::max(scale, std::abs(x[k].get<double>()));
+    }
+  };
+  auto as_array = [](const json& v) { return v.is_array() ? v : json::array({v}); };
+  if (a.is_array()) {
+    compare(a, as_array(b));
+  } else {
+    for (const auto& item : a.items())
+      if (b.contains(item.key())) compare(as_array(item.value()), as_array(b[item.key()]));
+  }
+  return scale > 0.0 ? worst / scale : worst;
+}
+
 namespace {
 
 namespace sb = simgrad::softbody;

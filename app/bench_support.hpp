@@ -31,6 +31,9 @@ std::string peer_python();
 // or {"error": ...}.
 nlohmann::json run_peer(const std::string& python, const std::string& script, const nlohmann::json& settings,
                         const std::filesystem::path& settings_file);
+// The largest difference between two gradients over the largest entry of the first: arrays
+// entry by entry, or objects of named values or arrays, name by name.
+double gradient_difference(const nlohmann::json& a, const nlohmann::json& b);
 // A benchmark's entry from its rollout run (forward_s, gradient_s, peak_rss_mb) and its reference
 // run (forward_1thread_s, reference_s, max_state_difference), each measured in a child.
 // A benchmark's entry from its run alone, for one that has no reference implementation: the

@@ -173,22 +173,6 @@ json measure_memory(long agents, int days, const std::string& policy, bool gradi
           {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)}};
 }
 
-// The largest relative difference between two gradients (same layout), over their entries.
-double gradient_difference(const json& a, const json& b) {
-  double worst = 0.0, scale = 0.0;
-  for (const auto& [name, values] : a.items()) {
-    if (!b.contains(name)) continue;
-    json x = values, y = b[name];
-    if (!x.is_array()) x = json::array({x});
-    if (!y.is_array()) y = json::array({y});
-    for (std::size_t k = 0; k < x.size() && k < y.size(); ++k) {
-      worst = std::max(worst, std::abs(x[k].get<double>() - y[k].get<double>()));
-      scale = std::max(scale, std::abs(x[k].get<double>()));
-    }
-  }
-  return scale > 0.0 ? worst / scale : worst;
-}
-
 }  // namespace
 
 void contagion_benchmarks(const std::regex& filter, int repeats, int threads,

@@ -157,16 +157,6 @@ json measure_peer(const std::string& python, const SmokeTask& task, int repeats,
   return result;
 }
 
-// The largest difference between two gradients over the largest entry of the first.
-double relative_difference(const json& a, const json& b) {
-  double worst = 0.0, scale = 0.0;
-  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    worst = std::max(worst, std::abs(a[k].get<double>() - b[k].get<double>()));
-    scale = std::max(scale, std::abs(a[k].get<double>()));
-  }
-  return scale > 0.0 ? worst / scale : worst;
-}
-
 json entry(const std::string& name, const json& run, int threads) {
   json b = {{"name", name},
             {"forward_s", run.value("forward_s", 0.0)},
@@ -254,7 +244,7 @@ void fluid_benchmarks(const std::regex& filter, int repeats, int threads, const 
         b["reference_gradient_cpu_s"] = peer.value("gradient_cpu_s", 0.0);
         b["reference_over_ours_cpu"] = peer.value("gradient_cpu_s", 0.0) / b["gradient_cpu_s"].get<double>();
         b["loss_difference"] = std::abs(peer.value("loss", 0.0) - ours.value("loss", 0.0));
-        b["gradient_max_rel_difference"] = relative_difference(ours["gradient"], peer["gradient"]);
+        b["gradient_max_rel_difference"] = gradient_difference(ours["gradient"], peer["gradient"]);
       }
     }
     report(b);
