@@ -7,6 +7,7 @@
 
 #include "core/parallel.hpp"
 #include "sims/fluid/maccormack.hpp"
+#include "sims/fluid/periodic_trace.hpp"
 
 namespace simgrad::fluid {
 
@@ -91,100 +92,6 @@ void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* 
   y -= s * sample(vl, xm, ym, v);
 }
 
-// Where the samples of a lattice sit on a grid periodic along both axes: on the x-faces, on the
-// y-faces or at the cell centres; kAny: any lattice on any grid (general bilinear stencils).
-enum class Staggering { kAny, kU, kV, kCell };
-
-// The velocity lattices' values that the start of a trace reads at sample (i, j) of lattice kind
-// K on a grid periodic along both axes: the sample sits on lattice points, so the bilinear
-// stencils there have one, two or four nonzero weights (1, 1/2 or 1/4). Their entries, in the
-// stencil's order, give the same bits as the full stencil (the others add zeros).
-template <Staggering K>
-struct GridPoint {
-  static constexpr int kU = K == Staggering::kU ? 1 : K == Staggering::kV ? 4 : 2;
-  static constexpr int kV = K == Staggering::kV ? 1 : K == Staggering::kU ? 4 : 2;
-  Index u_index[kU], v_index[kV];
-  double u_weight[kU], v_weight[kV];
-  double vx, vy;
-};
-
-// The grid point (i, j) of lattice kind K on a periodic nx x ny grid, with the velocity there.
-template <Staggering K>
-inline GridPoint<K> grid_point(int nx, int ny, const double* u, const double* v, int i, int j) {
-  const int im = i == 0 ? nx - 1 : i - 1, ip = i + 1 == nx ? 0 : i + 1;
-  const int jm = j == 0 ? ny - 1 : j - 1, jp = j + 1 == ny ? 0 : j + 1;
-  auto at = [nx](int a, int b) { return static_cast<Index>(b) * nx + a; };
-  GridPoint<K> p;
-  if constexpr (K == Staggering::kU) {
-    p.u_index[0] = at(i, j);
-    p.u_weight[0] = 1.0;
-    const Index vs[4] = {at(im, j), at(i, j), at(im, jp), at(i, jp)};
-    for (int m = 0; m < 4; ++m) {
-      p.v_index[m] = vs[m];
-      p.v_weight[m] = 0.25;
-    }
-  } else if constexpr (K == Staggering::kV) {
-    const Index us[4] = {at(i, jm), at(ip, jm), at(i, j), at(ip, j)};
-    for (int m = 0; m < 4; ++m) {
-      p.u_index[m] = us[m];
-      p.u_weight[m] = 0.25;
-    }
-    p.v_index[0] = at(i, j);
-    p.v_weight[0] = 1.0;
-  } else {
-    p.u_index[0] = at(i, j);
-    p.u_index[1] = at(ip, j);
-    p.v_index[0] = at(i, j);
-    p.v_index[1] = at(i, jp);
-    p.u_weight[0] = p.u_weight[1] = p.v_weight[0] = p.v_weight[1] = 0.5;
-  }
-  p.vx = p.u_weight[0] * u[p.u_index[0]];
-  for (int m = 1; m < GridPoint<K>::kU; ++m) p.vx += p.u_weight[m] * u[p.u_index[m]];
-  p.vy = p.v_weight[0] * v[p.v_index[0]];
-  for (int m = 1; m < GridPoint<K>::kV; ++m) p.vy += p.v_weight[m] * v[p.v_index[m]];
-  return p;
-}
-
-// The bilinear stencil of a field on a lattice periodic along both axes at a point, with the
-// four values it reads: stencil_at and apply's arithmetic, kept in registers (the adjoint's
-// scatter writes memory between its uses, which would force reloads).
-struct WrappedSample {
-  Index index[4];
-  double value[4];
-  double fx, fy;
-
-  WrappedSample(const Lattice& l, double x, double y, const double* f) {
-    int i0, i1, j0, j1;
-    bool clamped;
-    locate(x - l.ox, l.cx, true, i0, i1, fx, clamped);
-    locate(y - l.oy, l.cy, true, j0, j1, fy, clamped);
-    index[0] = static_cast<Index>(j0) * l.cx + i0;
-    index[1] = static_cast<Index>(j0) * l.cx + i1;
-    index[2] = static_cast<Index>(j1) * l.cx + i0;
-    index[3] = static_cast<Index>(j1) * l.cx + i1;
-    for (int m = 0; m < 4; ++m) value[m] = f[index[m]];
-  }
-  double weight(int m) const { return (m & 1 ? fx : 1 - fx) * (m & 2 ? fy : 1 - fy); }
-  double interpolated() const { return weight(0) * value[0] + weight(1) * value[1] + weight(2) * value[2] + weight(3) * value[3]; }
-  // The derivatives along x and y (per cell), summed as along_x and along_y sum a Stencil's.
-  double along_x() const {
-    double d = 0.0;
-    d += -(1 - fy) * value[0];
-    d += (1 - fy) * value[1];
-    d += -fy * value[2];
-    d += fy * value[3];
-    return d;
-  }
-  double along_y() const {
-    double d = 0.0;
-    d += -(1 - fx) * value[0];
-    d += -fx * value[1];
-    d += (1 - fx) * value[2];
-    d += fx * value[3];
-    return d;
-  }
-};
-
 // The derivative of a stencil's value along x and y.
 double along_x(const Stencil& s, const double* f) {
   double d = 0.0;
@@ -219,10 +126,10 @@ CellFaces faces_of(const Grid& g, Index c) {
   return {{g.u_face(i, j), g.right_face(i, j), g.v_face(i, j), g.top_face(i, j)}};
 }
 
-// The staggering of lattice l when the grid is periodic along both axes and the fast path is
+// The staggering of lattice l when the grid is periodic along both axes and a periodic path is
 // wanted, else kAny.
-Staggering staggering_of(const Grid& g, const Lattice& l, bool general_stencils) {
-  if (general_stencils || !g.periodic_x() || !g.periodic_y()) return Staggering::kAny;
+Staggering staggering_of(const Grid& g, const Lattice& l, TracePath path) {
+  if (path == TracePath::kGeneral || !g.periodic_x() || !g.periodic_y()) return Staggering::kAny;
   if (l.ox == 0.0 && l.oy == 0.5) return Staggering::kU;
   if (l.ox == 0.5 && l.oy == 0.0) return Staggering::kV;
   if (l.ox == 0.5 && l.oy == 0.5) return Staggering::kCell;
@@ -240,11 +147,18 @@ void with_staggering(Staggering k, const Body& body) {
   }
 }
 
+// What the periodic paths' traces of lattice l read.
+PeriodicTrace periodic_trace(const Grid& g, const Lattice& l, const double* u, const double* v, double dt,
+                             Backtrace backtrace) {
+  return {g.nx(), g.ny(), l, g.u_lattice(), g.v_lattice(), u, v, dt / g.h(), backtrace == Backtrace::kEuler};
+}
+
 // Semi-Lagrangian samples [first, last) of lattice l into out (no limiter data); K as
-// staggering_of gives it, which picks the start of the trace and the wrap (the same bits).
+// staggering_of gives it: kAny through the general stencils, else the periodic path (the same
+// bits), four samples at a time when `vector`.
 template <Staggering K>
 void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, const double* u, const double* v,
-                             double dt, Backtrace backtrace, double* out, Index first, Index last) {
+                             double dt, Backtrace backtrace, bool vector, double* out, Index first, Index last) {
   int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
   if constexpr (K == Staggering::kAny) {
     for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
@@ -253,21 +167,9 @@ void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, c
       out[k] = sample(l, x, y, q);
     }
   } else {
-    const double s = dt / g.h();
-    const Lattice ul = g.u_lattice(), vl = g.v_lattice();
-    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
-      const GridPoint<K> p = grid_point<K>(g.nx(), g.ny(), u, v, i, j);
-      double x = i + l.ox, y = j + l.oy;
-      if (backtrace == Backtrace::kEuler) {
-        x -= s * p.vx;
-        y -= s * p.vy;
-      } else {
-        const double xm = x - 0.5 * s * p.vx, ym = y - 0.5 * s * p.vy;
-        x -= s * WrappedSample(ul, xm, ym, u).interpolated();
-        y -= s * WrappedSample(vl, xm, ym, v).interpolated();
-      }
-      out[k] = WrappedSample(l, x, y, q).interpolated();
-    }
+    const PeriodicTrace t = periodic_trace(g, l, u, v, dt, backtrace);
+    if (vector) return trace_samples_vector<K>(t, q, out, first, last);
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) out[k] = trace_sample<K>(t, q, i, j);
   }
 }
 
@@ -276,76 +178,55 @@ void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, c
 // to dq[extra_index[k]].
 template <Staggering K>
 void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, const Lattice& l, std::span<const double> q,
-                                     std::span<const double> u, std::span<const double> v, double scale,
-                                     Backtrace backtrace, std::span<const double> dout, int q_target, const std::int32_t* extra_index,
-                                     const double* extra_value, Index first, Index last) {
-  const Lattice ul = g.u_lattice(), vl = g.v_lattice();
+                                     std::span<const double> u, std::span<const double> v, double dt,
+                                     Backtrace backtrace, bool vector, std::span<const double> dout, int q_target,
+                                     const std::int32_t* extra_index, const double* extra_value, Index first, Index last) {
   int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
+  if constexpr (K != Staggering::kAny) {
+    const PeriodicTrace t = periodic_trace(g, l, u.data(), v.data(), dt, backtrace);
+    if (vector)
+      return trace_samples_adjoint_vector<K>(band, t, q.data(), dout.data(), q_target, extra_index, extra_value, first, last);
+    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
+      if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
+      const double a = dout[static_cast<std::size_t>(k)];
+      if (a != 0.0) trace_sample_adjoint<K>(band, t, q.data(), q_target, a, i, j);
+    }
+    return;
+  }
+  const double scale = dt / g.h();
+  // Each target's values in order, as the periodic path adds them.
+  auto spread_square = [&](int target, const Stencil& s, double w) {
+    const double values[4] = {s.weight[0] * w, s.weight[1] * w, s.weight[2] * w, s.weight[3] * w};
+    band.add_square(target, s.index, values);
+  };
+  auto spread = [&](const Velocity& w, double ax, double ay) {
+    spread_square(0, w.su, ax);
+    spread_square(1, w.sv, ay);
+  };
   for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
     const double a = dout[static_cast<std::size_t>(k)];
     if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
     if (a == 0.0) continue;
-    if constexpr (K == Staggering::kAny) {
-      // Each target's values in order, as in the fast path below.
-      auto spread_square = [&](int target, const Stencil& s, double w) {
-        const double values[4] = {s.weight[0] * w, s.weight[1] * w, s.weight[2] * w, s.weight[3] * w};
-        band.add_square(target, s.index, values);
-      };
-      auto spread = [&](const Velocity& w, double ax, double ay) {
-        spread_square(0, w.su, ax);
-        spread_square(1, w.sv, ay);
-      };
-      const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j, backtrace);
-      spread_square(q_target, t.foot, a);
-      // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h), or
-      // x_b = x - s V(x).
-      const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
-      if (backtrace == Backtrace::kEuler) {
-        spread(t.start, avx, avy);
-        continue;
-      }
-      spread(t.middle, avx, avy);
-      const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
-      const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
-      spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
-    } else {
-      // The same arithmetic in the same order, on lattices that wrap.
-      const GridPoint<K> start = grid_point<K>(g.nx(), g.ny(), u.data(), v.data(), i, j);
-      const double x = i + l.ox, y = j + l.oy;
-      // The start's zero weights would add zeros: only its nonzero entries, in the same order.
-      auto spread_start = [&](double ax, double ay) {
-        for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, start.u_index[m], start.u_weight[m] * ax);
-        for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, start.v_index[m], start.v_weight[m] * ay);
-      };
-      // Each target's values in order; du and dv are apart, so their adds may interleave freely.
-      auto spread_square = [&](int target, const WrappedSample& s, double w) {
-        const double values[4] = {s.weight(0) * w, s.weight(1) * w, s.weight(2) * w, s.weight(3) * w};
-        band.add_square(target, s.index, values);
-      };
-      if (backtrace == Backtrace::kEuler) {
-        const WrappedSample foot(l, x - scale * start.vx, y - scale * start.vy, q.data());
-        spread_square(q_target, foot, a);
-        spread_start(-scale * foot.along_x() * a, -scale * foot.along_y() * a);
-        continue;
-      }
-      const double xm = x - 0.5 * scale * start.vx, ym = y - 0.5 * scale * start.vy;
-      const WrappedSample mu(ul, xm, ym, u.data()), mv(vl, xm, ym, v.data());
-      const WrappedSample foot(l, x - scale * mu.interpolated(), y - scale * mv.interpolated(), q.data());
-      spread_square(q_target, foot, a);
-      const double avx = -scale * foot.along_x() * a, avy = -scale * foot.along_y() * a;
-      spread_square(0, mu, avx);
-      spread_square(1, mv, avy);
-      const double axm = avx * mu.along_x() + avy * mv.along_x();
-      const double aym = avx * mu.along_y() + avy * mv.along_y();
-      spread_start(-0.5 * scale * axm, -0.5 * scale * aym);
+    const Trace<true> t = trace_back<true>(g, l, u, v, scale, i, j, backtrace);
+    spread_square(q_target, t.foot, a);
+    // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h), or
+    // x_b = x - s V(x).
+    const double avx = -scale * along_x(t.foot, q.data()) * a, avy = -scale * along_y(t.foot, q.data()) * a;
+    if (backtrace == Backtrace::kEuler) {
+      spread(t.start, avx, avy);
+      continue;
     }
+    spread(t.middle, avx, avy);
+    const double axm = avx * along_x(t.middle.su, u.data()) + avy * along_x(t.middle.sv, v.data());
+    const double aym = avx * along_y(t.middle.su, u.data()) + avy * along_y(t.middle.sv, v.data());
+    spread(t.start, -0.5 * scale * axm, -0.5 * scale * aym);
   }
 }
 
 }  // namespace
 
-Advector::Advector(const Grid& grid, Backtrace backtrace, bool general_stencils)
-    : grid_(&grid), backtrace_(backtrace), general_stencils_(general_stencils) {
+Advector::Advector(const Grid& grid, Backtrace backtrace, TracePath path)
+    : grid_(&grid), backtrace_(backtrace), path_(path), vector_(path == TracePath::kFastest && vector_traces_available()) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
   for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
   for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
@@ -376,10 +257,10 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
                                std::int32_t* highest) {
   const Grid& g = *grid_;
   if (lowest == nullptr) {
-    with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
+    with_staggering(staggering_of(g, l, path_), [&](auto kind) {
       parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
-        semi_lagrangian_samples<decltype(kind)::value>(g, l, q.data(), u.data(), v.data(), dt, backtrace_, out.data(), first,
-                                                       last);
+        semi_lagrangian_samples<decltype(kind)::value>(g, l, q.data(), u.data(), v.data(), dt, backtrace_, vector_,
+                                                       out.data(), first, last);
       });
     });
     return;
@@ -412,12 +293,11 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   else if (dq.data() == dv.data()) q_target = 1;
   else targets[count++] = {dq, l.cx, l.cy, l.wrap_y};
   const int reach = trace_reach(g, u, v, dt, std::max(g.ny(), l.cy));
-  const double scale = dt / g.h();
   scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
-    with_staggering(staggering_of(g, l, general_stencils_), [&](auto kind) {
-      semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, l, q, u, v, scale, backtrace_, dout, q_target, extra_index,
-                                                             extra_value, first, last);
+    with_staggering(staggering_of(g, l, path_), [&](auto kind) {
+      semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, l, q, u, v, dt, backtrace_, vector_, dout, q_target,
+                                                             extra_index, extra_value, first, last);
     });
   });
 }

@@ -30,15 +30,17 @@ enum class AdvectionScheme : std::uint8_t { kSemiLagrangian, kMacCormack, kConse
 // smoke example; a curved path's foot drifts outwards).
 enum class Backtrace : std::uint8_t { kMidpoint, kEuler };
 
+// How traces sample on grids periodic along both axes: the fastest path (four samples at a time
+// where the processor allows), the periodic path one sample at a time, or the general bilinear
+// stencils of any grid. All three give the same bits: the tests compare them.
+enum class TracePath : std::uint8_t { kFastest, kScalar, kGeneral };
+
 // The schemes with their workspaces; after the first call of a size, calls allocate nothing
 // (unless the velocity grows, widening the scatter's windows).
 class Advector {
  public:
   Advector() = default;
-  // With `general_stencils`, every trace samples through the general bilinear stencils, also on
-  // grids periodic along both axes, whose faster path (traces that start on lattice points, no
-  // clamping) must give the same bits: the tests compare the two.
-  explicit Advector(const Grid& grid, Backtrace backtrace = Backtrace::kMidpoint, bool general_stencils = false);
+  explicit Advector(const Grid& grid, Backtrace backtrace = Backtrace::kMidpoint, TracePath path = TracePath::kFastest);
 
   // out = q (on lattice l) carried along (u, v) over dt. kConservative needs the cell lattice.
   void advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
@@ -71,7 +73,8 @@ class Advector {
 
   const Grid* grid_ = nullptr;
   Backtrace backtrace_ = Backtrace::kMidpoint;
-  bool general_stencils_ = false;
+  TracePath path_ = TracePath::kFastest;
+  bool vector_ = false;
   BandScatter scatter_;
   // MacCormack: the forward and the round-trip fields and their adjoints; conservative: fluxes.
   std::vector<double> forth_, back_, dforth_, dback_;
