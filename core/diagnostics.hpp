@@ -1,7 +1,9 @@
 // Diagnostics that travel with a gradient: where a value first went non-finite.
 #pragma once
 
+#include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -60,5 +62,23 @@ class FirstNonFinite {
  private:
   Index first_ = kNone;
 };
+
+// Throws NonFiniteError naming `kernel` and the first element of `values` that is not finite,
+// if there is one. The common case, all finite, is one pass that vectorises: x - x is +0 for a
+// finite x and NaN otherwise, and four running sums of those are +0 only if every x is finite
+// (std::isfinite in a loop with an early exit does not vectorise).
+inline void check_finite(std::span<const double> values, const char* kernel, bool in_adjoint) {
+  const double* v = values.data();
+  const std::size_t n = values.size();
+  double sums[4] = {0.0, 0.0, 0.0, 0.0};
+  std::size_t k = 0;
+  for (; k + 4 <= n; k += 4)
+    for (std::size_t l = 0; l < 4; ++l) sums[l] += v[k + l] - v[k + l];
+  for (; k < n; ++k) sums[0] += v[k] - v[k];
+  if ((sums[0] + sums[1]) + (sums[2] + sums[3]) == 0.0) return;
+  Index first = 0;
+  while (std::isfinite(v[first])) ++first;
+  throw NonFiniteError(kernel, first, in_adjoint);
+}
 
 }  // namespace simgrad

@@ -104,13 +104,21 @@ double along_y(const Stencil& s, const double* f) {
   return d;
 }
 
+// The largest |x| of the finite values (four running maxima: no chain of dependent compares).
+double largest_magnitude(std::span<const double> values) {
+  double m[4] = {0.0, 0.0, 0.0, 0.0};
+  const std::size_t n = values.size(), whole = n - n % 4;
+  for (std::size_t k = 0; k < whole; k += 4)
+    for (int l = 0; l < 4; ++l) m[l] = std::abs(values[k + l]) > m[l] ? std::abs(values[k + l]) : m[l];
+  for (std::size_t k = whole; k < n; ++k) m[0] = std::abs(values[k]) > m[0] ? std::abs(values[k]) : m[0];
+  return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+}
+
 // How many rows a trace over dt can move a sample (with the stencil and lattice offsets): the
 // foot lies within dt max|velocity| of the sample, since bilinear sampling never exceeds the
 // largest sampled value. A non-finite velocity gives every band the whole lattice.
 int trace_reach(const Grid& grid, std::span<const double> u, std::span<const double> v, double dt, int rows) {
-  double largest = 0.0;
-  for (double x : u) largest = std::abs(x) > largest ? std::abs(x) : largest;
-  for (double x : v) largest = std::abs(x) > largest ? std::abs(x) : largest;
+  const double largest = std::max(largest_magnitude(u), largest_magnitude(v));
   const double cells = std::abs(dt) * largest / grid.h();
   if (!(cells < rows)) return rows + 2;
   return static_cast<int>(cells) + 3;

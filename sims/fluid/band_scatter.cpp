@@ -30,6 +30,7 @@ void BandScatter::prepare(int rows, int reach, std::span<const Target> targets) 
       w.size = static_cast<Index>(target.rows) * target.columns;
       total += static_cast<std::size_t>(w.rows) * static_cast<std::size_t>(w.columns);
     }
+  // The windows are zero between scatters (gather zeroes what it adds), whatever their layout.
   storage_.resize(total);
   std::size_t at = 0;
   for (Band& band : bands_)
@@ -62,8 +63,11 @@ void BandScatter::gather(std::span<const Target> targets) {
         else if (local >= target.rows) local -= target.rows;
       }
       if (local < 0 || local >= w.rows) continue;
-      const double* in = w.data + static_cast<std::size_t>(local) * static_cast<std::size_t>(w.columns);
-      for (int i = 0; i < target.columns; ++i) out[i] += in[i];
+      double* in = w.data + static_cast<std::size_t>(local) * static_cast<std::size_t>(w.columns);
+      for (int i = 0; i < target.columns; ++i) {
+        out[i] += in[i];
+        in[i] = 0.0;
+      }
     }
   };
   if (thread_count() == 1) {

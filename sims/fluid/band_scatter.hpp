@@ -6,8 +6,9 @@
 // Samples are split into bands of kBandRows sample rows, a fixed split that does not depend on
 // the number of threads. Pass 1 runs the bands in parallel; each adds its samples' contributions,
 // in sample order, to a private window of every target covering the rows its samples can reach.
-// Pass 2 adds the windows to the targets row by row, band by band in order. Every target value
-// thus receives the same sums in the same order for any thread count; no atomics.
+// Pass 2 adds the windows to the targets row by row, band by band in order, and zeroes them for
+// the next scatter (one pass over the windows instead of two). Every target value thus receives
+// the same sums in the same order for any thread count; no atomics.
 #pragma once
 
 #include <algorithm>
@@ -54,10 +55,6 @@ class BandScatter {
 
    private:
     friend class BandScatter;
-    // Zeroes the windows of the first `targets` targets.
-    void clear(std::size_t targets) {
-      for (std::size_t t = 0; t < targets; ++t) std::fill_n(windows_[t].data, windows_[t].rows * windows_[t].columns, 0.0);
-    }
     struct Window {
       double* data = nullptr;
       Index offset = 0, size = 0;  // offset: flat index of the window's first value
@@ -84,7 +81,6 @@ class BandScatter {
     const int count = static_cast<int>(bands_.size());
     auto run = [&](int b) {
       Band& band = bands_[static_cast<std::size_t>(b)];
-      band.clear(targets.size());
       const int last_row = std::min(rows, (b + 1) * kBandRows);
       body(band, static_cast<Index>(b) * kBandRows * columns, static_cast<Index>(last_row) * columns);
     };
@@ -100,7 +96,7 @@ class BandScatter {
  private:
   // Sizes the bands' windows for a lattice of `rows` sample rows.
   void prepare(int rows, int reach, std::span<const Target> targets);
-  // Pass 2: adds the windows to the targets.
+  // Pass 2: adds the windows to the targets and zeroes them.
   void gather(std::span<const Target> targets);
 
   std::vector<Band> bands_;

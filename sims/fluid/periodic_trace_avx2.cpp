@@ -7,6 +7,8 @@
 // down the scalar path.
 #include "sims/fluid/periodic_trace.hpp"
 
+#include <algorithm>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -178,18 +180,24 @@ SIMGRAD_AVX2 inline bool feet4(const PeriodicTrace& t, __m256d x, __m256d y, __m
   return sample4(t.lattice, _mm256_sub_pd(x, _mm256_mul_pd(s, vx)), _mm256_sub_pd(y, _mm256_mul_pd(s, vy)), q, foot);
 }
 
-// trace_sample at (i .. i + 3, j) into out[0 .. 3]; false (nothing written) as locate4.
-template <Staggering K>
-SIMGRAD_AVX2 bool trace4(const PeriodicTrace& t, const double* q, int i, int j, double* out) {
-  const Starts4 s = starts4<K>(t, i, j);
-  Sample4 foot;
+// trace_sample at (i .. i + 4 N - 1, j) into out; false (nothing written) as locate4. The N
+// groups of four go through each stage together, so their chains of dependent loads overlap.
+template <Staggering K, int N>
+SIMGRAD_AVX2 bool trace_groups(const PeriodicTrace& t, const double* q, int i, int j, double* out) {
+  Starts4 s[N];
+  for (int g = 0; g < N; ++g) s[g] = starts4<K>(t, i + 4 * g, j);
+  Sample4 foot[N];
   if (t.euler) {
-    if (!feet4(t, s.x, s.y, s.vx, s.vy, q, foot)) return false;
+    for (int g = 0; g < N; ++g)
+      if (!feet4(t, s[g].x, s[g].y, s[g].vx, s[g].vy, q, foot[g])) return false;
   } else {
-    Sample4 mu, mv;
-    if (!midpoints4(t, s, mu, mv) || !feet4(t, s.x, s.y, interpolated4(mu), interpolated4(mv), q, foot)) return false;
+    Sample4 mu[N], mv[N];
+    for (int g = 0; g < N; ++g)
+      if (!midpoints4(t, s[g], mu[g], mv[g])) return false;
+    for (int g = 0; g < N; ++g)
+      if (!feet4(t, s[g].x, s[g].y, interpolated4(mu[g]), interpolated4(mv[g]), q, foot[g])) return false;
   }
-  _mm256_storeu_pd(out, interpolated4(foot));
+  for (int g = 0; g < N; ++g) _mm256_storeu_pd(out + 4 * g, interpolated4(foot[g]));
   return true;
 }
 
@@ -212,51 +220,65 @@ struct Spread4 {
   }
 };
 
-// trace_sample_adjoint at (i .. i + 3, j) with output adjoints dout[0 .. 3] (and the extra
-// adds), scattered lane by lane; false (nothing added) as locate4.
-template <Staggering K>
-SIMGRAD_AVX2 bool trace_adjoint4(BandScatter::Band& band, const PeriodicTrace& t, const double* q, const double* dout,
-                                 int q_target, const std::int32_t* extra_index, const double* extra_value, int i, int j) {
-  const Starts4 s = starts4<K>(t, i, j);
-  const __m256d a = _mm256_loadu_pd(dout), minus_scale = _mm256_set1_pd(-t.scale);
-  Sample4 mu, mv, foot;
-  Spread4 foot_spread, mu_spread, mv_spread;
-  __m256d start_x, start_y;
+// trace_sample_adjoint at (i .. i + 4 N - 1, j) with output adjoints dout (and the extra adds),
+// the traces stage by stage as trace_groups, then scattered one sample after another; false
+// (nothing added) as locate4.
+template <Staggering K, int N>
+SIMGRAD_AVX2 bool trace_adjoint_groups(BandScatter::Band& band, const PeriodicTrace& t, const double* q,
+                                       const double* dout, int q_target, const std::int32_t* extra_index,
+                                       const double* extra_value, int i, int j) {
+  Starts4 s[N];
+  for (int g = 0; g < N; ++g) s[g] = starts4<K>(t, i + 4 * g, j);
+  const __m256d minus_scale = _mm256_set1_pd(-t.scale);
+  Sample4 mu[N], mv[N], foot[N];
+  Spread4 foot_spread[N], mu_spread[N], mv_spread[N];
+  alignas(32) double adjoint[N][4], ax[N][4], ay[N][4];
   if (t.euler) {
-    if (!feet4(t, s.x, s.y, s.vx, s.vy, q, foot)) return false;
-    start_x = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_x4(foot)), a);
-    start_y = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_y4(foot)), a);
+    for (int g = 0; g < N; ++g)
+      if (!feet4(t, s[g].x, s[g].y, s[g].vx, s[g].vy, q, foot[g])) return false;
   } else {
-    if (!midpoints4(t, s, mu, mv) || !feet4(t, s.x, s.y, interpolated4(mu), interpolated4(mv), q, foot)) return false;
-    const __m256d avx = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_x4(foot)), a);
-    const __m256d avy = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_y4(foot)), a);
-    mu_spread.set(mu, avx);
-    mv_spread.set(mv, avy);
-    const __m256d axm = _mm256_add_pd(_mm256_mul_pd(avx, along_x4(mu)), _mm256_mul_pd(avy, along_x4(mv)));
-    const __m256d aym = _mm256_add_pd(_mm256_mul_pd(avx, along_y4(mu)), _mm256_mul_pd(avy, along_y4(mv)));
-    const __m256d minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
-    start_x = _mm256_mul_pd(minus_half_scale, axm);
-    start_y = _mm256_mul_pd(minus_half_scale, aym);
+    for (int g = 0; g < N; ++g)
+      if (!midpoints4(t, s[g], mu[g], mv[g])) return false;
+    for (int g = 0; g < N; ++g)
+      if (!feet4(t, s[g].x, s[g].y, interpolated4(mu[g]), interpolated4(mv[g]), q, foot[g])) return false;
   }
-  foot_spread.set(foot, a);
-  alignas(32) double adjoint[4], ax[4], ay[4];
-  _mm256_store_pd(adjoint, a);
-  _mm256_store_pd(ax, start_x);
-  _mm256_store_pd(ay, start_y);
-  for (int lane = 0; lane < 4; ++lane) {
-    if (extra_index != nullptr) band.add(q_target, extra_index[lane], extra_value[lane]);
-    if (adjoint[lane] == 0.0) continue;
-    foot_spread.add(band, q_target, lane);
-    if (!t.euler) {
-      mu_spread.add(band, 0, lane);
-      mv_spread.add(band, 1, lane);
+  for (int g = 0; g < N; ++g) {
+    const __m256d a = _mm256_loadu_pd(dout + 4 * g);
+    _mm256_store_pd(adjoint[g], a);
+    foot_spread[g].set(foot[g], a);
+    const __m256d avx = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_x4(foot[g])), a);
+    const __m256d avy = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_y4(foot[g])), a);
+    if (t.euler) {
+      _mm256_store_pd(ax[g], avx);
+      _mm256_store_pd(ay[g], avy);
+      continue;
     }
-    const GridPoint<K> p = grid_point<K>(t.nx, t.ny, t.u, t.v, i + lane, j);
-    for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, p.u_index[m], p.u_weight[m] * ax[lane]);
-    for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, p.v_index[m], p.v_weight[m] * ay[lane]);
+    mu_spread[g].set(mu[g], avx);
+    mv_spread[g].set(mv[g], avy);
+    const __m256d axm = _mm256_add_pd(_mm256_mul_pd(avx, along_x4(mu[g])), _mm256_mul_pd(avy, along_x4(mv[g])));
+    const __m256d aym = _mm256_add_pd(_mm256_mul_pd(avx, along_y4(mu[g])), _mm256_mul_pd(avy, along_y4(mv[g])));
+    const __m256d minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
+    _mm256_store_pd(ax[g], _mm256_mul_pd(minus_half_scale, axm));
+    _mm256_store_pd(ay[g], _mm256_mul_pd(minus_half_scale, aym));
   }
+  for (int g = 0; g < N; ++g)
+    for (int lane = 0; lane < 4; ++lane) {
+      if (extra_index != nullptr) band.add(q_target, extra_index[4 * g + lane], extra_value[4 * g + lane]);
+      if (adjoint[g][lane] == 0.0) continue;
+      foot_spread[g].add(band, q_target, lane);
+      if (!t.euler) {
+        mu_spread[g].add(band, 0, lane);
+        mv_spread[g].add(band, 1, lane);
+      }
+      const GridPoint<K> p = grid_point<K>(t.nx, t.ny, t.u, t.v, i + 4 * g + lane, j);
+      for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, p.u_index[m], p.u_weight[m] * ax[g][lane]);
+      for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, p.v_index[m], p.v_weight[m] * ay[g][lane]);
+    }
   return true;
 }
+
+// How many samples at once the drivers below try first.
+constexpr int kWideGroups = 2;
 
 }  // namespace
 
@@ -270,11 +292,11 @@ SIMGRAD_AVX2 void trace_samples_vector(const PeriodicTrace& t, const double* q, 
   const int columns = t.lattice.cx;
   int i = static_cast<int>(first % columns), j = static_cast<int>(first / columns);
   for (Index k = first; k < last;) {
-    int done = 4;
-    if (i + 4 > columns || k + 4 > last || !trace4<K>(t, q, i, j, out + k)) {
-      out[k] = trace_sample<K>(t, q, i, j);
-      done = 1;
-    }
+    const Index room = std::min<Index>(columns - i, last - k);
+    int done = 1;
+    if (room >= 4 * kWideGroups && trace_groups<K, kWideGroups>(t, q, i, j, out + k)) done = 4 * kWideGroups;
+    else if (room >= 4 && trace_groups<K, 1>(t, q, i, j, out + k)) done = 4;
+    else out[k] = trace_sample<K>(t, q, i, j);
     k += done;
     i += done;
     if (i == columns) {
@@ -291,13 +313,18 @@ SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const Pe
   const int columns = t.lattice.cx;
   int i = static_cast<int>(first % columns), j = static_cast<int>(first / columns);
   for (Index k = first; k < last;) {
-    int done = 4;
-    if (i + 4 > columns || k + 4 > last ||
-        !trace_adjoint4<K>(band, t, q, dout + k, q_target, extra_index ? extra_index + k : nullptr,
-                           extra_value ? extra_value + k : nullptr, i, j)) {
+    const Index room = std::min<Index>(columns - i, last - k);
+    const std::int32_t* extra_indices = extra_index ? extra_index + k : nullptr;
+    const double* extra_values = extra_value ? extra_value + k : nullptr;
+    int done = 1;
+    if (room >= 4 * kWideGroups &&
+        trace_adjoint_groups<K, kWideGroups>(band, t, q, dout + k, q_target, extra_indices, extra_values, i, j)) {
+      done = 4 * kWideGroups;
+    } else if (room >= 4 && trace_adjoint_groups<K, 1>(band, t, q, dout + k, q_target, extra_indices, extra_values, i, j)) {
+      done = 4;
+    } else {
       if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
       if (dout[k] != 0.0) trace_sample_adjoint<K>(band, t, q, q_target, dout[k], i, j);
-      done = 1;
     }
     k += done;
     i += done;

@@ -82,11 +82,33 @@ void Projection::build() {
 
 namespace {
 
-// Steps (i, j) to the next cell of a row-major grid nx cells wide.
-inline void next_cell(int nx, int& i, int& j) {
-  if (++i == nx) {
-    i = 0;
-    ++j;
+// Calls body(j, i0, i1) for the pieces of rows that make up the cells [first, last) of a
+// row-major grid nx cells wide.
+template <class Body>
+void for_row_pieces(int nx, Index first, Index last, const Body& body) {
+  for (Index c = first; c < last;) {
+    const int j = static_cast<int>(c / nx), i0 = static_cast<int>(c % nx);
+    const int i1 = static_cast<int>(std::min<Index>(nx, i0 + (last - c)));
+    body(j, i0, i1);
+    c += i1 - i0;
+  }
+}
+
+// Calls one(i, left, right) for i in [i0, i1) of a periodic row nx wide, left and right the
+// neighbours' columns: the first and last columns apart, so the loop over the inner ones
+// vectorises.
+template <class One>
+void along_periodic_row(int nx, int i0, int i1, const One& one) {
+  int i = i0;
+  if (i == 0 && i < i1) {
+    one(0, nx - 1, nx > 1 ? 1 : 0);
+    ++i;
+  }
+  const int inner_end = std::min(i1, nx - 1);
+  for (; i < inner_end; ++i) one(i, i - 1, i + 1);
+  if (i == nx - 1 && i < i1) {
+    one(nx - 1, nx - 2, 0);
+    ++i;
   }
 }
 
@@ -98,14 +120,14 @@ void Projection::divergence(std::span<const double> u, std::span<const double> v
   if (uniform_) {
     // Cell c's left and bottom faces are faces c.
     parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
-      for (Index c = first; c < last; ++c) {
-        const Index right = c + (i + 1 == nx ? 1 - nx : 1), top = j + 1 == ny ? c - (ny - 1) * static_cast<Index>(nx) : c + nx;
-        out[static_cast<std::size_t>(c)] = (u[static_cast<std::size_t>(right)] - u[static_cast<std::size_t>(c)] +
-                                            v[static_cast<std::size_t>(top)] - v[static_cast<std::size_t>(c)]) /
-                                           g.h();
-        next_cell(nx, i, j);
-      }
+      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
+        const std::size_t row = static_cast<std::size_t>(j) * nx;
+        const double* ur = u.data() + row;
+        const double* vr = v.data() + row;
+        const double* vt = v.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+        double* o = out.data() + row;
+        along_periodic_row(nx, i0, i1, [&](int i, int, int right) { o[i] = (ur[right] - ur[i] + vt[i] - vr[i]) / g.h(); });
+      });
     });
     return;
   }
@@ -133,11 +155,8 @@ namespace {
 template <bool kUnweighted>
 void weighted_neighbour_sums(int nx, int ny, const double* x, const double* const (&weights)[4], Index first,
                              Index last, double* out) {
-  // Row pieces of [first, last): the left and right neighbours of a row's inner cells are
-  // contiguous, so those loops vectorise.
-  for (Index c = first; c < last;) {
-    const int j = static_cast<int>(c / nx), i0 = static_cast<int>(c % nx);
-    const int i1 = static_cast<int>(std::min<Index>(nx, i0 + (last - c)));
+  // The left and right neighbours of a row's inner cells are contiguous, so those loops vectorise.
+  for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
     const double* row = x + static_cast<std::size_t>(j) * nx;
     const double* down = x + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
     const double* up = x + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
@@ -147,23 +166,11 @@ void weighted_neighbour_sums(int nx, int ny, const double* x, const double* cons
     const double* wb = weights[2] + base;
     const double* wt = weights[3] + base;
     double* y = out + base;
-    auto one = [&](int i, double xl, double xr) {
-      if constexpr (kUnweighted) y[i] = xl + xr + down[i] + up[i];
-      else y[i] = wl[i] * xl + wr[i] * xr + wb[i] * down[i] + wt[i] * up[i];
-    };
-    int i = i0;
-    if (i == 0 && i < i1) {
-      one(0, row[nx - 1], row[1]);
-      ++i;
-    }
-    const int inner_end = std::min(i1, nx - 1);
-    for (; i < inner_end; ++i) one(i, row[i - 1], row[i + 1]);
-    if (i == nx - 1 && i < i1) {
-      one(nx - 1, row[nx - 2], row[0]);
-      ++i;
-    }
-    c += i1 - i0;
-  }
+    along_periodic_row(nx, i0, i1, [&](int i, int left, int right) {
+      if constexpr (kUnweighted) y[i] = row[left] + row[right] + down[i] + up[i];
+      else y[i] = wl[i] * row[left] + wr[i] * row[right] + wb[i] * down[i] + wt[i] * up[i];
+    });
+  });
 }
 
 }  // namespace
@@ -251,15 +258,17 @@ void Projection::project(std::span<double> u, std::span<double> v) {
     // Faces c are cell c's left and bottom faces: one pass over the cells updates both.
     const int ny = g.ny();
     parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
-      for (Index c = first; c < last; ++c) {
-        const std::size_t cs = static_cast<std::size_t>(c);
-        const std::size_t left = static_cast<std::size_t>(i == 0 ? c + nx - 1 : c - 1);
-        const std::size_t below = static_cast<std::size_t>(j == 0 ? c + (ny - 1) * static_cast<Index>(nx) : c - nx);
-        u[cs] -= (p_[cs] - p_[left]) / h;
-        v[cs] -= (p_[cs] - p_[below]) / h;
-        next_cell(nx, i, j);
-      }
+      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
+        const std::size_t row = static_cast<std::size_t>(j) * nx;
+        const double* pr = p_.data() + row;
+        const double* pb = p_.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+        double* ur = u.data() + row;
+        double* vr = v.data() + row;
+        along_periodic_row(nx, i0, i1, [&](int i, int left, int) {
+          ur[i] -= (pr[i] - pr[left]) / h;
+          vr[i] -= (pr[i] - pb[i]) / h;
+        });
+      });
     });
     return;
   }
@@ -287,21 +296,23 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   const int nx = g.nx(), ny = g.ny();
   const double h = g.h();
   // A uniform grid's cell c has left and bottom faces c and no walls (the same sums).
-  auto right_of = [&](Index c, int i) { return c + (i + 1 == nx ? 1 - nx : 1); };
-  auto top_of = [&](Index c, int j) { return j + 1 == ny ? c - (ny - 1) * static_cast<Index>(nx) : c + nx; };
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
     if (uniform_) {
-      // (i, j) stepped along, as project does: no division per cell.
-      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
-      for (Index c = first; c < last; ++c, next_cell(nx, i, j)) {
-        const std::size_t cs = static_cast<std::size_t>(c);
-        double s = 0.0;
-        s += du[cs];
-        s -= du[static_cast<std::size_t>(right_of(c, i))];
-        s += dv[cs];
-        s -= dv[static_cast<std::size_t>(top_of(c, j))];
-        b_[cs] = s / h;
-      }
+      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
+        const std::size_t row = static_cast<std::size_t>(j) * nx;
+        const double* ur = du.data() + row;
+        const double* vr = dv.data() + row;
+        const double* vt = dv.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+        double* out = b_.data() + row;
+        along_periodic_row(nx, i0, i1, [&](int i, int, int right) {
+          double s = 0.0;
+          s += ur[i];
+          s -= ur[right];
+          s += vr[i];
+          s -= vt[i];
+          out[i] = s / h;
+        });
+      });
       return;
     }
     for (Index c = first; c < last; ++c) {
@@ -328,14 +339,17 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   // div^T: face f gets (mu_left - mu_right) / h, times h^2.
   if (uniform_) {
     parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-      int i = static_cast<int>(first % nx), j = static_cast<int>(first / nx);
-      for (Index c = first; c < last; ++c, next_cell(nx, i, j)) {
-        const std::size_t cs = static_cast<std::size_t>(c);
-        const std::size_t left = static_cast<std::size_t>(i == 0 ? c + nx - 1 : c - 1);
-        const std::size_t below = static_cast<std::size_t>(j == 0 ? c + (ny - 1) * static_cast<Index>(nx) : c - nx);
-        du[cs] += h * (p_[left] - p_[cs]);
-        dv[cs] += h * (p_[below] - p_[cs]);
-      }
+      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
+        const std::size_t row = static_cast<std::size_t>(j) * nx;
+        const double* pr = p_.data() + row;
+        const double* pb = p_.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+        double* ur = du.data() + row;
+        double* vr = dv.data() + row;
+        along_periodic_row(nx, i0, i1, [&](int i, int left, int) {
+          ur[i] += h * (pr[left] - pr[i]);
+          vr[i] += h * (pb[i] - pr[i]);
+        });
+      });
     });
     return;
   }

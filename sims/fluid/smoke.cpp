@@ -33,6 +33,7 @@ void Smoke::size_buffers() {
 }
 
 void Smoke::initial_state(std::span<double> state) {
+  temperature_inert_ = model_.temperature_inert();
   const Grid& g = model_.grid;
   const FieldsView f = fields_of(g, state);
   const auto& v0 = model_.initial_velocity.value;
@@ -69,7 +70,7 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
   advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
   if (carried) {
     advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
-    if (model_.temperature_inert()) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
+    if (temperature_inert_) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
     else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
   }
   const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
@@ -90,8 +91,7 @@ void Smoke::step(int t, std::span<const double> state, std::span<double> next, s
   zero_walls(g, n.u, n.v);
   apply_boundary_vents(model_, t, n);
   projection_.project(n.u, n.v);
-  for (std::size_t k = 0; k < next.size(); ++k)
-    if (!std::isfinite(next[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), false);
+  check_finite(next, "fluid_step", false);
 }
 
 void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
@@ -126,11 +126,10 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
   advector_.advect_adjoint(velocity, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
   advector_.advect_adjoint(velocity, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
   advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
-  if (!model_.temperature_inert())
+  if (!temperature_inert_)
     advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u,
                              sa.v);
-  for (std::size_t k = 0; k < state_adjoint.size(); ++k)
-    if (!std::isfinite(state_adjoint[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), true);
+  check_finite(state_adjoint, "fluid_step", true);
 }
 
 }  // namespace simgrad::fluid

@@ -50,6 +50,10 @@ class Smoke final : public System {
   Projection projection_;
   Advector advector_;
   Confinement confinement_;
+  // Whether temperature stays zero (no buoyancy, no heat anywhere): then it is not advected. Set
+  // by initial_state, once a rollout (a scan of the model); false, advecting zeros into zeros,
+  // before.
+  bool temperature_inert_ = false;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
 };
 

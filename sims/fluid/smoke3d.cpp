@@ -35,6 +35,7 @@ Smoke3::Smoke3(SmokeModel3& model)
 }
 
 void Smoke3::initial_state(std::span<double> state) {
+  temperature_inert_ = model_.temperature_inert();
   const Grid3& g = model_.grid;
   const std::vector<double>& v0 = model_.initial_velocity.value;
   std::copy(v0.begin(), v0.end(), state.begin());
@@ -71,7 +72,7 @@ void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<d
                      n.velocity[static_cast<std::size_t>(a)]);
   if (carried) {
     advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.velocity, dt, n.density);
-    if (model_.temperature_inert()) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
+    if (temperature_inert_) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
     else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature);
   }
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
@@ -94,8 +95,7 @@ void Smoke3::step(int t, std::span<const double> state, std::span<double> next, 
   zero_walls(g, n.velocity);
   apply_boundary_vents(model_, t, n);
   projection_.project(n.velocity);
-  for (std::size_t k = 0; k < next.size(); ++k)
-    if (!std::isfinite(next[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), false);
+  check_finite(next, "fluid3d_step", false);
 }
 
 void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
@@ -128,11 +128,10 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
                              sa.velocity);
   }
   advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.velocity, dt, a.density, sa.density, sa.velocity);
-  if (!model_.temperature_inert())
+  if (!temperature_inert_)
     advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.velocity, dt, a.temperature, sa.temperature,
                              sa.velocity);
-  for (std::size_t k = 0; k < state_adjoint.size(); ++k)
-    if (!std::isfinite(state_adjoint[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), true);
+  check_finite(state_adjoint, "fluid3d_step", true);
 }
 
 }  // namespace simgrad::fluid

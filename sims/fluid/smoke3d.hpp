@@ -44,6 +44,10 @@ class Smoke3 final : public System {
   Projection3 projection_;
   Advector3 advector_;
   Confinement3 confinement_;
+  // Whether temperature stays zero (no buoyancy, no heat anywhere): then it is not advected. Set
+  // by initial_state, once a rollout (a scan of the model); false, advecting zeros into zeros,
+  // before.
+  bool temperature_inert_ = false;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_;
 };
 
