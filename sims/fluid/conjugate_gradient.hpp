@@ -34,15 +34,24 @@ struct CgWork {
 };
 
 // Subtracts the mean over the fluid cells (solid(c) false) from x: the projection onto the range
-// of a pressure matrix with no open side, whose null space is the constant.
+// of a pressure matrix with no open side, whose null space is the constant. The sum runs per
+// block into `partial` (block_count(n) entries), then in block order, as blocked_dot.
 template <class Solid>
-void remove_fluid_mean(std::span<double> x, const Solid& solid, Index fluid_cells) {
+void remove_fluid_mean(std::span<double> x, const Solid& solid, Index fluid_cells, std::vector<double>& partial) {
+  const Index n = static_cast<Index>(x.size());
+  parallel_for_indexed_blocks(n, [&](Index block, Index first, Index last) {
+    double s = 0.0;
+    for (Index c = first; c < last; ++c)
+      if (!solid(c)) s += x[static_cast<std::size_t>(c)];
+    partial[static_cast<std::size_t>(block)] = s;
+  });
   double sum = 0.0;
-  for (std::size_t c = 0; c < x.size(); ++c)
-    if (!solid(static_cast<Index>(c))) sum += x[c];
+  for (double s : partial) sum += s;
   const double mean = sum / static_cast<double>(fluid_cells > 0 ? fluid_cells : 1);
-  for (std::size_t c = 0; c < x.size(); ++c)
-    if (!solid(static_cast<Index>(c))) x[c] -= mean;
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c)
+      if (!solid(c)) x[static_cast<std::size_t>(c)] -= mean;
+  });
 }
 
 // Solves A x = b from x = 0 to ||r|| <= tolerance ||b||, at most max_iterations iterations;

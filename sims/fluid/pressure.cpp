@@ -143,8 +143,8 @@ void Projection::divergence(std::span<const double> u, std::span<const double> v
   });
 }
 
-void Projection::remove_mean(std::span<double> x) const {
-  remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_);
+void Projection::remove_mean(std::span<double> x) {
+  remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_, partial_);
 }
 
 namespace {

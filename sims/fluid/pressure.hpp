@@ -55,7 +55,7 @@ class Projection {
   // out[c] = the sum of x over the cells coupled to c, for the cells [first, last).
   void coupled_sums(std::span<const double> x, Index first, Index last, double* out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
-  void remove_mean(std::span<double> x) const;
+  void remove_mean(std::span<double> x);
   void build();
 
   const Grid* grid_;

@@ -151,7 +151,7 @@ void Projection3::apply_preconditioner(std::span<const double> r, std::span<doub
 
 void Projection3::solve(std::span<double> b, std::span<double> p) {
   auto solid = [&](Index c) { return grid_->solid(c); };
-  if (singular_) remove_fluid_mean(b, solid, fluid_cells_);
+  if (singular_) remove_fluid_mean(b, solid, fluid_cells_, partial_);
   if (settings_.solver == PressureSolver::kJacobi) return jacobi(b, p);
   const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(b.size()) + 10;
   // q_ doubles as the preconditioner's scratch before each matrix product overwrites it.
@@ -203,7 +203,7 @@ void Projection3::project_adjoint(const Velocity3& adjoint) {
     }
   });
   solve(b_, p_);
-  if (singular_) remove_fluid_mean(std::span<double>(p_), [&](Index c) { return g.solid(c); }, fluid_cells_);
+  if (singular_) remove_fluid_mean(std::span<double>(p_), [&](Index c) { return g.solid(c); }, fluid_cells_, partial_);
   // div^T: a face gets (mu_lower - mu_upper) / h, times h^2.
   auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };
   for (int a = 0; a < 3; ++a) {
