@@ -93,6 +93,14 @@ void for_each_boundary_face(const Grid3& g, int side, const F& f) {
     }
 }
 
+// Where the faces normal to `axis` start among all faces (as the state stores them).
+Index face_offset(const Grid& g, int axis) { return axis == 0 ? 0 : g.u_count(); }
+Index face_offset(const Grid3& g, int axis) {
+  Index at = 0;
+  for (int a = 0; a < axis; ++a) at += g.face_count(a);
+  return at;
+}
+
 // The velocity component along `axis` (normal to the sides of that axis).
 std::span<double> normal_velocity(const FieldsView& f, int axis) { return axis == 0 ? f.u : f.v; }
 std::span<double> normal_velocity(const Fields3View& f, int axis) { return f.velocity[static_cast<std::size_t>(axis)]; }
@@ -158,13 +166,53 @@ void vents_forward(const Model& m, int t, const View& f) {
   });
 }
 
+// The summed footprint of the vents on `side` at a boundary face.
+template <class Model>
+double weight_sum_at(const Model& m, int side, const SideFrame& frame, const BoundaryFace& b) {
+  double sum = 0.0;
+  for (std::size_t v = 0; v < m.vent_sides.size(); ++v)
+    if (m.vent_sides[v] == side) sum += vent_weight(m, frame, v, b).w;
+  return sum;
+}
+
+// has_open_side_vents for either grid.
+template <class Model>
+bool any_open_vent(const Model& m) {
+  for (int s : m.vent_sides)
+    if (m.grid.side(s) == Side::kOpen) return true;
+  return false;
+}
+
+// open_vent_face_scale for either grid.
+template <class Model>
+void face_scale(const Model& m, std::vector<double>& scale) {
+  scale.clear();
+  if (!any_open_vent(m)) return;
+  scale.assign(static_cast<std::size_t>(m.grid.face_count()), 1.0);
+  for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
+    if (m.grid.side(side) != Side::kOpen) return;
+    scale[static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face)] = 1.0 - weight_sum_at(m, side, frame, b);
+  });
+}
+
 // apply_boundary_vents_adjoint for either grid.
 template <class Model, class View>
-void vents_adjoint(Model& m, int t, const View& a) {
+void vents_adjoint(Model& m, int t, const View& a, const OpenVentReplay& replay) {
   const double dt = m.settings.dt;
   for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
     double& aq = normal_velocity(a, side / 2)[static_cast<std::size_t>(b.face)];
     const double ad = a.density[static_cast<std::size_t>(b.cell)], at = a.temperature[static_cast<std::size_t>(b.cell)];
+    // On an open side w also scales the face's velocity before the vents (by 1 - W) and the
+    // projection's correction, g = 1 - W: dL/dg = mu_c p_c (the matrix's diagonal) minus the
+    // projected adjoint times the face's pressure gradient (sign p_c / h, p = 0 outside).
+    const bool open = m.grid.side(side) == Side::kOpen;
+    double dw_open = 0.0;
+    if (open) {
+      const std::size_t flat = static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face);
+      const std::size_t c = static_cast<std::size_t>(b.cell);
+      const double p = replay.pressure[c], gradient = frame.sign * p / m.grid.h();
+      dw_open = -replay.before[flat] * aq - (replay.mu[c] * p - replay.projected_adjoint[flat] * gradient);
+    }
     double weight_sum = 0.0;
     for (std::size_t v = 0; v < m.vent_sides.size(); ++v) {
       if (m.vent_sides[v] != side) continue;
@@ -177,8 +225,9 @@ void vents_adjoint(Model& m, int t, const View& a) {
       add_to_knots(m.vent_speed, m, static_cast<int>(v), knot, fraction, vw.w * frame.sign * aq);
       m.vent_density_rate.adjoint[v] += dt * vw.w * ad;
       m.vent_temperature_rate.adjoint[v] += dt * vw.w * at;
-      // The face started from zero (a closed side after the walls), so w enters only as push.
-      const double dw = frame.sign * speed * aq + dt * (rate_d * ad + rate_t * at);
+      // A closed side's face started from zero (after the walls), so there w enters only as push.
+      double dw = frame.sign * speed * aq + dt * (rate_d * ad + rate_t * at);
+      if (open) dw += dw_open;
       m.vent_position.adjoint[v] += dw * vw.dcentre[0];
       m.vent_width.adjoint[v] += dw * vw.dwidth[0];
       m.vent_position2.adjoint[v] += dw * vw.dcentre[1];
@@ -208,8 +257,16 @@ double net_inflow(const Model& m, int t) {
 
 void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f) { vents_forward(m, t, f); }
 void apply_boundary_vents(const SmokeModel3& m, int t, const Fields3View& f) { vents_forward(m, t, f); }
-void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a) { vents_adjoint(m, t, a); }
-void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a) { vents_adjoint(m, t, a); }
+void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a, const OpenVentReplay& replay) {
+  vents_adjoint(m, t, a, replay);
+}
+void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a, const OpenVentReplay& replay) {
+  vents_adjoint(m, t, a, replay);
+}
+bool has_open_side_vents(const SmokeModel& m) { return any_open_vent(m); }
+bool has_open_side_vents(const SmokeModel3& m) { return any_open_vent(m); }
+void open_vent_face_scale(const SmokeModel& m, std::vector<double>& scale) { face_scale(m, scale); }
+void open_vent_face_scale(const SmokeModel3& m, std::vector<double>& scale) { face_scale(m, scale); }
 double net_vent_inflow(const SmokeModel& m, int t) { return net_inflow(m, t); }
 double net_vent_inflow(const SmokeModel3& m, int t) { return net_inflow(m, t); }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/diagnostics.hpp"
 #include "sims/fluid/advect.hpp"
@@ -14,6 +15,7 @@ Smoke::Smoke(SmokeModel& model)
     : model_(model), projection_(model.grid, model.settings.pressure),
       advector_(model.grid, model.settings.backtrace), confinement_(model.grid) {
   size_buffers();
+  refresh_open_vents();
 }
 
 void Smoke::rebuild() {
@@ -21,6 +23,20 @@ void Smoke::rebuild() {
   advector_ = Advector(model_.grid, model_.settings.backtrace);
   confinement_ = Confinement(model_.grid);
   size_buffers();
+  refresh_open_vents();
+}
+
+void Smoke::refresh_open_vents() {
+  const bool was_scaled = !open_scale_.empty();
+  open_vent_face_scale(model_, open_scale_);
+  if (open_scale_.empty() && !was_scaled) return;
+  if (!open_scale_.empty() && model_.settings.pressure.solver != PressureSolver::kConjugateGradient)
+    throw std::invalid_argument("boundary vents on open sides need the conjugate-gradient pressure solver");
+  projection_.set_open_face_scale(open_scale_);
+  const Grid& g = model_.grid;
+  vent_replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
+  vent_before_.assign(static_cast<std::size_t>(g.face_count()), 0.0);
+  vent_pressure_.assign(static_cast<std::size_t>(g.cells()), 0.0);
 }
 
 void Smoke::size_buffers() {
@@ -33,6 +49,7 @@ void Smoke::size_buffers() {
 }
 
 void Smoke::initial_state(std::span<double> state) {
+  refresh_open_vents();
   const Grid& g = model_.grid;
   const FieldsView f = fields_of(g, state);
   const auto& v0 = model_.initial_velocity.value;
@@ -79,8 +96,7 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
   }
 }
 
-void Smoke::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  (void)residual;
+void Smoke::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> before) {
   const Grid& g = model_.grid;
   advect_and_source(t, state, next, false, true);
   const FieldsView n = fields_of(g, next);
@@ -88,8 +104,14 @@ void Smoke::step(int t, std::span<const double> state, std::span<double> next, s
   if (model_.settings.confinement) confinement_.apply(model_, n.u, n.v);
   apply_viscosity(model_, n.u, n.v, scratch_);
   zero_walls(g, n.u, n.v);
+  if (!before.empty()) std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(before.size()), before.begin());
   apply_boundary_vents(model_, t, n);
   projection_.project(n.u, n.v);
+}
+
+void Smoke::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  (void)residual;
+  advance(t, state, next, {});
   for (std::size_t k = 0; k < next.size(); ++k)
     if (!std::isfinite(next[k])) throw NonFiniteError("fluid_step", static_cast<Index>(k), false);
 }
@@ -103,10 +125,17 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
+  // Vents on open sides: the step replayed for its pressure and pre-vent velocities.
+  OpenVentReplay vents;
+  if (!open_scale_.empty()) {
+    advance(t, state, vent_replay_, vent_before_);
+    std::copy(projection_.pressure().begin(), projection_.pressure().end(), vent_pressure_.begin());
+    vents = {vent_before_, next_adjoint.subspan(0, vent_before_.size()), vent_pressure_, projection_.pressure()};
+  }
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const FieldsView a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.u, a.v);
-  apply_boundary_vents_adjoint(model_, t, a);
+  apply_boundary_vents_adjoint(model_, t, a, vents);
   zero_walls(g, a.u, a.v);
   apply_viscosity_adjoint(model_, a.u, a.v, scratch_);
   if (confinement) {

@@ -7,7 +7,8 @@
 //      fixed Jacobi sweeps).
 // The state is [x-face velocities, y-face velocities, density, temperature]. The adjoint
 // replays steps 1-2 of the step it reverses (the sources need the velocity they saw; with
-// confinement, steps 1-3 in full), so the system keeps no residuals; every stage's adjoint is hand-written (advect.hpp, forcing.hpp,
+// confinement, steps 1-3 in full; with vents on open sides, the whole step, whose pressure
+// and pre-vent velocities their adjoint needs), so the system keeps no residuals; every stage's adjoint is hand-written (advect.hpp, forcing.hpp,
 // pressure.hpp).
 #pragma once
 
@@ -42,6 +43,11 @@ class Smoke final : public System {
  private:
   // Sizes the scratch buffers for the model's grid and sources.
   void size_buffers();
+  // Hands the projection the open sides' face scales of the vents' current footprints (they
+  // move with the vents' position and width, which tuning changes between rollouts).
+  void refresh_open_vents();
+  // Steps 1-6 into `next`; a non-empty `before` receives the face velocities before the vents.
+  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> before);
   // Steps 1-2 into `next`; with `snapshots` (a replay for the adjoint) the velocity each source
   // saw is kept, and without `carried` only the velocities are advected.
   void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);
@@ -51,6 +57,8 @@ class Smoke final : public System {
   Advector advector_;
   Confinement confinement_;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
+  // Vents on open sides: the projection's face scales, and the adjoint's replay of the step.
+  std::vector<double> open_scale_, vent_replay_, vent_before_, vent_pressure_;
 };
 
 }  // namespace simgrad::fluid

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/diagnostics.hpp"
 #include "sims/fluid/advect3d.hpp"
@@ -32,9 +33,24 @@ Smoke3::Smoke3(SmokeModel3& model)
   replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
   adjoint_.assign(replay_.size(), 0.0);
   snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * g.face_count()), 0.0);
+  refresh_open_vents();
+}
+
+void Smoke3::refresh_open_vents() {
+  const bool was_scaled = !open_scale_.empty();
+  open_vent_face_scale(model_, open_scale_);
+  if (open_scale_.empty() && !was_scaled) return;
+  if (!open_scale_.empty() && model_.settings.pressure.solver != PressureSolver::kConjugateGradient)
+    throw std::invalid_argument("boundary vents on open sides need the conjugate-gradient pressure solver");
+  projection_.set_open_face_scale(open_scale_);
+  const Grid3& g = model_.grid;
+  vent_replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
+  vent_before_.assign(static_cast<std::size_t>(g.face_count()), 0.0);
+  vent_pressure_.assign(static_cast<std::size_t>(g.cells()), 0.0);
 }
 
 void Smoke3::initial_state(std::span<double> state) {
+  refresh_open_vents();
   const Grid3& g = model_.grid;
   const std::vector<double>& v0 = model_.initial_velocity.value;
   std::copy(v0.begin(), v0.end(), state.begin());
@@ -83,8 +99,7 @@ void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<d
   }
 }
 
-void Smoke3::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  (void)residual;
+void Smoke3::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> before) {
   const Grid3& g = model_.grid;
   advect_and_source(t, state, next, false, true);
   const Fields3View n = fields_of(g, next);
@@ -92,8 +107,14 @@ void Smoke3::step(int t, std::span<const double> state, std::span<double> next, 
   if (model_.settings.confinement) confinement_.apply(model_, n.velocity);
   apply_viscosity(model_, n.velocity, scratch_);
   zero_walls(g, n.velocity);
+  if (!before.empty()) std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(before.size()), before.begin());
   apply_boundary_vents(model_, t, n);
   projection_.project(n.velocity);
+}
+
+void Smoke3::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  (void)residual;
+  advance(t, state, next, {});
   for (std::size_t k = 0; k < next.size(); ++k)
     if (!std::isfinite(next[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), false);
 }
@@ -107,10 +128,17 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
+  // Vents on open sides: the step replayed for its pressure and pre-vent velocities.
+  OpenVentReplay vents;
+  if (!open_scale_.empty()) {
+    advance(t, state, vent_replay_, vent_before_);
+    std::copy(projection_.pressure().begin(), projection_.pressure().end(), vent_pressure_.begin());
+    vents = {vent_before_, next_adjoint.subspan(0, vent_before_.size()), vent_pressure_, projection_.pressure()};
+  }
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.velocity);
-  apply_boundary_vents_adjoint(model_, t, a);
+  apply_boundary_vents_adjoint(model_, t, a, vents);
   zero_walls(g, a.velocity);
   apply_viscosity_adjoint(model_, a.velocity, scratch_);
   if (confinement) confinement_.apply_adjoint(model_, fields_of(g, std::span<const double>(replay_)).velocity, a.velocity);

@@ -4,8 +4,8 @@
 // (then boundary vents, boundary_vent.hpp); pressure projection
 // by MIC(0)-CG with its implicit adjoint, or fixed Jacobi sweeps. The state is [x-, y-, z-face
 // velocities, density, temperature]; the adjoint replays advection and sources of the step it
-// reverses (the sources and confinement need the velocity they saw), so the system keeps no
-// residuals.
+// reverses (the sources and confinement need the velocity they saw; vents on open sides the whole
+// step's pressure and pre-vent velocities), so the system keeps no residuals.
 #pragma once
 
 #include <span>
@@ -39,12 +39,18 @@ class Smoke3 final : public System {
   // Advection and sources into `next`; with `snapshots` (a replay for the adjoint), keeping the
   // velocity each source saw; density and temperature only when `carried`.
   void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);
+  // Hands the projection the open sides' face scales of the vents' current footprints.
+  void refresh_open_vents();
+  // The whole step into `next`; a non-empty `before` receives the face velocities before the vents.
+  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> before);
 
   SmokeModel3& model_;
   Projection3 projection_;
   Advector3 advector_;
   Confinement3 confinement_;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_;
+  // Vents on open sides: the projection's face scales, and the adjoint's replay of the step.
+  std::vector<double> open_scale_, vent_replay_, vent_before_, vent_pressure_;
 };
 
 }  // namespace simgrad::fluid
