@@ -1,6 +1,8 @@
 #include "sims/fluid/boundary_vent.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <type_traits>
 
 #include "sims/fluid/source_footprint.hpp"
@@ -253,7 +255,28 @@ double net_inflow(const Model& m, int t) {
   return sum;
 }
 
+// OpenVentWork::refresh for either grid.
+template <class Model>
+bool refresh_work(const Model& m, OpenVentWork& work) {
+  const bool was_active = work.active();
+  face_scale(m, work.scale);
+  if (!work.active()) return was_active;
+  if (m.settings.pressure.solver != PressureSolver::kConjugateGradient)
+    throw std::invalid_argument("boundary vents on open sides need the conjugate-gradient pressure solver");
+  work.replay.assign(static_cast<std::size_t>(m.state_size()), 0.0);
+  work.before.assign(static_cast<std::size_t>(m.grid.face_count()), 0.0);
+  work.pressure.assign(static_cast<std::size_t>(m.grid.cells()), 0.0);
+  return true;
+}
+
 }  // namespace
+
+bool OpenVentWork::refresh(const SmokeModel& m) { return refresh_work(m, *this); }
+bool OpenVentWork::refresh(const SmokeModel3& m) { return refresh_work(m, *this); }
+OpenVentReplay OpenVentWork::keep(std::span<const double> solution, std::span<const double> next_adjoint) {
+  std::copy(solution.begin(), solution.end(), pressure.begin());
+  return {before, next_adjoint.subspan(0, before.size()), pressure, solution};
+}
 
 void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f) { vents_forward(m, t, f); }
 void apply_boundary_vents(const SmokeModel3& m, int t, const Fields3View& f) { vents_forward(m, t, f); }

@@ -64,6 +64,23 @@ bool has_open_side_vents(const SmokeModel3& m);
 void open_vent_face_scale(const SmokeModel& m, std::vector<double>& scale);
 void open_vent_face_scale(const SmokeModel3& m, std::vector<double>& scale);
 
+// What a smoke system keeps for vents on open sides: the projection's face scales and the
+// buffers its adjoint's replay of a step fills (state, pre-vent face velocities, pressure).
+struct OpenVentWork {
+  std::vector<double> scale, replay, before, pressure;
+
+  // Recomputes the scales for the vents' current footprints and sizes the buffers; true when
+  // the projection must take the scales (there are, or were, vents on open sides). Throws
+  // std::invalid_argument when such vents meet a solver other than conjugate gradients.
+  bool refresh(const SmokeModel& m);
+  bool refresh(const SmokeModel3& m);
+  bool active() const { return !scale.empty(); }
+  // After a replayed step: keeps the projection's solution buffer `solution` (now the step's
+  // pressure) and returns the replay for the adjoint, whose mu is that same buffer, which the
+  // adjoint solve overwrites before the vents' adjoint reads it.
+  OpenVentReplay keep(std::span<const double> solution, std::span<const double> next_adjoint);
+};
+
 // The adjoint of apply_boundary_vents (closed sides' faces start from zero; open sides' from
 // replay.before), including the vents' share of the projection that follows on open sides:
 // maps `a` in place and accumulates the vents' parameter adjoints in the model.

@@ -18,6 +18,7 @@
 #include "core/system.hpp"
 #include "sims/fluid/confinement.hpp"
 #include "sims/fluid/pressure.hpp"
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {
@@ -57,8 +58,7 @@ class Smoke final : public System {
   Advector advector_;
   Confinement confinement_;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
-  // Vents on open sides: the projection's face scales, and the adjoint's replay of the step.
-  std::vector<double> open_scale_, vent_replay_, vent_before_, vent_pressure_;
+  OpenVentWork open_vents_;
 };
 
 }  // namespace simgrad::fluid

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 #include "core/diagnostics.hpp"
 #include "sims/fluid/advect3d.hpp"
@@ -37,16 +36,7 @@ Smoke3::Smoke3(SmokeModel3& model)
 }
 
 void Smoke3::refresh_open_vents() {
-  const bool was_scaled = !open_scale_.empty();
-  open_vent_face_scale(model_, open_scale_);
-  if (open_scale_.empty() && !was_scaled) return;
-  if (!open_scale_.empty() && model_.settings.pressure.solver != PressureSolver::kConjugateGradient)
-    throw std::invalid_argument("boundary vents on open sides need the conjugate-gradient pressure solver");
-  projection_.set_open_face_scale(open_scale_);
-  const Grid3& g = model_.grid;
-  vent_replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
-  vent_before_.assign(static_cast<std::size_t>(g.face_count()), 0.0);
-  vent_pressure_.assign(static_cast<std::size_t>(g.cells()), 0.0);
+  if (open_vents_.refresh(model_)) projection_.set_open_face_scale(open_vents_.scale);
 }
 
 void Smoke3::initial_state(std::span<double> state) {
@@ -130,10 +120,9 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
   // Vents on open sides: the step replayed for its pressure and pre-vent velocities.
   OpenVentReplay vents;
-  if (!open_scale_.empty()) {
-    advance(t, state, vent_replay_, vent_before_);
-    std::copy(projection_.pressure().begin(), projection_.pressure().end(), vent_pressure_.begin());
-    vents = {vent_before_, next_adjoint.subspan(0, vent_before_.size()), vent_pressure_, projection_.pressure()};
+  if (open_vents_.active()) {
+    advance(t, state, open_vents_.replay, open_vents_.before);
+    vents = open_vents_.keep(projection_.pressure(), next_adjoint);
   }
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));

@@ -15,6 +15,7 @@
 #include "sims/fluid/advect3d.hpp"
 #include "sims/fluid/confinement3d.hpp"
 #include "sims/fluid/pressure3d.hpp"
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {
@@ -49,8 +50,7 @@ class Smoke3 final : public System {
   Advector3 advector_;
   Confinement3 confinement_;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_;
-  // Vents on open sides: the projection's face scales, and the adjoint's replay of the step.
-  std::vector<double> open_scale_, vent_replay_, vent_before_, vent_pressure_;
+  OpenVentWork open_vents_;
 };
 
 }  // namespace simgrad::fluid

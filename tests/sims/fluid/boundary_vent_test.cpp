@@ -58,17 +58,23 @@ TEST(BoundaryVent, SampledFootprintHoldsTheWidthAtAnyPosition) {
   }
 }
 
+// The vented rooms' settings: buoyant, with a tight pressure tolerance for finite differences.
+SmokeSettings room_settings(int steps, double viscosity) {
+  SmokeSettings s;
+  s.dt = 0.04;
+  s.steps = steps;
+  s.buoyancy = 0.8;
+  s.viscosity = viscosity;
+  s.pressure.tolerance = 1e-13;
+  return s;
+}
+
 // A 2D room: closed on the left and below, open on the right and above; a solid cell next to
 // the left wall inside the inlet's footprint; an inlet on the left carrying smoke and heat, an
 // outlet drawing out through the floor, an emitter; buoyancy and viscosity.
 SmokeModel vented_room(int nx, int ny, int steps) {
   SmokeModel m;
-  SmokeSettings s;
-  s.dt = 0.04;
-  s.steps = steps;
-  s.buoyancy = 0.8;
-  s.viscosity = 0.01;
-  s.pressure.tolerance = 1e-13;
+  const SmokeSettings s = room_settings(steps, 0.01);
   const double h = 1.0 / nx;
   Grid g(nx, ny, h, Side::kClosed, Side::kOpen, Side::kClosed, Side::kOpen);
   std::vector<std::uint8_t> solid(static_cast<std::size_t>(g.cells()), 0);
@@ -105,6 +111,34 @@ std::vector<tune::BoundParameter> vent_parameters(Model& m, std::initializer_lis
   return b;
 }
 
+// A model's vent parameters as one vector: their initial values, assigning a vector to them,
+// and gathering their gradient from the model's adjoints.
+struct VentVector {
+  std::vector<tune::BoundParameter> params;
+  std::vector<double> x;
+
+  template <class Model>
+  VentVector(Model& m, std::initializer_list<const char*> names) : params(vent_parameters(m, names)) {
+    for (const auto& p : params) x.insert(x.end(), p.parameter.initial.begin(), p.parameter.initial.end());
+  }
+  void assign(std::span<const double> y) {
+    std::size_t at = 0;
+    for (auto& p : params) {
+      p.assign(y.subspan(at, p.parameter.initial.size()));
+      at += p.parameter.initial.size();
+    }
+  }
+  std::vector<double> gradient() {
+    std::vector<double> g;
+    for (auto& p : params) {
+      std::vector<double> part(p.parameter.initial.size());
+      p.gradient(part);
+      g.insert(g.end(), part.begin(), part.end());
+    }
+    return g;
+  }
+};
+
 const std::initializer_list<const char*> kVent2 = {"vent_position", "vent_width", "vent_speed", "vent_density_rate",
                                                     "vent_temperature_rate"};
 const std::initializer_list<const char*> kVent3 = {"vent_position", "vent_position2",    "vent_width",
@@ -125,37 +159,23 @@ void check_vent_stage_gradient(Model& m, std::initializer_list<const char*> name
   const std::vector<double> w = random_values(n, 91, 1.0);
   std::vector<double> base = random_values(n, 92, 0.5);
   zero_wall_faces(m.grid, base);
-  std::vector<tune::BoundParameter> params = vent_parameters(m, names);
-  std::vector<double> x;
-  for (const auto& p : params) x.insert(x.end(), p.parameter.initial.begin(), p.parameter.initial.end());
-  auto assign = [&](std::span<const double> y) {
-    std::size_t at = 0;
-    for (auto& p : params) {
-      p.assign(y.subspan(at, p.parameter.initial.size()));
-      at += p.parameter.initial.size();
-    }
-  };
+  VentVector vents(m, names);
   auto f = [&](std::span<const double> y) {
-    assign(y);
+    vents.assign(y);
     std::vector<double> state = base;
     apply_boundary_vents(m, t, fields_of(m.grid, std::span<double>(state)));
     return dot(w, state);
   };
-  assign(x);
+  vents.assign(vents.x);
   m.clear_adjoints();
   std::vector<double> a = w;
   apply_boundary_vents_adjoint(m, t, fields_of(m.grid, std::span<double>(a)));
-  std::vector<double> g;
-  for (auto& p : params) {
-    std::vector<double> part(p.parameter.initial.size());
-    p.gradient(part);
-    g.insert(g.end(), part.begin(), part.end());
-  }
+  const std::vector<double> g = vents.gradient();
   // f sums a few hundred terms of order one: rounding over the step is about 1e-8.
   GradCheckOptions o;
   o.rtol = 1e-6;
   o.atol = 1e-7;
-  const GradCheckReport r = check_gradient(f, x, g, o);
+  const GradCheckReport r = check_gradient(f, vents.x, g, o);
   for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
 }
 
@@ -314,11 +334,7 @@ TEST(BoundaryVent, DeterministicAcrossThreadsAndCheckpointPolicies) {
 // The room is 1.25 m x 1 m x 1 m: 5 x 4 x 4 cells, or `refine` times as many along each axis.
 SmokeModel3 vented_room3(int steps, int refine = 1) {
   SmokeModel3 m;
-  SmokeSettings s;
-  s.dt = 0.04;
-  s.steps = steps;
-  s.buoyancy = 0.8;
-  s.pressure.tolerance = 1e-13;
+  const SmokeSettings s = room_settings(steps, 0.0);
   Grid3 g({5 * refine, 4 * refine, 4 * refine}, 0.25 / refine, {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed});
   m.reset(g, s);
   for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(25, 0, k);
@@ -345,12 +361,18 @@ TEST(BoundaryVent, StageGradientMatchesFiniteDifferences3d) {
   for (int t : {0, 7}) check_vent_stage_gradient(m, kVent3, t);
 }
 
+// A whole rollout's gradient with respect to the vents' parameters `names`, one by one.
+template <class System, class Loss, class Model>
+void check_vent_rollout_gradient(Model& m, const SmokeLossSettings& loss_settings, std::initializer_list<const char*> names) {
+  System system(m);
+  Loss loss(m, loss_settings);
+  tune::RolloutProblem problem(system, loss, m.settings.steps, {}, vent_parameters(m, names));
+  check_problem_gradient(problem, problem.dimension(), 0);
+}
+
 TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences3d) {
   SmokeModel3 m = vented_room3(5);
-  Smoke3 system(m);
-  SmokeLoss3 loss(m, region_loss3(m));
-  tune::RolloutProblem problem(system, loss, m.settings.steps, {}, vent_parameters(m, kVent3));
-  check_problem_gradient(problem, problem.dimension(), 0);
+  check_vent_rollout_gradient<Smoke3, SmokeLoss3>(m, region_loss3(m), kVent3);
 }
 
 // A 3D duct: a patch in the closed left wall blows in, the top is open; after each step the
@@ -414,12 +436,7 @@ TEST(BoundaryVent, RejectsPeriodicSidesBadWidthsAndJacobiOnOpenSides) {
 // open faces carry flow of their own when the vents blend in.
 SmokeModel open_vented_room(int nx, int ny, int steps) {
   SmokeModel m;
-  SmokeSettings s;
-  s.dt = 0.04;
-  s.steps = steps;
-  s.buoyancy = 0.8;
-  s.viscosity = 0.01;
-  s.pressure.tolerance = 1e-13;
+  const SmokeSettings s = room_settings(steps, 0.01);
   const double h = 1.0 / nx, height = ny * h;
   m.reset(Grid(nx, ny, h, Side::kClosed, Side::kOpen, Side::kClosed, Side::kOpen), s);
   for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(35, 0, k);
@@ -436,11 +453,7 @@ SmokeModel open_vented_room(int nx, int ny, int steps) {
 // grille blowing in through the front, an inlet in the closed left wall.
 SmokeModel3 open_vented_room3(int steps, int refine = 1) {
   SmokeModel3 m;
-  SmokeSettings s;
-  s.dt = 0.04;
-  s.steps = steps;
-  s.buoyancy = 0.8;
-  s.pressure.tolerance = 1e-13;
+  const SmokeSettings s = room_settings(steps, 0.0);
   m.reset(Grid3({5 * refine, 4 * refine, 4 * refine}, 0.25 / refine,
                 {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kOpen, Side::kClosed}),
           s);
@@ -474,16 +487,7 @@ void check_open_vent_stage_gradient(Model& m, std::initializer_list<const char*>
   const std::vector<double> w = random_values(n, 93, 1.0);
   std::vector<double> base = random_values(n, 94, 0.5);
   zero_wall_faces(m.grid, base);
-  std::vector<tune::BoundParameter> params = vent_parameters(m, names);
-  std::vector<double> x;
-  for (const auto& p : params) x.insert(x.end(), p.parameter.initial.begin(), p.parameter.initial.end());
-  auto assign = [&](std::span<const double> y) {
-    std::size_t at = 0;
-    for (auto& p : params) {
-      p.assign(y.subspan(at, p.parameter.initial.size()));
-      at += p.parameter.initial.size();
-    }
-  };
+  VentVector vents(m, names);
   std::vector<double> scale;
   // The projector for the vents' current footprint and the projected state.
   auto forward = [&](Projector& projector, std::vector<double>& state) {
@@ -494,13 +498,13 @@ void check_open_vent_stage_gradient(Model& m, std::initializer_list<const char*>
     project_state(projector, m.grid, state);
   };
   auto f = [&](std::span<const double> y) {
-    assign(y);
+    vents.assign(y);
     Projector projector(m.grid, m.settings.pressure);
     std::vector<double> state;
     forward(projector, state);
     return dot(w, state);
   };
-  assign(x);
+  vents.assign(vents.x);
   m.clear_adjoints();
   Projector projector(m.grid, m.settings.pressure);
   std::vector<double> state;
@@ -511,16 +515,11 @@ void check_open_vent_stage_gradient(Model& m, std::initializer_list<const char*>
   const std::span<const double> before(base.data(), faces), projected(w.data(), faces);
   apply_boundary_vents_adjoint(m, t, fields_of(m.grid, std::span<double>(a)),
                                {before, projected, pressure, projector.pressure()});
-  std::vector<double> g;
-  for (auto& p : params) {
-    std::vector<double> part(p.parameter.initial.size());
-    p.gradient(part);
-    g.insert(g.end(), part.begin(), part.end());
-  }
+  const std::vector<double> g = vents.gradient();
   GradCheckOptions o;
   o.rtol = 1e-5;
   o.atol = 1e-7;
-  const GradCheckReport r = check_gradient(f, x, g, o);
+  const GradCheckReport r = check_gradient(f, vents.x, g, o);
   for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
 }
 
@@ -537,19 +536,12 @@ TEST(OpenSideVent, StageGradientMatchesFiniteDifferences3d) {
 // Whole rollouts: every vent parameter (position, width and speed included) one by one.
 TEST(OpenSideVent, RolloutGradientMatchesFiniteDifferences2d) {
   SmokeModel m = open_vented_room(8, 6, 8);
-  Smoke system(m);
-  SmokeLoss loss(m, region_loss(m));
-  tune::RolloutProblem problem(system, loss, m.settings.steps, {}, vent_parameters(m, kVent2));
-  check_problem_gradient(problem, problem.dimension(), 0);
+  check_vent_rollout_gradient<Smoke, SmokeLoss>(m, region_loss(m), kVent2);
 }
 
 TEST(OpenSideVent, RolloutGradientMatchesFiniteDifferences3d) {
   SmokeModel3 m = open_vented_room3(5);
-  Smoke3 system(m);
-  SmokeLoss3 loss(m, region_loss3(m));
-  tune::RolloutProblem problem(system, loss, m.settings.steps, {}, vent_parameters(m, {"vent_position", "vent_position2",
-                                                                                       "vent_width", "vent_speed"}));
-  check_problem_gradient(problem, problem.dimension(), 0);
+  check_vent_rollout_gradient<Smoke3, SmokeLoss3>(m, region_loss3(m), kVent3);
 }
 
 // A channel periodic along x, open below and above, with a grille over the whole open floor
