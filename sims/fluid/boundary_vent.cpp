@@ -1,6 +1,5 @@
 #include "sims/fluid/boundary_vent.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
@@ -201,6 +200,7 @@ void face_scale(const Model& m, std::vector<double>& scale) {
 template <class Model, class View>
 void vents_adjoint(Model& m, int t, const View& a, const OpenVentReplay& replay) {
   const double dt = m.settings.dt;
+  std::size_t open_face = 0;  // the face's entry in the record
   for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
     double& aq = normal_velocity(a, side / 2)[static_cast<std::size_t>(b.face)];
     const double ad = a.density[static_cast<std::size_t>(b.cell)], at = a.temperature[static_cast<std::size_t>(b.cell)];
@@ -211,9 +211,10 @@ void vents_adjoint(Model& m, int t, const View& a, const OpenVentReplay& replay)
     double dw_open = 0.0;
     if (open) {
       const std::size_t flat = static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face);
-      const std::size_t c = static_cast<std::size_t>(b.cell);
-      const double p = replay.pressure[c], gradient = frame.sign * p / m.grid.h();
-      dw_open = -replay.before[flat] * aq - (replay.mu[c] * p - replay.projected_adjoint[flat] * gradient);
+      const double before = replay.record[open_face], p = replay.record[open_face + replay.record.size() / 2];
+      const double gradient = frame.sign * p / m.grid.h();
+      dw_open = -before * aq - (replay.mu[static_cast<std::size_t>(b.cell)] * p - replay.projected_adjoint[flat] * gradient);
+      ++open_face;
     }
     double weight_sum = 0.0;
     for (std::size_t v = 0; v < m.vent_sides.size(); ++v) {
@@ -255,27 +256,73 @@ double net_inflow(const Model& m, int t) {
   return sum;
 }
 
+// Calls f(face, k) for the k-th face of the open sides with vents.
+template <class Model, class F>
+void for_each_open_vent_face(const Model& m, const F& f) {
+  std::size_t k = 0;
+  for_each_vent_face(m, [&](int side, const SideFrame&, const BoundaryFace& b) {
+    if (m.grid.side(side) == Side::kOpen) f(side, b, k++);
+  });
+}
+
+// open_vent_faces for either grid.
+template <class Model>
+Index count_open_faces(const Model& m) {
+  Index n = 0;
+  for_each_open_vent_face(m, [&](int, const BoundaryFace&, std::size_t) { ++n; });
+  return n;
+}
+
 // OpenVentWork::refresh for either grid.
 template <class Model>
 bool refresh_work(const Model& m, OpenVentWork& work) {
   const bool was_active = work.active();
   face_scale(m, work.scale);
-  if (!work.active()) return was_active;
+  if (!work.active()) {
+    work.record.clear();
+    return was_active;
+  }
   if (m.settings.pressure.solver != PressureSolver::kConjugateGradient)
     throw std::invalid_argument("boundary vents on open sides need the conjugate-gradient pressure solver");
-  work.replay.assign(static_cast<std::size_t>(m.state_size()), 0.0);
-  work.before.assign(static_cast<std::size_t>(m.grid.face_count()), 0.0);
-  work.pressure.assign(static_cast<std::size_t>(m.grid.cells()), 0.0);
+  work.replay.resize(static_cast<std::size_t>(m.state_size()));
+  work.record.resize(static_cast<std::size_t>(2 * count_open_faces(m)));
   return true;
+}
+
+// record_open_vent_velocity for either grid.
+template <class Model>
+void record_velocity(const Model& m, std::span<const double> faces, std::span<double> record) {
+  for_each_open_vent_face(m, [&](int side, const BoundaryFace& b, std::size_t k) {
+    record[k] = faces[static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face)];
+  });
+}
+
+// record_open_vent_pressure for either grid.
+template <class Model>
+void record_pressure(const Model& m, std::span<const double> pressure, std::span<double> record) {
+  const std::size_t half = record.size() / 2;
+  for_each_open_vent_face(m, [&](int, const BoundaryFace& b, std::size_t k) {
+    record[half + k] = pressure[static_cast<std::size_t>(b.cell)];
+  });
 }
 
 }  // namespace
 
 bool OpenVentWork::refresh(const SmokeModel& m) { return refresh_work(m, *this); }
 bool OpenVentWork::refresh(const SmokeModel3& m) { return refresh_work(m, *this); }
-OpenVentReplay OpenVentWork::keep(std::span<const double> solution, std::span<const double> next_adjoint) {
-  std::copy(solution.begin(), solution.end(), pressure.begin());
-  return {before, next_adjoint.subspan(0, before.size()), pressure, solution};
+Index open_vent_faces(const SmokeModel& m) { return count_open_faces(m); }
+Index open_vent_faces(const SmokeModel3& m) { return count_open_faces(m); }
+void record_open_vent_velocity(const SmokeModel& m, std::span<const double> faces, std::span<double> record) {
+  record_velocity(m, faces, record);
+}
+void record_open_vent_velocity(const SmokeModel3& m, std::span<const double> faces, std::span<double> record) {
+  record_velocity(m, faces, record);
+}
+void record_open_vent_pressure(const SmokeModel& m, std::span<const double> pressure, std::span<double> record) {
+  record_pressure(m, pressure, record);
+}
+void record_open_vent_pressure(const SmokeModel3& m, std::span<const double> pressure, std::span<double> record) {
+  record_pressure(m, pressure, record);
 }
 
 void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f) { vents_forward(m, t, f); }

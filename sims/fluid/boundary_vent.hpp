@@ -49,12 +49,25 @@ SegmentWeight segment_weight(double s, double centre, double width, double softn
 // The inflow velocity, density and temperature of every vent at step t, in place.
 void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f);
 void apply_boundary_vents(const SmokeModel3& m, int t, const Fields3View& f);
-// What the adjoint of vents on open sides needs from the step it reverses: face velocities
-// (flat, as the state stores them) before the vents and the adjoint of the projected ones, and
-// per cell the projection's pressure and the adjoint solve's mu. Unread without such vents.
+// What the adjoint of vents on open sides needs from the step it reverses. `record`: for each
+// face of an open side with vents (sides in order, faces along each side), its velocity before
+// the vents, then for each the pressure the projection found in the face's cell (the step
+// writes it with record_open_vent_velocity and record_open_vent_pressure); `projected_adjoint`:
+// the adjoint of the projected face velocities (flat, as the state stores them); `mu`: the
+// adjoint solve's solution, per cell. Unread without vents on open sides.
 struct OpenVentReplay {
-  std::span<const double> before, projected_adjoint, pressure, mu;
+  std::span<const double> record, projected_adjoint, mu;
 };
+
+// The number of faces on open sides with vents: a record holds two doubles for each.
+Index open_vent_faces(const SmokeModel& m);
+Index open_vent_faces(const SmokeModel3& m);
+// Writes a record's first half from the face velocities (flat, as the state stores them).
+void record_open_vent_velocity(const SmokeModel& m, std::span<const double> faces, std::span<double> record);
+void record_open_vent_velocity(const SmokeModel3& m, std::span<const double> faces, std::span<double> record);
+// Writes a record's second half from the projection's pressure (per cell).
+void record_open_vent_pressure(const SmokeModel& m, std::span<const double> pressure, std::span<double> record);
+void record_open_vent_pressure(const SmokeModel3& m, std::span<const double> pressure, std::span<double> record);
 
 // Whether some vent sits on an open side (then the projection needs open_vent_face_scale).
 bool has_open_side_vents(const SmokeModel& m);
@@ -64,10 +77,11 @@ bool has_open_side_vents(const SmokeModel3& m);
 void open_vent_face_scale(const SmokeModel& m, std::vector<double>& scale);
 void open_vent_face_scale(const SmokeModel3& m, std::vector<double>& scale);
 
-// What a smoke system keeps for vents on open sides: the projection's face scales and the
-// buffers its adjoint's replay of a step fills (state, pre-vent face velocities, pressure).
+// What a smoke system keeps for vents on open sides: the projection's face scales, and for an
+// adjoint without the step's record (a recomputed checkpoint segment) a replayed state and the
+// record the replay writes.
 struct OpenVentWork {
-  std::vector<double> scale, replay, before, pressure;
+  std::vector<double> scale, replay, record;
 
   // Recomputes the scales for the vents' current footprints and sizes the buffers; true when
   // the projection must take the scales (there are, or were, vents on open sides). Throws
@@ -75,14 +89,12 @@ struct OpenVentWork {
   bool refresh(const SmokeModel& m);
   bool refresh(const SmokeModel3& m);
   bool active() const { return !scale.empty(); }
-  // After a replayed step: keeps the projection's solution buffer `solution` (now the step's
-  // pressure) and returns the replay for the adjoint, whose mu is that same buffer, which the
-  // adjoint solve overwrites before the vents' adjoint reads it.
-  OpenVentReplay keep(std::span<const double> solution, std::span<const double> next_adjoint);
+  // The doubles of a step's record (0 without vents on open sides).
+  Index record_size() const { return static_cast<Index>(record.size()); }
 };
 
 // The adjoint of apply_boundary_vents (closed sides' faces start from zero; open sides' from
-// replay.before), including the vents' share of the projection that follows on open sides:
+// the recorded velocity), including the vents' share of the projection that follows on open sides:
 // maps `a` in place and accumulates the vents' parameter adjoints in the model.
 void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a, const OpenVentReplay& replay = {});
 void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a, const OpenVentReplay& replay = {});

@@ -7,9 +7,10 @@
 //      fixed Jacobi sweeps).
 // The state is [x-face velocities, y-face velocities, density, temperature]. The adjoint
 // replays steps 1-2 of the step it reverses (the sources need the velocity they saw; with
-// confinement, steps 1-3 in full; with vents on open sides, the whole step, whose pressure
-// and pre-vent velocities their adjoint needs), so the system keeps no residuals; every stage's adjoint is hand-written (advect.hpp, forcing.hpp,
-// pressure.hpp).
+// confinement, steps 1-3 in full), so the system keeps no residuals, except with vents on open
+// sides: their adjoint needs the step's pre-vent velocities and pressure on the vented faces, a
+// small residual (or, where the rollout keeps none, the whole step replayed). Every stage's
+// adjoint is hand-written (advect.hpp, forcing.hpp, pressure.hpp, boundary_vent.hpp).
 #pragma once
 
 #include <span>
@@ -29,6 +30,8 @@ class Smoke final : public System {
   explicit Smoke(SmokeModel& model);
 
   Index state_size() const override { return model_.state_size(); }
+  // Vents on open sides leave a record of each step (boundary_vent.hpp); otherwise none.
+  Index residual_size() const override { return open_vents_.record_size(); }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
@@ -47,8 +50,8 @@ class Smoke final : public System {
   // Hands the projection the open sides' face scales of the vents' current footprints (they
   // move with the vents' position and width, which tuning changes between rollouts).
   void refresh_open_vents();
-  // Steps 1-6 into `next`; a non-empty `before` receives the face velocities before the vents.
-  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> before);
+  // Steps 1-6 into `next`; with a non-empty `record`, writes the open-side vents' record.
+  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record);
   // Steps 1-2 into `next`; with `snapshots` (a replay for the adjoint) the velocity each source
   // saw is kept, and without `carried` only the velocities are advected.
   void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);

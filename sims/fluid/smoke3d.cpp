@@ -89,7 +89,7 @@ void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<d
   }
 }
 
-void Smoke3::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> before) {
+void Smoke3::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record) {
   const Grid3& g = model_.grid;
   advect_and_source(t, state, next, false, true);
   const Fields3View n = fields_of(g, next);
@@ -97,21 +97,20 @@ void Smoke3::advance(int t, std::span<const double> state, std::span<double> nex
   if (model_.settings.confinement) confinement_.apply(model_, n.velocity);
   apply_viscosity(model_, n.velocity, scratch_);
   zero_walls(g, n.velocity);
-  if (!before.empty()) std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(before.size()), before.begin());
+  if (!record.empty()) record_open_vent_velocity(model_, next, record);
   apply_boundary_vents(model_, t, n);
   projection_.project(n.velocity);
+  if (!record.empty()) record_open_vent_pressure(model_, projection_.pressure(), record);
 }
 
 void Smoke3::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  (void)residual;
-  advance(t, state, next, {});
+  advance(t, state, next, open_vents_.active() ? residual : std::span<double>());
   for (std::size_t k = 0; k < next.size(); ++k)
     if (!std::isfinite(next[k])) throw NonFiniteError("fluid3d_step", static_cast<Index>(k), false);
 }
 
 void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                           std::span<const double> next_adjoint, std::span<double> state_adjoint) {
-  (void)residual;
   const Grid3& g = model_.grid;
   const double dt = model_.settings.dt;
   // Confinement's adjoint needs the velocity it saw: advection, sources and buoyancy replayed.
@@ -119,10 +118,13 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
   // Vents on open sides: the step replayed for its pressure and pre-vent velocities.
+  // Vents on open sides: the step's record, or (a recomputed checkpoint segment keeps none) the
+  // step replayed to write it.
   OpenVentReplay vents;
   if (open_vents_.active()) {
-    advance(t, state, open_vents_.replay, open_vents_.before);
-    vents = open_vents_.keep(projection_.pressure(), next_adjoint);
+    if (residual.empty()) advance(t, state, open_vents_.replay, open_vents_.record);
+    vents = {residual.empty() ? std::span<const double>(open_vents_.record) : residual,
+             next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure()};
   }
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));

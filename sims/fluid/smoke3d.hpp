@@ -4,8 +4,9 @@
 // (then boundary vents, boundary_vent.hpp); pressure projection
 // by MIC(0)-CG with its implicit adjoint, or fixed Jacobi sweeps. The state is [x-, y-, z-face
 // velocities, density, temperature]; the adjoint replays advection and sources of the step it
-// reverses (the sources and confinement need the velocity they saw; vents on open sides the whole
-// step's pressure and pre-vent velocities), so the system keeps no residuals.
+// reverses (the sources and confinement need the velocity they saw), so the system keeps no
+// residuals, except with vents on open sides, as in 2D: the vented faces' pre-vent velocities
+// and pressure (or, where the rollout keeps none, the whole step replayed).
 #pragma once
 
 #include <span>
@@ -26,6 +27,8 @@ class Smoke3 final : public System {
   explicit Smoke3(SmokeModel3& model);
 
   Index state_size() const override { return model_.state_size(); }
+  // Vents on open sides leave a record of each step (boundary_vent.hpp); otherwise none.
+  Index residual_size() const override { return open_vents_.record_size(); }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
@@ -42,8 +45,8 @@ class Smoke3 final : public System {
   void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);
   // Hands the projection the open sides' face scales of the vents' current footprints.
   void refresh_open_vents();
-  // The whole step into `next`; a non-empty `before` receives the face velocities before the vents.
-  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> before);
+  // The whole step into `next`; with a non-empty `record`, writes the open-side vents' record.
+  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record);
 
   SmokeModel3& model_;
   Projection3 projection_;
