@@ -653,7 +653,8 @@ TEST(OpenSideVent, FanInAnOpenWindowKeepsItsFluxAndTheRestOpen) {
 }
 
 // Forward results and gradients are the same bits for 1, 2 and 4 threads and under
-// checkpointing, with vents on open sides (their replay joins the adjoint).
+// checkpointing, with vents on open sides: the step's record under `all` and its replay under
+// binomial:2 hold the same bits.
 TEST(OpenSideVent, DeterministicAcrossThreadsAndCheckpointPolicies) {
   expect_same_bits<Smoke, SmokeLoss, SmokeModel>(
       [] {
@@ -663,6 +664,12 @@ TEST(OpenSideVent, DeterministicAcrossThreadsAndCheckpointPolicies) {
         return m;
       },
       region_loss, kVent2, {"all", "binomial:2"});
+}
+
+TEST(OpenSideVent, DeterministicAcrossThreads3d) {
+  // 10 x 8 x 8 cells: two blocks, which two threads split.
+  expect_same_bits<Smoke3, SmokeLoss3, SmokeModel3>([] { return open_vented_room3(4, 2); }, region_loss3, kVent3,
+                                                     {"all", "binomial:2"});
 }
 
 }  // namespace
