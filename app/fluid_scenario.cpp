@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/density_image.hpp"
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/parameters.hpp"
@@ -160,6 +161,12 @@ void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions) {
     const std::vector<double> speed = read_schedule(vent, "speed", model.knots, fluid_default("vent_speed"));
     std::copy(speed.begin(), speed.end(),
               model.vent_speed.value.begin() + static_cast<std::ptrdiff_t>((model.vent_count() - 1) * model.knots));
+  }
+  // Vents that overlap on an open side are refused by the system; named here by field.
+  try {
+    fl::OpenVentWork().refresh(model);
+  } catch (const std::invalid_argument& e) {
+    root.fail("vents", e.what());
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "sims/fluid/source_footprint.hpp"
@@ -284,6 +285,12 @@ bool refresh_work(const Model& m, OpenVentWork& work) {
   }
   if (m.settings.pressure.solver != PressureSolver::kConjugateGradient)
     throw std::invalid_argument("boundary vents on open sides need the conjugate-gradient pressure solver");
+  // Overlapping vents (W > 1) would make the pressure matrix indefinite: refused by name.
+  for_each_open_vent_face(m, [&](int side, const BoundaryFace& b, std::size_t) {
+    if (work.scale[static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face)] < 0.0)
+      throw std::invalid_argument("boundary vents overlap on open side " + std::to_string(side) +
+                                  ": their footprints sum to more than one at a face");
+  });
   work.replay.resize(static_cast<std::size_t>(m.state_size()));
   work.record.resize(static_cast<std::size_t>(2 * count_open_faces(m)));
   return true;

@@ -24,9 +24,10 @@
 // (W = 0) it stays open, p = 0 outside. The matrix's diagonal moves smoothly with W, so the
 // vents' position and width enter the pressure solve itself: their adjoint adds
 // -mu^T (dA/dW) p and the correction's own derivative (apply_boundary_vents_adjoint's replay).
-// Vents on one open side should not overlap (W > 1 would make the matrix indefinite), nor
-// cover every open face in full (the pressure would lose its reference and CG stall); the
-// Jacobi pressure solver, whose unrolled sweeps have no such adjoint, is refused.
+// Vents on one open side must not overlap (W > 1 would make the matrix indefinite: refused at
+// the rollout's start), nor should they cover every open face in full (the pressure would lose
+// its reference and CG stall); the Jacobi pressure solver, whose unrolled sweeps have no such
+// adjoint, is refused.
 //
 // An inflow vent may carry smoke and heat in: the cell inside each face gains dt x rate x w.
 // Parameter adjoints sum over the boundary faces in a fixed order (the faces are few: one side).
@@ -85,7 +86,8 @@ struct OpenVentWork {
 
   // Recomputes the scales for the vents' current footprints and sizes the buffers; true when
   // the projection must take the scales (there are, or were, vents on open sides). Throws
-  // std::invalid_argument when such vents meet a solver other than conjugate gradients.
+  // std::invalid_argument when such vents meet a solver other than conjugate gradients or
+  // overlap (their footprints summing to more than one).
   bool refresh(const SmokeModel& m);
   bool refresh(const SmokeModel3& m);
   bool active() const { return !scale.empty(); }

@@ -199,8 +199,8 @@ TEST(FluidScenario, AdvectionOptionsAndTunableVorticityConfinement) {
   EXPECT_NE(load_error(euler).find("backtrace"), std::string::npos);
 }
 
-// Boundary vents' fields: a vent on a periodic side, one on an open side with Jacobi sweeps, a
-// zero width and vent indices out of range are named; a vent quantity cannot be selected by
+// Boundary vents' fields: a vent on a periodic side, one on an open side with Jacobi sweeps, two
+// overlapping on an open side, a zero width and vent indices out of range are named; a vent quantity cannot be selected by
 // "sources".
 TEST(FluidScenario, BoundaryVentErrorsAreNamed) {
   const json base = example_json("vent_room.json");
@@ -220,6 +220,12 @@ TEST(FluidScenario, BoundaryVentErrorsAreNamed) {
   const std::string sweeps = load_error(jacobi);
   EXPECT_NE(sweeps.find("vents[0].side"), std::string::npos) << sweeps;
   EXPECT_NE(sweeps.find("\"cg\""), std::string::npos) << sweeps;
+  json overlap = base;  // the right side is solid below 1.9 m
+  overlap["vents"][0]["side"] = overlap["vents"][1]["side"] = "right";
+  overlap["vents"][0]["position"] = overlap["vents"][1]["position"] = 2.4;
+  const std::string twice = load_error(overlap);
+  EXPECT_NE(twice.find("vents"), std::string::npos) << twice;
+  EXPECT_NE(twice.find("overlap"), std::string::npos) << twice;
   EXPECT_NE(with("/vents/1/width"_json_pointer, 0.0).find("vents[1].width"), std::string::npos);
   EXPECT_NE(with("/vents/1/side"_json_pointer, "front").find("vents[1].side"), std::string::npos);  // 3D only
   EXPECT_NE(with("/tune/parameters/0/vents"_json_pointer, json::array({2})).find("tune.parameters[0].vents"),
@@ -244,6 +250,7 @@ TEST(FluidScenario, VentsOnOpenSidesLoadAndRun) {
     if (j["loss"].contains("region_step")) j["loss"]["region_step"] = 3;
     j["vents"][0]["side"] = "right";
     j["vents"][0]["speed"] = -0.8;
+    if (j["vents"][0]["position"].is_number()) j["vents"][0]["position"] = 2.4;  // clear of the 2D room's solid strip
     auto scenario = load_json(j);
     const std::vector<double> x = scenario->problem().initial();
     std::vector<double> g(x.size());
