@@ -177,7 +177,7 @@ double weight_sum_at(const Model& m, int side, const SideFrame& frame, const Bou
   return sum;
 }
 
-// has_open_side_vents for either grid.
+// Whether some vent sits on an open side.
 template <class Model>
 bool any_open_vent(const Model& m) {
   for (int s : m.vent_sides)
@@ -340,8 +340,6 @@ void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a, const Open
 void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a, const OpenVentReplay& replay) {
   vents_adjoint(m, t, a, replay);
 }
-bool has_open_side_vents(const SmokeModel& m) { return any_open_vent(m); }
-bool has_open_side_vents(const SmokeModel3& m) { return any_open_vent(m); }
 void open_vent_face_scale(const SmokeModel& m, std::vector<double>& scale) { face_scale(m, scale); }
 void open_vent_face_scale(const SmokeModel3& m, std::vector<double>& scale) { face_scale(m, scale); }
 double net_vent_inflow(const SmokeModel& m, int t) { return net_inflow(m, t); }

@@ -50,6 +50,7 @@ SegmentWeight segment_weight(double s, double centre, double width, double softn
 // The inflow velocity, density and temperature of every vent at step t, in place.
 void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f);
 void apply_boundary_vents(const SmokeModel3& m, int t, const Fields3View& f);
+
 // What the adjoint of vents on open sides needs from the step it reverses. `record`: for each
 // face of an open side with vents (sides in order, faces along each side), its velocity before
 // the vents, then for each the pressure the projection found in the face's cell (the step
@@ -70,9 +71,6 @@ void record_open_vent_velocity(const SmokeModel3& m, std::span<const double> fac
 void record_open_vent_pressure(const SmokeModel& m, std::span<const double> pressure, std::span<double> record);
 void record_open_vent_pressure(const SmokeModel3& m, std::span<const double> pressure, std::span<double> record);
 
-// Whether some vent sits on an open side (then the projection needs open_vent_face_scale).
-bool has_open_side_vents(const SmokeModel& m);
-bool has_open_side_vents(const SmokeModel3& m);
 // The projection's per-face scales (flat, as the state stores velocities): 1 - W on the faces
 // of open sides under vents, one elsewhere; left empty without vents on open sides.
 void open_vent_face_scale(const SmokeModel& m, std::vector<double>& scale);

@@ -5,8 +5,8 @@
 // (implicit differentiation); or by a fixed number of Jacobi sweeps from zero, a symmetric
 // linear map of the right-hand side, so the exact adjoint of the unrolled sweeps is the same
 // sweeps. Faces on open sides may scale their pressure-gradient correction by g in [0, 1], as in
-// 2D (Projection::set_open_face_scale), for boundary vents on open sides. With no open side A is singular and both solves work on the
-// mean-free part over the fluid cells. Deterministic: dot products sum fixed blocks in order,
+// 2D (Projection::set_open_face_scale), for boundary vents on open sides. With no open side A
+// is singular and both solves work on the mean-free part over the fluid cells. Deterministic: dot products sum fixed blocks in order,
 // the triangular solves run in cell order, and every other operator is a gather.
 #pragma once
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "core/system.hpp"
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/confinement.hpp"
 #include "sims/fluid/pressure.hpp"
-#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {

@@ -117,7 +117,6 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
-  // Vents on open sides: the step replayed for its pressure and pre-vent velocities.
   // Vents on open sides: the step's record, or (a recomputed checkpoint segment keeps none) the
   // step replayed to write it.
   OpenVentReplay vents;

@@ -14,9 +14,9 @@
 
 #include "core/system.hpp"
 #include "sims/fluid/advect3d.hpp"
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/confinement3d.hpp"
 #include "sims/fluid/pressure3d.hpp"
-#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {
