@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/density_image.hpp"
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/parameters.hpp"
@@ -152,9 +153,20 @@ void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions) {
     } catch (const std::invalid_argument& e) {
       vent.fail(std::string(e.what()).find("width") != std::string::npos ? "width" : "side", e.what());
     }
+    // On an open side the footprint enters the pressure matrix, whose parameter derivative only
+    // the conjugate-gradient solve's implicit adjoint carries.
+    if (model.grid.side(side_index) == fl::Side::kOpen &&
+        model.settings.pressure.solver != fl::PressureSolver::kConjugateGradient)
+      vent.fail("side", "a vent on an open side needs the \"cg\" pressure solver");
     const std::vector<double> speed = read_schedule(vent, "speed", model.knots, fluid_default("vent_speed"));
     std::copy(speed.begin(), speed.end(),
               model.vent_speed.value.begin() + static_cast<std::ptrdiff_t>((model.vent_count() - 1) * model.knots));
+  }
+  // Vents that overlap on an open side are refused by the system; named here by field.
+  try {
+    fl::OpenVentWork().refresh(model);
+  } catch (const std::invalid_argument& e) {
+    root.fail("vents", e.what());
   }
 }
 
@@ -546,7 +558,7 @@ SimulatorInfo fluid_info() {
                      "optional vorticity confinement, viscosity, "
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles (3D: boxes, spheres, cylinders), emitters and vents with smooth "
-                     "footprints and schedules, boundary vents in closed sides (a smooth segment or patch of prescribed inflow)";
+                     "footprints and schedules, boundary vents in closed or open sides (a smooth segment or patch of prescribed inflow)";
   info.parameters = nlohmann::json::array();
   for (const auto& p : fl::smoke3d_parameters())
     info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},

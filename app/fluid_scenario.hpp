@@ -35,7 +35,7 @@ std::vector<double> read_schedule(const ScenarioNode& node, std::string_view key
 // "schedule_knots" and "sources" (positions of `dimensions` coordinates; "tilt" in 3D).
 template <class Model>
 void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions);
-// "vents": boundary vents on closed sides ("side", "position" and "width" along it: numbers in
+// "vents": boundary vents on closed or open sides ("side", "position" and "width" along it: numbers in
 // 2D, pairs over the side's two tangent axes in 3D; "speed" schedule, inflow positive); read by
 // read_fluid_sources after the sources.
 template <class Model>

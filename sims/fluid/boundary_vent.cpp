@@ -1,6 +1,8 @@
 #include "sims/fluid/boundary_vent.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "sims/fluid/source_footprint.hpp"
@@ -93,6 +95,14 @@ void for_each_boundary_face(const Grid3& g, int side, const F& f) {
     }
 }
 
+// Where the faces normal to `axis` start among all faces (as the state stores them).
+Index face_offset(const Grid& g, int axis) { return axis == 0 ? 0 : g.u_count(); }
+Index face_offset(const Grid3& g, int axis) {
+  Index at = 0;
+  for (int a = 0; a < axis; ++a) at += g.face_count(a);
+  return at;
+}
+
 // The velocity component along `axis` (normal to the sides of that axis).
 std::span<double> normal_velocity(const FieldsView& f, int axis) { return axis == 0 ? f.u : f.v; }
 std::span<double> normal_velocity(const Fields3View& f, int axis) { return f.velocity[static_cast<std::size_t>(axis)]; }
@@ -158,13 +168,55 @@ void vents_forward(const Model& m, int t, const View& f) {
   });
 }
 
+// The summed footprint of the vents on `side` at a boundary face.
+template <class Model>
+double weight_sum_at(const Model& m, int side, const SideFrame& frame, const BoundaryFace& b) {
+  double sum = 0.0;
+  for (std::size_t v = 0; v < m.vent_sides.size(); ++v)
+    if (m.vent_sides[v] == side) sum += vent_weight(m, frame, v, b).w;
+  return sum;
+}
+
+// Whether some vent sits on an open side.
+template <class Model>
+bool any_open_vent(const Model& m) {
+  for (int s : m.vent_sides)
+    if (m.grid.side(s) == Side::kOpen) return true;
+  return false;
+}
+
+// open_vent_face_scale for either grid.
+template <class Model>
+void face_scale(const Model& m, std::vector<double>& scale) {
+  scale.clear();
+  if (!any_open_vent(m)) return;
+  scale.assign(static_cast<std::size_t>(m.grid.face_count()), 1.0);
+  for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
+    if (m.grid.side(side) != Side::kOpen) return;
+    scale[static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face)] = 1.0 - weight_sum_at(m, side, frame, b);
+  });
+}
+
 // apply_boundary_vents_adjoint for either grid.
 template <class Model, class View>
-void vents_adjoint(Model& m, int t, const View& a) {
+void vents_adjoint(Model& m, int t, const View& a, const OpenVentReplay& replay) {
   const double dt = m.settings.dt;
+  std::size_t open_face = 0;  // the face's entry in the record
   for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
     double& aq = normal_velocity(a, side / 2)[static_cast<std::size_t>(b.face)];
     const double ad = a.density[static_cast<std::size_t>(b.cell)], at = a.temperature[static_cast<std::size_t>(b.cell)];
+    // On an open side w also scales the face's velocity before the vents (by 1 - W) and the
+    // projection's correction, g = 1 - W: dL/dg = mu_c p_c (the matrix's diagonal) minus the
+    // projected adjoint times the face's pressure gradient (sign p_c / h, p = 0 outside).
+    const bool open = m.grid.side(side) == Side::kOpen;
+    double dw_open = 0.0;
+    if (open) {
+      const std::size_t flat = static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face);
+      const double before = replay.record[open_face], p = replay.record[open_face + replay.record.size() / 2];
+      const double gradient = frame.sign * p / m.grid.h();
+      dw_open = -before * aq - (replay.mu[static_cast<std::size_t>(b.cell)] * p - replay.projected_adjoint[flat] * gradient);
+      ++open_face;
+    }
     double weight_sum = 0.0;
     for (std::size_t v = 0; v < m.vent_sides.size(); ++v) {
       if (m.vent_sides[v] != side) continue;
@@ -177,8 +229,9 @@ void vents_adjoint(Model& m, int t, const View& a) {
       add_to_knots(m.vent_speed, m, static_cast<int>(v), knot, fraction, vw.w * frame.sign * aq);
       m.vent_density_rate.adjoint[v] += dt * vw.w * ad;
       m.vent_temperature_rate.adjoint[v] += dt * vw.w * at;
-      // The face started from zero (a closed side after the walls), so w enters only as push.
-      const double dw = frame.sign * speed * aq + dt * (rate_d * ad + rate_t * at);
+      // A closed side's face started from zero (after the walls), so there w enters only as push.
+      double dw = frame.sign * speed * aq + dt * (rate_d * ad + rate_t * at);
+      if (open) dw += dw_open;
       m.vent_position.adjoint[v] += dw * vw.dcentre[0];
       m.vent_width.adjoint[v] += dw * vw.dwidth[0];
       m.vent_position2.adjoint[v] += dw * vw.dcentre[1];
@@ -204,12 +257,91 @@ double net_inflow(const Model& m, int t) {
   return sum;
 }
 
+// Calls f(face, k) for the k-th face of the open sides with vents.
+template <class Model, class F>
+void for_each_open_vent_face(const Model& m, const F& f) {
+  std::size_t k = 0;
+  for_each_vent_face(m, [&](int side, const SideFrame&, const BoundaryFace& b) {
+    if (m.grid.side(side) == Side::kOpen) f(side, b, k++);
+  });
+}
+
+// open_vent_faces for either grid.
+template <class Model>
+Index count_open_faces(const Model& m) {
+  Index n = 0;
+  for_each_open_vent_face(m, [&](int, const BoundaryFace&, std::size_t) { ++n; });
+  return n;
+}
+
+// OpenVentWork::refresh for either grid.
+template <class Model>
+bool refresh_work(const Model& m, OpenVentWork& work) {
+  const bool was_active = work.active();
+  face_scale(m, work.scale);
+  if (!work.active()) {
+    work.record.clear();
+    return was_active;
+  }
+  if (m.settings.pressure.solver != PressureSolver::kConjugateGradient)
+    throw std::invalid_argument("boundary vents on open sides need the conjugate-gradient pressure solver");
+  // Overlapping vents (W > 1) would make the pressure matrix indefinite: refused by name.
+  for_each_open_vent_face(m, [&](int side, const BoundaryFace& b, std::size_t) {
+    if (work.scale[static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face)] < 0.0)
+      throw std::invalid_argument("boundary vents overlap on open side " + std::to_string(side) +
+                                  ": their footprints sum to more than one at a face");
+  });
+  work.replay.resize(static_cast<std::size_t>(m.state_size()));
+  work.record.resize(static_cast<std::size_t>(2 * count_open_faces(m)));
+  return true;
+}
+
+// record_open_vent_velocity for either grid.
+template <class Model>
+void record_velocity(const Model& m, std::span<const double> faces, std::span<double> record) {
+  for_each_open_vent_face(m, [&](int side, const BoundaryFace& b, std::size_t k) {
+    record[k] = faces[static_cast<std::size_t>(face_offset(m.grid, side / 2) + b.face)];
+  });
+}
+
+// record_open_vent_pressure for either grid.
+template <class Model>
+void record_pressure(const Model& m, std::span<const double> pressure, std::span<double> record) {
+  const std::size_t half = record.size() / 2;
+  for_each_open_vent_face(m, [&](int, const BoundaryFace& b, std::size_t k) {
+    record[half + k] = pressure[static_cast<std::size_t>(b.cell)];
+  });
+}
+
 }  // namespace
+
+bool OpenVentWork::refresh(const SmokeModel& m) { return refresh_work(m, *this); }
+bool OpenVentWork::refresh(const SmokeModel3& m) { return refresh_work(m, *this); }
+Index open_vent_faces(const SmokeModel& m) { return count_open_faces(m); }
+Index open_vent_faces(const SmokeModel3& m) { return count_open_faces(m); }
+void record_open_vent_velocity(const SmokeModel& m, std::span<const double> faces, std::span<double> record) {
+  record_velocity(m, faces, record);
+}
+void record_open_vent_velocity(const SmokeModel3& m, std::span<const double> faces, std::span<double> record) {
+  record_velocity(m, faces, record);
+}
+void record_open_vent_pressure(const SmokeModel& m, std::span<const double> pressure, std::span<double> record) {
+  record_pressure(m, pressure, record);
+}
+void record_open_vent_pressure(const SmokeModel3& m, std::span<const double> pressure, std::span<double> record) {
+  record_pressure(m, pressure, record);
+}
 
 void apply_boundary_vents(const SmokeModel& m, int t, FieldsView f) { vents_forward(m, t, f); }
 void apply_boundary_vents(const SmokeModel3& m, int t, const Fields3View& f) { vents_forward(m, t, f); }
-void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a) { vents_adjoint(m, t, a); }
-void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a) { vents_adjoint(m, t, a); }
+void apply_boundary_vents_adjoint(SmokeModel& m, int t, FieldsView a, const OpenVentReplay& replay) {
+  vents_adjoint(m, t, a, replay);
+}
+void apply_boundary_vents_adjoint(SmokeModel3& m, int t, const Fields3View& a, const OpenVentReplay& replay) {
+  vents_adjoint(m, t, a, replay);
+}
+void open_vent_face_scale(const SmokeModel& m, std::vector<double>& scale) { face_scale(m, scale); }
+void open_vent_face_scale(const SmokeModel3& m, std::vector<double>& scale) { face_scale(m, scale); }
 double net_vent_inflow(const SmokeModel& m, int t) { return net_inflow(m, t); }
 double net_vent_inflow(const SmokeModel3& m, int t) { return net_inflow(m, t); }
 

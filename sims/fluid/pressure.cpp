@@ -30,8 +30,8 @@ void Projection::build() {
       ++fluid_cells_;
       const Index faces[4] = {g.u_face(i, j), g.right_face(i, j), g.v_face(i, j), g.top_face(i, j)};
       double d = 0.0;
-      for (int k = 0; k < 2; ++k) d += g.u_wall(faces[k]) ? 0.0 : 1.0;
-      for (int k = 2; k < 4; ++k) d += g.v_wall(faces[k]) ? 0.0 : 1.0;
+      for (int k = 0; k < 2; ++k) d += g.u_wall(faces[k]) ? 0.0 : face_scale(0, faces[k]);
+      for (int k = 2; k < 4; ++k) d += g.v_wall(faces[k]) ? 0.0 : face_scale(1, faces[k]);
       diagonal_[static_cast<std::size_t>(c)] = d;
       // A free face between two cells couples them; one on an open side couples to p = 0.
       if (!g.u_wall(faces[1]) && (i + 1 < nx || g.periodic_x())) right_[static_cast<std::size_t>(c)] = 1;
@@ -78,6 +78,11 @@ void Projection::build() {
     for (double x : *w) uniform_ = uniform_ && x == 1.0;
   for (auto* v : {&b_, &p_, &r_, &z_, &s_, &q_}) v->assign(n, 0.0);
   partial_.assign(static_cast<std::size_t>(block_count(g.cells())), 0.0);
+}
+
+void Projection::set_open_face_scale(std::span<const double> scale) {
+  open_scale_.assign(scale.begin(), scale.end());
+  build();
 }
 
 namespace {
@@ -277,21 +282,21 @@ void Projection::project(std::span<double> u, std::span<double> v) {
     for (Index f = first; f < last; ++f) {
       if (g.u_wall(f)) continue;
       const int i = static_cast<int>(f % g.u_columns()), j = static_cast<int>(f / g.u_columns());
-      u[static_cast<std::size_t>(f)] -= (pressure(g.u_right(i, j)) - pressure(g.u_left(i, j))) / h;
+      u[static_cast<std::size_t>(f)] -= face_scale(0, f) * ((pressure(g.u_right(i, j)) - pressure(g.u_left(i, j))) / h);
     }
   });
   parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {
       if (g.v_wall(f)) continue;
       const int i = static_cast<int>(f % nx), j = static_cast<int>(f / nx);
-      v[static_cast<std::size_t>(f)] -= (pressure(g.v_above(i, j)) - pressure(g.v_below(i, j))) / h;
+      v[static_cast<std::size_t>(f)] -= face_scale(1, f) * ((pressure(g.v_above(i, j)) - pressure(g.v_below(i, j))) / h);
     }
   });
 }
 
 void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
-  // Forward: u' = u - G S P (-h^2 div u). Adjoint: du += h^2 div^T P S G^T du; every operator
-  // here is a gather over the cells or faces.
+  // Forward: u' = u - W G S P (-h^2 div u), W the open faces' scales. Adjoint:
+  // du += h^2 div^T P S G^T W du; every operator here is a gather over the cells or faces.
   const Grid& g = *grid_;
   const int nx = g.nx(), ny = g.ny();
   const double h = g.h();
@@ -327,10 +332,10 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
       // G^T: a cell is the right/upper end of its left/lower face (+) and the left/lower end of
       // its right/upper face (-).
       double s = 0.0;
-      if (!g.u_wall(faces_u[0])) s += du[static_cast<std::size_t>(faces_u[0])];
-      if (!g.u_wall(faces_u[1])) s -= du[static_cast<std::size_t>(faces_u[1])];
-      if (!g.v_wall(faces_v[0])) s += dv[static_cast<std::size_t>(faces_v[0])];
-      if (!g.v_wall(faces_v[1])) s -= dv[static_cast<std::size_t>(faces_v[1])];
+      if (!g.u_wall(faces_u[0])) s += face_scale(0, faces_u[0]) * du[static_cast<std::size_t>(faces_u[0])];
+      if (!g.u_wall(faces_u[1])) s -= face_scale(0, faces_u[1]) * du[static_cast<std::size_t>(faces_u[1])];
+      if (!g.v_wall(faces_v[0])) s += face_scale(1, faces_v[0]) * dv[static_cast<std::size_t>(faces_v[0])];
+      if (!g.v_wall(faces_v[1])) s -= face_scale(1, faces_v[1]) * dv[static_cast<std::size_t>(faces_v[1])];
       b_[cs] = s / h;
     }
   });

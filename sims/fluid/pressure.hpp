@@ -9,6 +9,11 @@
 // DiffTaichi's smoke example: K sweeps are a linear map J_K of the right-hand side, symmetric
 // since A is, so the exact adjoint of the unrolled sweeps is the same K sweeps.
 //
+// A face on an open side may carry a scale g in [0, 1] on its pressure-gradient correction
+// (set_open_face_scale): boundary vents on open sides blend the face between Dirichlet (g = 1,
+// p = 0 outside) and Neumann (g = 0, the face keeps its prescribed velocity). The face's share
+// of its cell's diagonal is then g, so A depends smoothly on the vents' footprint.
+//
 // With no open side A is singular (constant pressure); the right-hand side is made mean-free
 // over the fluid cells first (operator P), and the adjoint applies P after its solve.
 // Deterministic: dot products sum fixed blocks in order; triangular solves run in cell order.
@@ -41,6 +46,14 @@ class Projection {
   // The net outflow of every cell over h (the divergence; zero in solid cells).
   void divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const;
 
+  // Scales the pressure-gradient correction of the faces on open sides, one entry per face (the
+  // x-faces, then the y-faces; entries of other faces unread); empty: every scale is one.
+  // Rebuilds the matrix and its preconditioner.
+  void set_open_face_scale(std::span<const double> scale);
+  // The latest solve's solution: after project, the pressure; after project_adjoint, the
+  // adjoint solve's (mu, which pairs with the pressure in the matrix's parameter derivative).
+  std::span<const double> pressure() const { return p_; }
+
   // Iterations of the latest solve (CG) and the largest seen.
   int last_iterations() const { return last_iterations_; }
   int max_iterations_seen() const { return max_iterations_seen_; }
@@ -57,6 +70,10 @@ class Projection {
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x);
   void build();
+  // The pressure-gradient scale of x-face (axis 0) or y-face f.
+  double face_scale(int axis, Index f) const {
+    return open_scale_.empty() ? 1.0 : open_scale_[static_cast<std::size_t>(axis == 0 ? f : grid_->u_count() + f)];
+  }
 
   const Grid* grid_;
   PressureSettings settings_;
@@ -71,6 +88,7 @@ class Projection {
   std::vector<double> left_, right_weight_, below_, above_;  // couplings per side as 0 / 1
   std::vector<double> inverse_diagonal_;                     // 0 in cells without couplings
   std::vector<double> b_, p_, r_, z_, s_, q_, partial_;
+  std::vector<double> open_scale_;  // per face (x then y); empty: all one
   int last_iterations_ = 0, max_iterations_seen_ = 0;
   Index fluid_cells_ = 0;
 };

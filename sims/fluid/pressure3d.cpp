@@ -18,6 +18,7 @@ void Projection3::build() {
   const Lattice3 cl = g.cell_lattice();
   const std::size_t n = static_cast<std::size_t>(g.cells());
   stride_ = {1, g.n(0), static_cast<Index>(g.n(0)) * g.n(1)};
+  face_offset_ = {0, g.face_count(0), g.face_count(0) + g.face_count(1)};
   diagonal_.assign(n, 1.0);
   for (auto& c : coupled_) c.assign(n, 0);
   fluid_cells_ = 0;
@@ -28,7 +29,8 @@ void Projection3::build() {
     double d = 0.0;
     for (int a = 0; a < 3; ++a) {
       const Index high = g.high_face(a, ijk);
-      d += (g.wall(a, g.low_face(a, ijk)) ? 0.0 : 1.0) + (g.wall(a, high) ? 0.0 : 1.0);
+      const Index low = g.low_face(a, ijk);
+      d += (g.wall(a, low) ? 0.0 : face_scale(a, low)) + (g.wall(a, high) ? 0.0 : face_scale(a, high));
       // A free face between two cells couples them; one on an open side couples to p = 0.
       if (!g.wall(a, high) && (ijk[static_cast<std::size_t>(a)] + 1 < g.n(a) || g.periodic(a)))
         coupled_[static_cast<std::size_t>(a)][static_cast<std::size_t>(c)] = 1;
@@ -62,6 +64,11 @@ void Projection3::build() {
   }
   for (auto* v : {&b_, &p_, &r_, &z_, &s_, &q_}) v->assign(n, 0.0);
   partial_.assign(static_cast<std::size_t>(block_count(g.cells())), 0.0);
+}
+
+void Projection3::set_open_face_scale(std::span<const double> scale) {
+  open_scale_.assign(scale.begin(), scale.end());
+  build();
 }
 
 void Projection3::divergence(const ConstVelocity3& velocity, std::span<double> out) const {
@@ -175,14 +182,15 @@ void Projection3::project(const Velocity3& velocity) {
       for (Index f = first; f < last; ++f) {
         if (g.wall(a, f)) continue;
         const std::array<int, 3> ijk = fl.coordinates(f);
-        q[static_cast<std::size_t>(f)] -= (pressure(g.upper_cell(a, ijk)) - pressure(g.lower_cell(a, ijk))) / h;
+        q[static_cast<std::size_t>(f)] -= face_scale(a, f) * ((pressure(g.upper_cell(a, ijk)) - pressure(g.lower_cell(a, ijk))) / h);
       }
     });
   }
 }
 
 void Projection3::project_adjoint(const Velocity3& adjoint) {
-  // Forward: u' = u - G S P (-h^2 div u). Adjoint: du += h^2 div^T P S G^T du, each a gather.
+  // Forward: u' = u - W G S P (-h^2 div u), W the open faces' scales. Adjoint:
+  // du += h^2 div^T P S G^T W du, each a gather.
   const Grid3& g = *grid_;
   const Lattice3 cl = g.cell_lattice();
   const double h = g.h();
@@ -195,8 +203,8 @@ void Projection3::project_adjoint(const Velocity3& adjoint) {
         for (int a = 0; a < 3; ++a) {
           const auto& d = adjoint[static_cast<std::size_t>(a)];
           const Index low = g.low_face(a, ijk), high = g.high_face(a, ijk);
-          if (!g.wall(a, low)) s += d[static_cast<std::size_t>(low)];
-          if (!g.wall(a, high)) s -= d[static_cast<std::size_t>(high)];
+          if (!g.wall(a, low)) s += face_scale(a, low) * d[static_cast<std::size_t>(low)];
+          if (!g.wall(a, high)) s -= face_scale(a, high) * d[static_cast<std::size_t>(high)];
         }
       }
       b_[static_cast<std::size_t>(c)] = s / h;

@@ -4,8 +4,9 @@
 // a relative residual tolerance, whose adjoint is one more solve with the same symmetric matrix
 // (implicit differentiation); or by a fixed number of Jacobi sweeps from zero, a symmetric
 // linear map of the right-hand side, so the exact adjoint of the unrolled sweeps is the same
-// sweeps. With no open side A is singular and both solves work on the
-// mean-free part over the fluid cells. Deterministic: dot products sum fixed blocks in order,
+// sweeps. Faces on open sides may scale their pressure-gradient correction by g in [0, 1], as in
+// 2D (Projection::set_open_face_scale), for boundary vents on open sides. With no open side A
+// is singular and both solves work on the mean-free part over the fluid cells. Deterministic: dot products sum fixed blocks in order,
 // the triangular solves run in cell order, and every other operator is a gather.
 #pragma once
 
@@ -33,6 +34,13 @@ class Projection3 {
   // The net outflow of every cell over h (zero in solid cells).
   void divergence(const ConstVelocity3& velocity, std::span<double> out) const;
 
+  // Scales the pressure-gradient correction of the faces on open sides, one entry per face (axis
+  // by axis, as the state stores them; entries of other faces unread); empty: every scale is
+  // one. Rebuilds the matrix and its preconditioner.
+  void set_open_face_scale(std::span<const double> scale);
+  // The latest solve's solution: the pressure after project, mu after project_adjoint.
+  std::span<const double> pressure() const { return p_; }
+
   int last_iterations() const { return last_iterations_; }
   int max_iterations_seen() const { return max_iterations_seen_; }
   const PressureSettings& settings() const { return settings_; }
@@ -45,6 +53,10 @@ class Projection3 {
   void apply_matrix(std::span<const double> x, std::span<double> out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void build();
+  // The pressure-gradient scale of face f of axis a.
+  double face_scale(int a, Index f) const {
+    return open_scale_.empty() ? 1.0 : open_scale_[static_cast<std::size_t>(face_offset_[static_cast<std::size_t>(a)] + f)];
+  }
 
   const Grid3* grid_;
   PressureSettings settings_;
@@ -56,6 +68,8 @@ class Projection3 {
   std::array<std::vector<std::uint8_t>, 3> coupled_;  // coupling with the next cell along each axis (wrapping)
   std::vector<double> precon_;                        // MIC(0) inverse square-root pivots
   std::vector<double> b_, p_, r_, z_, s_, q_, partial_;
+  std::vector<double> open_scale_;  // per face, axis by axis; empty: all one
+  std::array<Index, 3> face_offset_{};
   int last_iterations_ = 0, max_iterations_seen_ = 0;
 };
 

@@ -14,6 +14,7 @@ Smoke::Smoke(SmokeModel& model)
     : model_(model), projection_(model.grid, model.settings.pressure),
       advector_(model.grid, model.settings.backtrace), confinement_(model.grid) {
   size_buffers();
+  refresh_open_vents();
 }
 
 void Smoke::rebuild() {
@@ -21,6 +22,11 @@ void Smoke::rebuild() {
   advector_ = Advector(model_.grid, model_.settings.backtrace);
   confinement_ = Confinement(model_.grid);
   size_buffers();
+  refresh_open_vents();
+}
+
+void Smoke::refresh_open_vents() {
+  if (open_vents_.refresh(model_)) projection_.set_open_face_scale(open_vents_.scale);
 }
 
 void Smoke::size_buffers() {
@@ -34,6 +40,7 @@ void Smoke::size_buffers() {
 
 void Smoke::initial_state(std::span<double> state) {
   temperature_inert_ = model_.temperature_inert();
+  refresh_open_vents();
   const Grid& g = model_.grid;
   const FieldsView f = fields_of(g, state);
   const auto& v0 = model_.initial_velocity.value;
@@ -80,8 +87,7 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
   }
 }
 
-void Smoke::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  (void)residual;
+void Smoke::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record) {
   const Grid& g = model_.grid;
   advect_and_source(t, state, next, false, true);
   const FieldsView n = fields_of(g, next);
@@ -89,24 +95,37 @@ void Smoke::step(int t, std::span<const double> state, std::span<double> next, s
   if (model_.settings.confinement) confinement_.apply(model_, n.u, n.v);
   apply_viscosity(model_, n.u, n.v, scratch_);
   zero_walls(g, n.u, n.v);
+  if (!record.empty()) record_open_vent_velocity(model_, next, record);
   apply_boundary_vents(model_, t, n);
   projection_.project(n.u, n.v);
+  if (!record.empty()) record_open_vent_pressure(model_, projection_.pressure(), record);
+}
+
+void Smoke::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  advance(t, state, next, open_vents_.active() ? residual : std::span<double>());
   check_finite(next, "fluid_step", false);
 }
 
 void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                          std::span<const double> next_adjoint, std::span<double> state_adjoint) {
-  (void)residual;
   const Grid& g = model_.grid;
   const double dt = model_.settings.dt;
   // Confinement's adjoint needs the velocity it saw: advection, sources and buoyancy replayed.
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
+  // Vents on open sides: the step's record, or (a recomputed checkpoint segment keeps none) the
+  // step replayed to write it.
+  OpenVentReplay vents;
+  if (open_vents_.active()) {
+    if (residual.empty()) advance(t, state, open_vents_.replay, open_vents_.record);
+    vents = {residual.empty() ? std::span<const double>(open_vents_.record) : residual,
+             next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure()};
+  }
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const FieldsView a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.u, a.v);
-  apply_boundary_vents_adjoint(model_, t, a);
+  apply_boundary_vents_adjoint(model_, t, a, vents);
   zero_walls(g, a.u, a.v);
   apply_viscosity_adjoint(model_, a.u, a.v, scratch_);
   if (confinement) {

@@ -32,10 +32,16 @@ Smoke3::Smoke3(SmokeModel3& model)
   replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
   adjoint_.assign(replay_.size(), 0.0);
   snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * g.face_count()), 0.0);
+  refresh_open_vents();
+}
+
+void Smoke3::refresh_open_vents() {
+  if (open_vents_.refresh(model_)) projection_.set_open_face_scale(open_vents_.scale);
 }
 
 void Smoke3::initial_state(std::span<double> state) {
   temperature_inert_ = model_.temperature_inert();
+  refresh_open_vents();
   const Grid3& g = model_.grid;
   const std::vector<double>& v0 = model_.initial_velocity.value;
   std::copy(v0.begin(), v0.end(), state.begin());
@@ -84,8 +90,7 @@ void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<d
   }
 }
 
-void Smoke3::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  (void)residual;
+void Smoke3::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record) {
   const Grid3& g = model_.grid;
   advect_and_source(t, state, next, false, true);
   const Fields3View n = fields_of(g, next);
@@ -93,24 +98,37 @@ void Smoke3::step(int t, std::span<const double> state, std::span<double> next, 
   if (model_.settings.confinement) confinement_.apply(model_, n.velocity);
   apply_viscosity(model_, n.velocity, scratch_);
   zero_walls(g, n.velocity);
+  if (!record.empty()) record_open_vent_velocity(model_, next, record);
   apply_boundary_vents(model_, t, n);
   projection_.project(n.velocity);
+  if (!record.empty()) record_open_vent_pressure(model_, projection_.pressure(), record);
+}
+
+void Smoke3::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+  advance(t, state, next, open_vents_.active() ? residual : std::span<double>());
   check_finite(next, "fluid3d_step", false);
 }
 
 void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                           std::span<const double> next_adjoint, std::span<double> state_adjoint) {
-  (void)residual;
   const Grid3& g = model_.grid;
   const double dt = model_.settings.dt;
   // Confinement's adjoint needs the velocity it saw: advection, sources and buoyancy replayed.
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
+  // Vents on open sides: the step's record, or (a recomputed checkpoint segment keeps none) the
+  // step replayed to write it.
+  OpenVentReplay vents;
+  if (open_vents_.active()) {
+    if (residual.empty()) advance(t, state, open_vents_.replay, open_vents_.record);
+    vents = {residual.empty() ? std::span<const double>(open_vents_.record) : residual,
+             next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure()};
+  }
   std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.velocity);
-  apply_boundary_vents_adjoint(model_, t, a);
+  apply_boundary_vents_adjoint(model_, t, a, vents);
   zero_walls(g, a.velocity);
   apply_viscosity_adjoint(model_, a.velocity, scratch_);
   if (confinement) confinement_.apply_adjoint(model_, fields_of(g, std::span<const double>(replay_)).velocity, a.velocity);

@@ -5,7 +5,8 @@
 // by MIC(0)-CG with its implicit adjoint, or fixed Jacobi sweeps. The state is [x-, y-, z-face
 // velocities, density, temperature]; the adjoint replays advection and sources of the step it
 // reverses (the sources and confinement need the velocity they saw), so the system keeps no
-// residuals.
+// residuals, except with vents on open sides, as in 2D: the vented faces' pre-vent velocities
+// and pressure (or, where the rollout keeps none, the whole step replayed).
 #pragma once
 
 #include <span>
@@ -13,6 +14,7 @@
 
 #include "core/system.hpp"
 #include "sims/fluid/advect3d.hpp"
+#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/confinement3d.hpp"
 #include "sims/fluid/pressure3d.hpp"
 #include "sims/fluid/smoke_model.hpp"
@@ -25,6 +27,8 @@ class Smoke3 final : public System {
   explicit Smoke3(SmokeModel3& model);
 
   Index state_size() const override { return model_.state_size(); }
+  // Vents on open sides leave a record of each step (boundary_vent.hpp); otherwise none.
+  Index residual_size() const override { return open_vents_.record_size(); }
   void initial_state(std::span<double> state) override;
   void initial_state_adjoint(std::span<const double> state_adjoint) override;
   void step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) override;
@@ -39,6 +43,10 @@ class Smoke3 final : public System {
   // Advection and sources into `next`; with `snapshots` (a replay for the adjoint), keeping the
   // velocity each source saw; density and temperature only when `carried`.
   void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);
+  // Hands the projection the open sides' face scales of the vents' current footprints.
+  void refresh_open_vents();
+  // The whole step into `next`; with a non-empty `record`, writes the open-side vents' record.
+  void advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record);
 
   SmokeModel3& model_;
   Projection3 projection_;
@@ -49,6 +57,7 @@ class Smoke3 final : public System {
   // before.
   bool temperature_inert_ = false;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_;
+  OpenVentWork open_vents_;
 };
 
 }  // namespace simgrad::fluid

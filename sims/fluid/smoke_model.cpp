@@ -67,9 +67,8 @@ void SmokeModelOf<G>::add_boundary_vent(const std::string& name, int side, const
                                         double temperature) {
   constexpr int kSides = std::is_same_v<G, Grid3> ? 6 : 4;
   if (side < 0 || side >= kSides) throw std::invalid_argument("vent \"" + name + "\" names no side of the domain");
-  if (grid.side(side) != Side::kClosed)
-    throw std::invalid_argument("vent \"" + name + "\" needs a closed side: an open side already lets flow through "
-                                "at zero pressure, and a periodic one has no boundary");
+  if (grid.side(side) == Side::kPeriodic)
+    throw std::invalid_argument("vent \"" + name + "\" needs a closed or open side: a periodic one has no boundary");
   if (!(width[0] > 0.0) || (kSides == 6 && !(width[1] > 0.0)))
     throw std::invalid_argument("vent \"" + name + "\" needs a width > 0");
   vent_names.push_back(name);

@@ -8,7 +8,7 @@
 // a z too, and the flow leans out of the x-y plane by `tilt` towards +z:
 // speed (cos tilt cos angle, cos tilt sin angle, sin tilt); 2D models keep z and tilt at zero.
 //
-// Boundary vents (boundary_vent.hpp) sit on a closed side of the domain and set the normal
+// Boundary vents (boundary_vent.hpp) sit on a closed or open side of the domain and set the normal
 // velocity of its faces over a smooth segment (2D) or patch (3D): a centre and a width along
 // each of the side's tangent axes, an inflow speed on the same schedule knots, and the smoke
 // and heat the inflow carries in.
@@ -83,9 +83,9 @@ struct SmokeModelOf {
   // Appends a source at a 3D centre whose flow leans by `source_tilt` towards +z.
   void add_source(const std::string& name, const std::array<double, 3>& at, double radius, double density,
                   double temperature, double source_speed, double source_angle, double source_tilt);
-  // Appends a boundary vent on a closed side with a constant inflow `vent_speed` (m/s, negative:
-  // outflow); `at` and `width` along the side's tangent axes (the second entries in 3D only).
-  // Throws std::invalid_argument for a side that is not closed or a width that is not positive.
+  // Appends a boundary vent on a closed or open side with a constant inflow `vent_speed` (m/s,
+  // negative: outflow); `at` and `width` along the side's tangent axes (the second entries in 3D
+  // only). Throws std::invalid_argument for a periodic side or a width that is not positive.
   void add_boundary_vent(const std::string& name, int side, const std::array<double, 2>& at,
                          const std::array<double, 2>& width, double inflow_speed, double density, double temperature);
   int vent_count() const { return static_cast<int>(vent_names.size()); }
