@@ -184,21 +184,25 @@ void semi_lagrangian_samples(const Grid& g, const Lattice& l, const double* q, c
 
 // The adjoint of semi_lagrangian_samples over samples [first, last) into a band of the scatter
 // (targets 0: du, 1: dv, q_target: dq); with `extra_index`, sample k also adds extra_value[k]
-// to dq[extra_index[k]].
+// to dq[extra_index[k]]. The periodic path leaves what reaches the traces' starts in start_x and
+// start_y (add_start_adjoints adds it); the general stencils scatter it with the rest.
 template <Staggering K>
 void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, const Lattice& l, std::span<const double> q,
                                      std::span<const double> u, std::span<const double> v, double dt,
                                      Backtrace backtrace, bool vector, std::span<const double> dout, int q_target,
-                                     const std::int32_t* extra_index, const double* extra_value, Index first, Index last) {
+                                     const std::int32_t* extra_index, const double* extra_value, double* start_x,
+                                     double* start_y, Index first, Index last) {
   int i = static_cast<int>(first % l.cx), j = static_cast<int>(first / l.cx);
   if constexpr (K != Staggering::kAny) {
     const PeriodicTrace t = periodic_trace(g, l, u.data(), v.data(), dt, backtrace);
     if (vector)
-      return trace_samples_adjoint_vector<K>(band, t, q.data(), dout.data(), q_target, extra_index, extra_value, first, last);
+      return trace_samples_adjoint_vector<K>(band, t, q.data(), dout.data(), q_target, extra_index, extra_value, start_x,
+                                             start_y, first, last);
     for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
       if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
+      start_x[k] = start_y[k] = 0.0;
       const double a = dout[static_cast<std::size_t>(k)];
-      if (a != 0.0) trace_sample_adjoint<K>(band, t, q.data(), q_target, a, i, j);
+      if (a != 0.0) trace_sample_adjoint<K>(band, t, q.data(), q_target, a, i, j, start_x[k], start_y[k]);
     }
     return;
   }
@@ -237,6 +241,7 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
 Advector::Advector(const Grid& grid, Backtrace backtrace, TracePath path)
     : grid_(&grid), backtrace_(backtrace), path_(path), vector_(path == TracePath::kFastest && vector_traces_available()) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
+  for (auto* b : {&start_x_, &start_y_}) b->assign(n, 0.0);
   for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
   for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
 }
@@ -302,12 +307,18 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   else if (dq.data() == dv.data()) q_target = 1;
   else targets[count++] = {dq, l.cx, l.cy, l.wrap_y};
   const int reach = trace_reach(g, u, v, dt, std::max(g.ny(), l.cy));
+  const Staggering staggering = staggering_of(g, l, path_);
   scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
-    with_staggering(staggering_of(g, l, path_), [&](auto kind) {
+    with_staggering(staggering, [&](auto kind) {
       semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, l, q, u, v, dt, backtrace_, vector_, dout, q_target,
-                                                             extra_index, extra_value, first, last);
+                                                             extra_index, extra_value, start_x_.data(), start_y_.data(),
+                                                             first, last);
     });
+  });
+  with_staggering(staggering, [&](auto kind) {
+    if constexpr (decltype(kind)::value != Staggering::kAny)
+      add_start_adjoints<decltype(kind)::value>(g.nx(), g.ny(), start_x_.data(), start_y_.data(), du, dv);
   });
 }
 

@@ -78,6 +78,8 @@ class Advector {
   BandScatter scatter_;
   // MacCormack: the forward and the round-trip fields and their adjoints; conservative: fluxes.
   std::vector<double> forth_, back_, dforth_, dback_;
+  // The periodic path's adjoints at the traces' starts, per sample.
+  std::vector<double> start_x_, start_y_;
   std::vector<std::int32_t> lowest_, highest_, extra_index_;
 };
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 
+#include "core/parallel.hpp"
 #include "sims/fluid/band_scatter.hpp"
 #include "sims/fluid/grid.hpp"
 
@@ -138,18 +139,15 @@ inline double trace_sample(const PeriodicTrace& t, const double* q, int i, int j
 }
 
 // Scatter targets of a trace's adjoint in a BandScatter::Band: 0 is du, 1 is dv, q_target dq.
-// Adds the adjoint of trace_sample at (i, j) with output adjoint a (nonzero) to the band.
+// Adds the adjoint of trace_sample at (i, j) with output adjoint a (nonzero) to the band, all but
+// the part that reaches the velocity at the trace's start: that, (start_x, start_y), goes to the
+// start's fixed stencils afterwards (add_start_adjoints), as a gather.
 template <Staggering K>
 inline void trace_sample_adjoint(BandScatter::Band& band, const PeriodicTrace& t, const double* q, int q_target, double a,
-                                 int i, int j) {
+                                 int i, int j, double& start_x, double& start_y) {
   const double scale = t.scale;
   const GridPoint<K> start = grid_point<K>(t.nx, t.ny, t.u, t.v, i, j);
   const double x = i + t.lattice.ox, y = j + t.lattice.oy;
-  // The start's zero weights would add zeros: only its nonzero entries, in the same order.
-  auto spread_start = [&](double ax, double ay) {
-    for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, start.u_index[m], start.u_weight[m] * ax);
-    for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, start.v_index[m], start.v_weight[m] * ay);
-  };
   // Each target's values in order; du and dv are apart, so their adds may interleave freely.
   auto spread_square = [&](int target, const WrappedSample& s, double w) {
     const double values[4] = {s.weight(0) * w, s.weight(1) * w, s.weight(2) * w, s.weight(3) * w};
@@ -158,7 +156,8 @@ inline void trace_sample_adjoint(BandScatter::Band& band, const PeriodicTrace& t
   if (t.euler) {
     const WrappedSample foot(t.lattice, x - scale * start.vx, y - scale * start.vy, q);
     spread_square(q_target, foot, a);
-    spread_start(-scale * foot.along_x() * a, -scale * foot.along_y() * a);
+    start_x = -scale * foot.along_x() * a;
+    start_y = -scale * foot.along_y() * a;
     return;
   }
   // Back through x_b = x - s V(x_m), x_m = x - s V(x) / 2 (cell units, s = dt / h).
@@ -171,7 +170,39 @@ inline void trace_sample_adjoint(BandScatter::Band& band, const PeriodicTrace& t
   spread_square(1, mv, avy);
   const double axm = avx * mu.along_x() + avy * mv.along_x();
   const double aym = avx * mu.along_y() + avy * mv.along_y();
-  spread_start(-0.5 * scale * axm, -0.5 * scale * aym);
+  start_x = -0.5 * scale * axm;
+  start_y = -0.5 * scale * aym;
+}
+
+// Adds to du and dv what the starts of the traces of lattice kind K received: start_x and
+// start_y per sample (zero where a sample's adjoint was), through the transposes of grid_point's
+// stencils, each velocity value gathering from the samples whose trace starts next to it.
+template <Staggering K>
+void add_start_adjoints(int nx, int ny, const double* start_x, const double* start_y, std::span<double> du,
+                        std::span<double> dv) {
+  auto at = [nx](int a, int b) { return static_cast<Index>(b) * nx + a; };
+  parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
+    int a = static_cast<int>(first % nx), b = static_cast<int>(first / nx);
+    for (Index c = first; c < last; ++c) {
+      const int am = a == 0 ? nx - 1 : a - 1, ap = a + 1 == nx ? 0 : a + 1;
+      const int bm = b == 0 ? ny - 1 : b - 1, bp = b + 1 == ny ? 0 : b + 1;
+      const std::size_t cs = static_cast<std::size_t>(c);
+      if constexpr (K == Staggering::kU) {
+        du[cs] += start_x[c];
+        dv[cs] += 0.25 * start_y[c] + 0.25 * start_y[at(ap, b)] + 0.25 * start_y[at(a, bm)] + 0.25 * start_y[at(ap, bm)];
+      } else if constexpr (K == Staggering::kV) {
+        du[cs] += 0.25 * start_x[c] + 0.25 * start_x[at(am, b)] + 0.25 * start_x[at(a, bp)] + 0.25 * start_x[at(am, bp)];
+        dv[cs] += start_y[c];
+      } else {
+        du[cs] += 0.5 * start_x[c] + 0.5 * start_x[at(am, b)];
+        dv[cs] += 0.5 * start_y[c] + 0.5 * start_y[at(a, bm)];
+      }
+      if (++a == nx) {
+        a = 0;
+        ++b;
+      }
+    }
+  });
 }
 
 // Whether this processor runs the four-lane kernels below.
@@ -182,12 +213,12 @@ template <Staggering K>
 void trace_samples_vector(const PeriodicTrace& t, const double* q, double* out, Index first, Index last);
 
 // trace_sample_adjoint for samples [first, last) with output adjoints dout, four traces at a
-// time, their scatters one sample after another as the scalar path does; with `extra_index`,
-// sample k first adds extra_value[k] to dq[extra_index[k]]. Samples with zero adjoint add
-// nothing else.
+// time, their scatters one sample after another as the scalar path does, the starts' adjoints
+// into start_x and start_y; with `extra_index`, sample k first adds extra_value[k] to
+// dq[extra_index[k]]. Samples with zero adjoint add nothing else, and zero starts.
 template <Staggering K>
 void trace_samples_adjoint_vector(BandScatter::Band& band, const PeriodicTrace& t, const double* q, const double* dout,
-                                  int q_target, const std::int32_t* extra_index, const double* extra_value, Index first,
-                                  Index last);
+                                  int q_target, const std::int32_t* extra_index, const double* extra_value, double* start_x,
+                                  double* start_y, Index first, Index last);
 
 }  // namespace simgrad::fluid

@@ -1,13 +1,14 @@
 // Four traces at a time in AVX2 registers: periodic_trace.hpp's trace_sample and
 // trace_sample_adjoint, lane by lane the same operations in the same order (floor, wrap,
 // weights, sums), so every lane gives the scalar path's bits. The gathers and the arithmetic run
-// four wide; the start of each trace (a few loads at fixed offsets) and the adjoint's scatter
-// (one sample after another, as the scalar path adds them) stay scalar. A lane that the scalar
+// four wide; the adjoint's scatter stays scalar (one sample after another, as the scalar path
+// adds them), and so do the starts of traces at the grid's left and right edges. A lane that the scalar
 // path would fold first (a foot a million cells away, or not finite) sends its group of four
 // down the scalar path.
 #include "sims/fluid/periodic_trace.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -182,12 +183,12 @@ SIMGRAD_AVX2 inline bool feet4(const PeriodicTrace& t, __m256d x, __m256d y, __m
 
 // trace_sample at (i .. i + 4 N - 1, j) into out; false (nothing written) as locate4. The N
 // groups of four go through each stage together, so their chains of dependent loads overlap.
-template <Staggering K, int N>
+template <Staggering K, int N, bool kEuler>
 SIMGRAD_AVX2 bool trace_groups(const PeriodicTrace& t, const double* q, int i, int j, double* out) {
   Starts4 s[N];
   for (int g = 0; g < N; ++g) s[g] = starts4<K>(t, i + 4 * g, j);
   Sample4 foot[N];
-  if (t.euler) {
+  if constexpr (kEuler) {
     for (int g = 0; g < N; ++g)
       if (!feet4(t, s[g].x, s[g].y, s[g].vx, s[g].vy, q, foot[g])) return false;
   } else {
@@ -223,17 +224,17 @@ struct Spread4 {
 // trace_sample_adjoint at (i .. i + 4 N - 1, j) with output adjoints dout (and the extra adds),
 // the traces stage by stage as trace_groups, then scattered one sample after another; false
 // (nothing added) as locate4.
-template <Staggering K, int N>
+template <Staggering K, int N, bool kEuler>
 SIMGRAD_AVX2 bool trace_adjoint_groups(BandScatter::Band& band, const PeriodicTrace& t, const double* q,
                                        const double* dout, int q_target, const std::int32_t* extra_index,
-                                       const double* extra_value, int i, int j) {
+                                       const double* extra_value, double* start_x, double* start_y, int i, int j) {
   Starts4 s[N];
   for (int g = 0; g < N; ++g) s[g] = starts4<K>(t, i + 4 * g, j);
   const __m256d minus_scale = _mm256_set1_pd(-t.scale);
   Sample4 mu[N], mv[N], foot[N];
   Spread4 foot_spread[N], mu_spread[N], mv_spread[N];
-  alignas(32) double adjoint[N][4], ax[N][4], ay[N][4];
-  if (t.euler) {
+  alignas(32) double adjoint[N][4];
+  if constexpr (kEuler) {
     for (int g = 0; g < N; ++g)
       if (!feet4(t, s[g].x, s[g].y, s[g].vx, s[g].vy, q, foot[g])) return false;
   } else {
@@ -244,13 +245,15 @@ SIMGRAD_AVX2 bool trace_adjoint_groups(BandScatter::Band& band, const PeriodicTr
   }
   for (int g = 0; g < N; ++g) {
     const __m256d a = _mm256_loadu_pd(dout + 4 * g);
+    // Zero starts where the adjoint is zero (the scalar path skips those samples).
+    const __m256d live = _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_NEQ_UQ);
     _mm256_store_pd(adjoint[g], a);
     foot_spread[g].set(foot[g], a);
     const __m256d avx = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_x4(foot[g])), a);
     const __m256d avy = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_y4(foot[g])), a);
-    if (t.euler) {
-      _mm256_store_pd(ax[g], avx);
-      _mm256_store_pd(ay[g], avy);
+    if constexpr (kEuler) {
+      _mm256_storeu_pd(start_x + 4 * g, _mm256_and_pd(live, avx));
+      _mm256_storeu_pd(start_y + 4 * g, _mm256_and_pd(live, avy));
       continue;
     }
     mu_spread[g].set(mu[g], avx);
@@ -258,21 +261,18 @@ SIMGRAD_AVX2 bool trace_adjoint_groups(BandScatter::Band& band, const PeriodicTr
     const __m256d axm = _mm256_add_pd(_mm256_mul_pd(avx, along_x4(mu[g])), _mm256_mul_pd(avy, along_x4(mv[g])));
     const __m256d aym = _mm256_add_pd(_mm256_mul_pd(avx, along_y4(mu[g])), _mm256_mul_pd(avy, along_y4(mv[g])));
     const __m256d minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
-    _mm256_store_pd(ax[g], _mm256_mul_pd(minus_half_scale, axm));
-    _mm256_store_pd(ay[g], _mm256_mul_pd(minus_half_scale, aym));
+    _mm256_storeu_pd(start_x + 4 * g, _mm256_and_pd(live, _mm256_mul_pd(minus_half_scale, axm)));
+    _mm256_storeu_pd(start_y + 4 * g, _mm256_and_pd(live, _mm256_mul_pd(minus_half_scale, aym)));
   }
   for (int g = 0; g < N; ++g)
     for (int lane = 0; lane < 4; ++lane) {
       if (extra_index != nullptr) band.add(q_target, extra_index[4 * g + lane], extra_value[4 * g + lane]);
       if (adjoint[g][lane] == 0.0) continue;
       foot_spread[g].add(band, q_target, lane);
-      if (!t.euler) {
+      if constexpr (!kEuler) {
         mu_spread[g].add(band, 0, lane);
         mv_spread[g].add(band, 1, lane);
       }
-      const GridPoint<K> p = grid_point<K>(t.nx, t.ny, t.u, t.v, i + 4 * g + lane, j);
-      for (int m = 0; m < GridPoint<K>::kU; ++m) band.add(0, p.u_index[m], p.u_weight[m] * ax[g][lane]);
-      for (int m = 0; m < GridPoint<K>::kV; ++m) band.add(1, p.v_index[m], p.v_weight[m] * ay[g][lane]);
     }
   return true;
 }
@@ -294,9 +294,13 @@ SIMGRAD_AVX2 void trace_samples_vector(const PeriodicTrace& t, const double* q, 
   for (Index k = first; k < last;) {
     const Index room = std::min<Index>(columns - i, last - k);
     int done = 1;
-    if (room >= 4 * kWideGroups && trace_groups<K, kWideGroups>(t, q, i, j, out + k)) done = 4 * kWideGroups;
-    else if (room >= 4 && trace_groups<K, 1>(t, q, i, j, out + k)) done = 4;
-    else out[k] = trace_sample<K>(t, q, i, j);
+    if (room >= 4 * kWideGroups && (t.euler ? trace_groups<K, kWideGroups, true>(t, q, i, j, out + k)
+                                            : trace_groups<K, kWideGroups, false>(t, q, i, j, out + k)))
+      done = 4 * kWideGroups;
+    else if (room >= 4 && (t.euler ? trace_groups<K, 1, true>(t, q, i, j, out + k) : trace_groups<K, 1, false>(t, q, i, j, out + k)))
+      done = 4;
+    else
+      out[k] = trace_sample<K>(t, q, i, j);
     k += done;
     i += done;
     if (i == columns) {
@@ -309,22 +313,31 @@ SIMGRAD_AVX2 void trace_samples_vector(const PeriodicTrace& t, const double* q, 
 template <Staggering K>
 SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const PeriodicTrace& t, const double* q,
                                                const double* dout, int q_target, const std::int32_t* extra_index,
-                                               const double* extra_value, Index first, Index last) {
+                                               const double* extra_value, double* start_x, double* start_y, Index first,
+                                               Index last) {
   const int columns = t.lattice.cx;
   int i = static_cast<int>(first % columns), j = static_cast<int>(first / columns);
   for (Index k = first; k < last;) {
     const Index room = std::min<Index>(columns - i, last - k);
     const std::int32_t* extra_indices = extra_index ? extra_index + k : nullptr;
     const double* extra_values = extra_value ? extra_value + k : nullptr;
+    auto groups = [&](auto wide, auto euler) {
+      return trace_adjoint_groups<K, decltype(wide)::value, decltype(euler)::value>(
+          band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i, j);
+    };
+    using Wide = std::integral_constant<int, kWideGroups>;
+    using One = std::integral_constant<int, 1>;
+    using Euler = std::true_type;
+    using Midpoint = std::false_type;
     int done = 1;
-    if (room >= 4 * kWideGroups &&
-        trace_adjoint_groups<K, kWideGroups>(band, t, q, dout + k, q_target, extra_indices, extra_values, i, j)) {
+    if (room >= 4 * kWideGroups && (t.euler ? groups(Wide{}, Euler{}) : groups(Wide{}, Midpoint{}))) {
       done = 4 * kWideGroups;
-    } else if (room >= 4 && trace_adjoint_groups<K, 1>(band, t, q, dout + k, q_target, extra_indices, extra_values, i, j)) {
+    } else if (room >= 4 && (t.euler ? groups(One{}, Euler{}) : groups(One{}, Midpoint{}))) {
       done = 4;
     } else {
       if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
-      if (dout[k] != 0.0) trace_sample_adjoint<K>(band, t, q, q_target, dout[k], i, j);
+      start_x[k] = start_y[k] = 0.0;
+      if (dout[k] != 0.0) trace_sample_adjoint<K>(band, t, q, q_target, dout[k], i, j, start_x[k], start_y[k]);
     }
     k += done;
     i += done;
@@ -346,14 +359,14 @@ void trace_samples_vector(const PeriodicTrace&, const double*, double*, Index, I
 
 template <Staggering K>
 void trace_samples_adjoint_vector(BandScatter::Band&, const PeriodicTrace&, const double*, const double*, int,
-                                  const std::int32_t*, const double*, Index, Index) {}
+                                  const std::int32_t*, const double*, double*, double*, Index, Index) {}
 
 #endif
 
 #define SIMGRAD_INSTANTIATE(K)                                                                                        \
   template void trace_samples_vector<K>(const PeriodicTrace&, const double*, double*, Index, Index);                 \
   template void trace_samples_adjoint_vector<K>(BandScatter::Band&, const PeriodicTrace&, const double*, const double*, \
-                                                int, const std::int32_t*, const double*, Index, Index);
+                                                int, const std::int32_t*, const double*, double*, double*, Index, Index);
 SIMGRAD_INSTANTIATE(Staggering::kU)
 SIMGRAD_INSTANTIATE(Staggering::kV)
 SIMGRAD_INSTANTIATE(Staggering::kCell)
