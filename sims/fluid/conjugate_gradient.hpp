@@ -39,11 +39,14 @@ struct CgWork {
 template <class Solid>
 void remove_fluid_mean(std::span<double> x, const Solid& solid, Index fluid_cells, std::vector<double>& partial) {
   const Index n = static_cast<Index>(x.size());
+  // Four running sums per block (a fixed order that vectorises), solid cells adding zero.
   parallel_for_indexed_blocks(n, [&](Index block, Index first, Index last) {
-    double s = 0.0;
-    for (Index c = first; c < last; ++c)
-      if (!solid(c)) s += x[static_cast<std::size_t>(c)];
-    partial[static_cast<std::size_t>(block)] = s;
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    Index c = first;
+    for (; c + 4 <= last; c += 4)
+      for (Index l = 0; l < 4; ++l) s[l] += solid(c + l) ? 0.0 : x[static_cast<std::size_t>(c + l)];
+    for (; c < last; ++c) s[0] += solid(c) ? 0.0 : x[static_cast<std::size_t>(c)];
+    partial[static_cast<std::size_t>(block)] = (s[0] + s[1]) + (s[2] + s[3]);
   });
   double sum = 0.0;
   for (double s : partial) sum += s;

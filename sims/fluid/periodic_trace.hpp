@@ -14,6 +14,7 @@
 #include "core/parallel.hpp"
 #include "sims/fluid/band_scatter.hpp"
 #include "sims/fluid/grid.hpp"
+#include "sims/fluid/periodic_rows.hpp"
 
 namespace simgrad::fluid {
 
@@ -180,28 +181,28 @@ inline void trace_sample_adjoint(BandScatter::Band& band, const PeriodicTrace& t
 template <Staggering K>
 void add_start_adjoints(int nx, int ny, const double* start_x, const double* start_y, std::span<double> du,
                         std::span<double> dv) {
-  auto at = [nx](int a, int b) { return static_cast<Index>(b) * nx + a; };
   parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
-    int a = static_cast<int>(first % nx), b = static_cast<int>(first / nx);
-    for (Index c = first; c < last; ++c) {
-      const int am = a == 0 ? nx - 1 : a - 1, ap = a + 1 == nx ? 0 : a + 1;
-      const int bm = b == 0 ? ny - 1 : b - 1, bp = b + 1 == ny ? 0 : b + 1;
-      const std::size_t cs = static_cast<std::size_t>(c);
-      if constexpr (K == Staggering::kU) {
-        du[cs] += start_x[c];
-        dv[cs] += 0.25 * start_y[c] + 0.25 * start_y[at(ap, b)] + 0.25 * start_y[at(a, bm)] + 0.25 * start_y[at(ap, bm)];
-      } else if constexpr (K == Staggering::kV) {
-        du[cs] += 0.25 * start_x[c] + 0.25 * start_x[at(am, b)] + 0.25 * start_x[at(a, bp)] + 0.25 * start_x[at(am, bp)];
-        dv[cs] += start_y[c];
-      } else {
-        du[cs] += 0.5 * start_x[c] + 0.5 * start_x[at(am, b)];
-        dv[cs] += 0.5 * start_y[c] + 0.5 * start_y[at(a, bm)];
-      }
-      if (++a == nx) {
-        a = 0;
-        ++b;
-      }
-    }
+    for_row_pieces(nx, first, last, [&](int b, int a0, int a1) {
+      const std::size_t row = static_cast<std::size_t>(b) * nx;
+      const std::size_t below = static_cast<std::size_t>(b == 0 ? ny - 1 : b - 1) * nx;
+      const std::size_t above = static_cast<std::size_t>(b + 1 == ny ? 0 : b + 1) * nx;
+      double* dur = du.data() + row;
+      double* dvr = dv.data() + row;
+      const double* sx = start_x + row;
+      const double* sy = start_y + row;
+      along_periodic_row(nx, a0, a1, [&](int a, int am, int ap) {
+        if constexpr (K == Staggering::kU) {
+          dur[a] += sx[a];
+          dvr[a] += 0.25 * sy[a] + 0.25 * sy[ap] + 0.25 * start_y[below + a] + 0.25 * start_y[below + ap];
+        } else if constexpr (K == Staggering::kV) {
+          dur[a] += 0.25 * sx[a] + 0.25 * sx[am] + 0.25 * start_x[above + a] + 0.25 * start_x[above + am];
+          dvr[a] += sy[a];
+        } else {
+          dur[a] += 0.5 * sx[a] + 0.5 * sx[am];
+          dvr[a] += 0.5 * sy[a] + 0.5 * start_y[below + a];
+        }
+      });
+    });
   });
 }
 

@@ -7,6 +7,7 @@
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
 #include "sims/fluid/conjugate_gradient.hpp"
+#include "sims/fluid/periodic_rows.hpp"
 
 namespace simgrad::fluid {
 
@@ -85,40 +86,6 @@ void Projection::set_open_face_scale(std::span<const double> scale) {
   build();
 }
 
-namespace {
-
-// Calls body(j, i0, i1) for the pieces of rows that make up the cells [first, last) of a
-// row-major grid nx cells wide.
-template <class Body>
-void for_row_pieces(int nx, Index first, Index last, const Body& body) {
-  for (Index c = first; c < last;) {
-    const int j = static_cast<int>(c / nx), i0 = static_cast<int>(c % nx);
-    const int i1 = static_cast<int>(std::min<Index>(nx, i0 + (last - c)));
-    body(j, i0, i1);
-    c += i1 - i0;
-  }
-}
-
-// Calls one(i, left, right) for i in [i0, i1) of a periodic row nx wide, left and right the
-// neighbours' columns: the first and last columns apart, so the loop over the inner ones
-// vectorises.
-template <class One>
-void along_periodic_row(int nx, int i0, int i1, const One& one) {
-  int i = i0;
-  if (i == 0 && i < i1) {
-    one(0, nx - 1, nx > 1 ? 1 : 0);
-    ++i;
-  }
-  const int inner_end = std::min(i1, nx - 1);
-  for (; i < inner_end; ++i) one(i, i - 1, i + 1);
-  if (i == nx - 1 && i < i1) {
-    one(nx - 1, nx - 2, 0);
-    ++i;
-  }
-}
-
-}  // namespace
-
 void Projection::divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const {
   const Grid& g = *grid_;
   const int nx = g.nx(), ny = g.ny();
@@ -149,7 +116,9 @@ void Projection::divergence(std::span<const double> u, std::span<const double> v
 }
 
 void Projection::remove_mean(std::span<double> x) {
-  remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_, partial_);
+  // A uniform grid has no solid cells: the test folds away and the loops vectorise.
+  if (uniform_) remove_fluid_mean(x, [](Index) { return false; }, fluid_cells_, partial_);
+  else remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_, partial_);
 }
 
 namespace {
