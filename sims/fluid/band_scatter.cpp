@@ -1,5 +1,6 @@
 #include "sims/fluid/band_scatter.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace simgrad::fluid {
@@ -41,19 +42,18 @@ void BandScatter::prepare(int rows, int reach, std::span<const Target> targets) 
 }
 
 void BandScatter::gather(std::span<const Target> targets) {
-  // One task per (target, row): rows are independent, each sums its bands in band order.
-  int tasks = 0;
-  int first_task[kMaxTargets + 1];
-  for (std::size_t t = 0; t < targets.size(); ++t) {
-    first_task[t] = tasks;
-    tasks += targets[t].rows;
-  }
-  first_task[targets.size()] = tasks;
+  // One task per (row, target), row by row: rows are independent, each sums its bands in band
+  // order. Split statically, a thread gathers the rows its bands mostly wrote (bands are split
+  // the same way), still in its cache.
+  const int count = static_cast<int>(targets.size());
+  int rows = 0;
+  for (const Target& target : targets) rows = std::max(rows, target.rows);
+  const int tasks = rows * count;
   auto row_task = [&](int task) {
-    std::size_t t = 0;
-    while (task >= first_task[t + 1]) ++t;
+    const std::size_t t = static_cast<std::size_t>(task % count);
     const Target& target = targets[t];
-    const int row = task - first_task[t];
+    const int row = task / count;
+    if (row >= target.rows) return;
     double* out = target.field.data() + static_cast<std::size_t>(row) * static_cast<std::size_t>(target.columns);
     for (const Band& band : bands_) {
       const Band::Window& w = band.windows_[t];
