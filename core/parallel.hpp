@@ -45,6 +45,29 @@ void parallel_for_blocks(Index n, const Body& body) {
   }
 }
 
+// Calls body(sweep, first, last) for every block of [0, n), sweep after sweep (sweep s + 1
+// starts once every block of sweep s is done), in one parallel region: a barrier between sweeps
+// instead of a team started for each. Blocks go to threads as parallel_for_blocks gives them,
+// so each thread keeps its part of the data in its cache from sweep to sweep.
+template <class Body>
+void parallel_sweeps(Index n, int sweeps, const Body& body) {
+  const Index blocks = block_count(n);
+  if (runs_serially(n)) {
+    for (int sweep = 0; sweep < sweeps; ++sweep)
+      for (Index first = 0; first < n; first += kBlockSize) body(sweep, first, first + kBlockSize < n ? first + kBlockSize : n);
+    return;
+  }
+#pragma omp parallel
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+#pragma omp for schedule(static)
+    for (Index b = 0; b < blocks; ++b) {
+      const Index first = b * kBlockSize;
+      const Index last = first + kBlockSize < n ? first + kBlockSize : n;
+      body(sweep, first, last);
+    }
+  }
+}
+
 // Calls body(block, first, last) for every block, in parallel; for per-block partial results.
 template <class Body>
 void parallel_for_indexed_blocks(Index n, const Body& body) {

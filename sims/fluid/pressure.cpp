@@ -198,44 +198,40 @@ void Projection::conjugate_gradient(std::span<const double> b, std::span<double>
 }
 
 void Projection::jacobi(std::span<const double> b, std::span<double> x) {
-  // Sweeps alternate between x and z_; x <- D^-1 (b + couplings x).
+  // Sweeps alternate between x and z_ (even sweeps read x); x <- D^-1 (b + couplings x).
   std::fill(x.begin(), x.end(), 0.0);
-  double* from = x.data();
-  double* to = z_.data();
-  const int nx = grid_->nx(), ny = grid_->ny();
-  for (int it = 0; it < settings_.jacobi_iterations; ++it) {
-    parallel_for_blocks(grid_->cells(), [&](Index first, Index last) {
-      if (uniform_) {
-        // One pass: the neighbours' sum and the update, in the same order (the same bits); the
-        // first sweep's neighbours are all zero.
-        const double* x = from;
-        for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
-          const std::size_t row = static_cast<std::size_t>(j) * nx;
-          const double* mid = x + row;
-          const double* down = x + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
-          const double* up = x + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
-          const double* rhs = b.data() + row;
-          const double* inverse = inverse_diagonal_.data() + row;
-          double* y = to + row;
-          if (it == 0) {
-            for (int i = i0; i < i1; ++i) y[i] = (rhs[i] + 0.0) * inverse[i];
-            return;
-          }
-          along_periodic_row(nx, i0, i1, [&](int i, int left, int right) {
-            y[i] = (rhs[i] + (mid[left] + mid[right] + down[i] + up[i])) * inverse[i];
-          });
+  const int nx = grid_->nx(), ny = grid_->ny(), sweeps = settings_.jacobi_iterations;
+  parallel_sweeps(grid_->cells(), sweeps, [&](int sweep, Index first, Index last) {
+    const double* from = sweep % 2 == 0 ? x.data() : z_.data();
+    double* to = sweep % 2 == 0 ? z_.data() : x.data();
+    if (uniform_) {
+      // One pass: the neighbours' sum and the update, in the same order (the same bits); the
+      // first sweep's neighbours are all zero.
+      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
+        const std::size_t row = static_cast<std::size_t>(j) * nx;
+        const double* mid = from + row;
+        const double* down = from + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+        const double* up = from + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+        const double* rhs = b.data() + row;
+        const double* inverse = inverse_diagonal_.data() + row;
+        double* y = to + row;
+        if (sweep == 0) {
+          for (int i = i0; i < i1; ++i) y[i] = (rhs[i] + 0.0) * inverse[i];
+          return;
+        }
+        along_periodic_row(nx, i0, i1, [&](int i, int left, int right) {
+          y[i] = (rhs[i] + (mid[left] + mid[right] + down[i] + up[i])) * inverse[i];
         });
-        return;
-      }
-      coupled_sums(std::span<const double>(from, b.size()), first, last, to);
-      for (Index c = first; c < last; ++c) {
-        const std::size_t cs = static_cast<std::size_t>(c);
-        to[cs] = (b[cs] + to[cs]) * inverse_diagonal_[cs];
-      }
-    });
-    std::swap(from, to);
-  }
-  if (from != x.data()) std::copy(from, from + b.size(), x.begin());
+      });
+      return;
+    }
+    coupled_sums(std::span<const double>(from, b.size()), first, last, to);
+    for (Index c = first; c < last; ++c) {
+      const std::size_t cs = static_cast<std::size_t>(c);
+      to[cs] = (b[cs] + to[cs]) * inverse_diagonal_[cs];
+    }
+  });
+  if (sweeps % 2 == 1) std::copy(z_.begin(), z_.begin() + static_cast<std::ptrdiff_t>(b.size()), x.begin());
 }
 
 void Projection::solve(std::span<double> b, std::span<double> p) {

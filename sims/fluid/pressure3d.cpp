@@ -115,21 +115,18 @@ void Projection3::apply_matrix(std::span<const double> x, std::span<double> out)
 }
 
 void Projection3::jacobi(std::span<const double> b, std::span<double> x) {
-  // Sweeps alternate between x and z_; x <- D^-1 (b + couplings x).
+  // Sweeps alternate between x and z_ (even sweeps read x); x <- D^-1 (b + couplings x).
   std::fill(x.begin(), x.end(), 0.0);
-  double* from = x.data();
-  double* to = z_.data();
-  for (int it = 0; it < settings_.jacobi_iterations; ++it) {
-    const std::span<const double> source(from, b.size());
-    parallel_for_blocks(grid_->cells(), [&](Index first, Index last) {
-      for (Index c = first; c < last; ++c) {
-        const std::size_t cs = static_cast<std::size_t>(c);
-        to[cs] = (b[cs] + coupled_sum(source, c)) * inverse_diagonal_[cs];
-      }
-    });
-    std::swap(from, to);
-  }
-  if (from != x.data()) std::copy(from, from + b.size(), x.begin());
+  const int sweeps = settings_.jacobi_iterations;
+  parallel_sweeps(grid_->cells(), sweeps, [&](int sweep, Index first, Index last) {
+    const std::span<const double> source(sweep % 2 == 0 ? x.data() : z_.data(), b.size());
+    double* to = sweep % 2 == 0 ? z_.data() : x.data();
+    for (Index c = first; c < last; ++c) {
+      const std::size_t cs = static_cast<std::size_t>(c);
+      to[cs] = (b[cs] + coupled_sum(source, c)) * inverse_diagonal_[cs];
+    }
+  });
+  if (sweeps % 2 == 1) std::copy(z_.begin(), z_.begin() + static_cast<std::ptrdiff_t>(b.size()), x.begin());
 }
 
 void Projection3::apply_preconditioner(std::span<const double> r, std::span<double> z) {
