@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/parallel.hpp"
 #include "core/vec.hpp"
 
 namespace simgrad {
@@ -64,21 +65,24 @@ class FirstNonFinite {
 };
 
 // Throws NonFiniteError naming `kernel` and the first element of `values` that is not finite,
-// if there is one. The common case, all finite, is one pass that vectorises: x - x is +0 for a
-// finite x and NaN otherwise, and four running sums of those are +0 only if every x is finite
-// (std::isfinite in a loop with an early exit does not vectorise).
+// if there is one. Blocks in parallel; in each, the common case, all finite, is one pass that
+// vectorises: x - x is +0 for a finite x and NaN otherwise, and four running sums of those are
+// +0 only if every x is finite (std::isfinite in a loop with an early exit does not vectorise).
 inline void check_finite(std::span<const double> values, const char* kernel, bool in_adjoint) {
-  const double* v = values.data();
-  const std::size_t n = values.size();
-  double sums[4] = {0.0, 0.0, 0.0, 0.0};
-  std::size_t k = 0;
-  for (; k + 4 <= n; k += 4)
-    for (std::size_t l = 0; l < 4; ++l) sums[l] += v[k + l] - v[k + l];
-  for (; k < n; ++k) sums[0] += v[k] - v[k];
-  if ((sums[0] + sums[1]) + (sums[2] + sums[3]) == 0.0) return;
-  Index first = 0;
-  while (std::isfinite(v[first])) ++first;
-  throw NonFiniteError(kernel, first, in_adjoint);
+  FirstNonFinite bad;
+  parallel_for_blocks(static_cast<Index>(values.size()), [&](Index first, Index last) {
+    const double* v = values.data();
+    double sums[4] = {0.0, 0.0, 0.0, 0.0};
+    Index k = first;
+    for (; k + 4 <= last; k += 4)
+      for (Index l = 0; l < 4; ++l) sums[l] += v[k + l] - v[k + l];
+    for (; k < last; ++k) sums[0] += v[k] - v[k];
+    if ((sums[0] + sums[1]) + (sums[2] + sums[3]) == 0.0) return;
+    k = first;
+    while (std::isfinite(v[k])) ++k;
+    bad.note(k);
+  });
+  bad.raise_if_any(kernel, in_adjoint);
 }
 
 }  // namespace simgrad

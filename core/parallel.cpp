@@ -19,6 +19,12 @@ void fill(std::span<double> values, double x) {
   });
 }
 
+void copy(std::span<const double> from, std::span<double> to) {
+  parallel_for_blocks(static_cast<Index>(from.size()), [&](Index first, Index last) {
+    std::copy(from.begin() + first, from.begin() + last, to.begin() + first);
+  });
+}
+
 double sum_of_squares(std::span<const double> values) {
   const Index n = static_cast<Index>(values.size());
   // Four running sums, combined in a fixed order: a fixed association (so the same result for

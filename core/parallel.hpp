@@ -86,6 +86,8 @@ void parallel_for_indexed_blocks(Index n, const Body& body) {
 
 // Sets every value to x, in parallel.
 void fill(std::span<double> values, double x);
+// Copies from into to (the same size), in parallel.
+void copy(std::span<const double> from, std::span<double> to);
 // The sum of squares of the values: per-block partial sums added in block order, so the same
 // bits for any thread count.
 double sum_of_squares(std::span<const double> values);

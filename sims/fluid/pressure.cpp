@@ -199,7 +199,7 @@ void Projection::conjugate_gradient(std::span<const double> b, std::span<double>
 
 void Projection::jacobi(std::span<const double> b, std::span<double> x) {
   // Sweeps alternate between x and z_ (even sweeps read x); x <- D^-1 (b + couplings x).
-  std::fill(x.begin(), x.end(), 0.0);
+  fill(x, 0.0);
   const int nx = grid_->nx(), ny = grid_->ny(), sweeps = settings_.jacobi_iterations;
   parallel_sweeps(grid_->cells(), sweeps, [&](int sweep, Index first, Index last) {
     const double* from = sweep % 2 == 0 ? x.data() : z_.data();

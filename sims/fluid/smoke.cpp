@@ -77,7 +77,7 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
   advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
   if (carried) {
     advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
-    if (temperature_inert_) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
+    if (temperature_inert_) fill(n.temperature, 0.0);
     else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
   }
   const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
@@ -122,7 +122,7 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
     vents = {residual.empty() ? std::span<const double>(open_vents_.record) : residual,
              next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure()};
   }
-  std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
+  copy(next_adjoint, adjoint_);
   const FieldsView a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.u, a.v);
   apply_boundary_vents_adjoint(model_, t, a, vents);

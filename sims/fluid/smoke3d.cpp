@@ -78,7 +78,7 @@ void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<d
                      n.velocity[static_cast<std::size_t>(a)]);
   if (carried) {
     advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.velocity, dt, n.density);
-    if (temperature_inert_) std::fill(n.temperature.begin(), n.temperature.end(), 0.0);
+    if (temperature_inert_) fill(n.temperature, 0.0);
     else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature);
   }
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
@@ -125,7 +125,7 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
     vents = {residual.empty() ? std::span<const double>(open_vents_.record) : residual,
              next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure()};
   }
-  std::copy(next_adjoint.begin(), next_adjoint.end(), adjoint_.begin());
+  copy(next_adjoint, adjoint_);
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.velocity);
   apply_boundary_vents_adjoint(model_, t, a, vents);

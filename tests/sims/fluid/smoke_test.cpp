@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../state_hash.hpp"
+#include "core/diagnostics.hpp"
 #include "core/gradcheck.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
@@ -169,6 +170,37 @@ TEST(Smoke, ImplicitPressureAdjointMatchesConvergedUnrolledJacobi) {
 }
 
 // After a projection the divergence is below the solver's tolerance (relative to before).
+// A NaN in the initial smoke stops the first step with an error that names the kernel and the
+// first element of the step's output that is not finite (the smoke's weight carries it into the
+// velocity too), on one thread and on two (where the finite check runs in blocks). Jacobi sweeps:
+// the CG solve would stop first, naming itself.
+TEST(Smoke, NonFiniteStepNamesTheFirstNonFiniteElement) {
+  for (int threads : {1, 2}) {
+    set_thread_count(threads);
+    PressureSettings p;
+    p.solver = PressureSolver::kJacobi;
+    // Big enough (about 3,600 state values) that two threads check several blocks each.
+    SmokeModel m = small_room(32, 28, 3, p);
+    m.initial_density.value[static_cast<std::size_t>(m.grid.cell(20, 17))] = std::nan("");
+    Smoke system(m);
+    std::vector<double> state(static_cast<std::size_t>(system.state_size())), next(state.size());
+    system.initial_state(state);
+    bool thrown = false;
+    try {
+      system.step(0, state, next, {});
+    } catch (const NonFiniteError& e) {
+      thrown = true;
+      EXPECT_EQ(e.kernel(), "fluid_step");
+      EXPECT_FALSE(e.in_adjoint());
+      ASSERT_LT(e.element(), static_cast<Index>(next.size()));
+      EXPECT_FALSE(std::isfinite(next[static_cast<std::size_t>(e.element())]));
+      for (Index k = 0; k < e.element(); ++k) ASSERT_TRUE(std::isfinite(next[static_cast<std::size_t>(k)])) << k;
+    }
+    EXPECT_TRUE(thrown);
+  }
+  set_thread_count(0);
+}
+
 TEST(Smoke, ProjectionLeavesDivergenceBelowTolerance) {
   for (double tolerance : {1e-6, 1e-10}) {
     PressureSettings p;
