@@ -86,20 +86,49 @@ void Projection::set_open_face_scale(std::span<const double> scale) {
   build();
 }
 
+namespace {
+
+// On a grid periodic along both axes (cell c's left and bottom faces are faces c): out[c] =
+// cell(u[c], u[right of c], v[c], v[above c]), the values on its left, right, bottom and top
+// faces, for every cell, rows in parallel.
+template <class Cell>
+void for_cell_faces(int nx, int ny, const double* u, const double* v, double* out, const Cell& cell) {
+  parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
+    for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
+      const std::size_t row = static_cast<std::size_t>(j) * nx;
+      const double* ur = u + row;
+      const double* vr = v + row;
+      const double* vt = v + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+      double* o = out + row;
+      along_periodic_row(nx, i0, i1, [&](int i, int, int right) { o[i] = cell(ur[i], ur[right], vr[i], vt[i]); });
+    });
+  });
+}
+
+// On a grid periodic along both axes (cell c's left and bottom faces are faces c): calls
+// face(u[c], v[c], p[c], p[left of c], p[below c]) for every cell, rows in parallel.
+template <class Face>
+void for_left_and_bottom_faces(int nx, int ny, const double* p, std::span<double> u, std::span<double> v, const Face& face) {
+  parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
+    for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
+      const std::size_t row = static_cast<std::size_t>(j) * nx;
+      const double* pr = p + row;
+      const double* pb = p + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+      double* ur = u.data() + row;
+      double* vr = v.data() + row;
+      along_periodic_row(nx, i0, i1, [&](int i, int left, int) { face(ur[i], vr[i], pr[i], pr[left], pb[i]); });
+    });
+  });
+}
+
+}  // namespace
+
 void Projection::divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const {
   const Grid& g = *grid_;
   const int nx = g.nx(), ny = g.ny();
   if (uniform_) {
-    // Cell c's left and bottom faces are faces c.
-    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
-        const std::size_t row = static_cast<std::size_t>(j) * nx;
-        const double* ur = u.data() + row;
-        const double* vr = v.data() + row;
-        const double* vt = v.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
-        double* o = out.data() + row;
-        along_periodic_row(nx, i0, i1, [&](int i, int, int right) { o[i] = (ur[right] - ur[i] + vt[i] - vr[i]) / g.h(); });
-      });
+    for_cell_faces(nx, ny, u.data(), v.data(), out.data(), [&](double left, double right, double bottom, double top) {
+      return (right - left + top - bottom) / g.h();
     });
     return;
   }
@@ -249,19 +278,9 @@ void Projection::project(std::span<double> u, std::span<double> v) {
   solve(b_, p_);
   if (uniform_) {
     // Faces c are cell c's left and bottom faces: one pass over the cells updates both.
-    const int ny = g.ny();
-    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
-        const std::size_t row = static_cast<std::size_t>(j) * nx;
-        const double* pr = p_.data() + row;
-        const double* pb = p_.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
-        double* ur = u.data() + row;
-        double* vr = v.data() + row;
-        along_periodic_row(nx, i0, i1, [&](int i, int left, int) {
-          ur[i] -= (pr[i] - pr[left]) / h;
-          vr[i] -= (pr[i] - pb[i]) / h;
-        });
-      });
+    for_left_and_bottom_faces(nx, g.ny(), p_.data(), u, v, [h](double& fu, double& fv, double p, double left, double below) {
+      fu -= (p - left) / h;
+      fv -= (p - below) / h;
     });
     return;
   }
@@ -289,60 +308,44 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   const int nx = g.nx(), ny = g.ny();
   const double h = g.h();
   // A uniform grid's cell c has left and bottom faces c and no walls (the same sums).
-  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-    if (uniform_) {
-      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
-        const std::size_t row = static_cast<std::size_t>(j) * nx;
-        const double* ur = du.data() + row;
-        const double* vr = dv.data() + row;
-        const double* vt = dv.data() + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
-        double* out = b_.data() + row;
-        along_periodic_row(nx, i0, i1, [&](int i, int, int right) {
-          double s = 0.0;
-          s += ur[i];
-          s -= ur[right];
-          s += vr[i];
-          s -= vt[i];
-          out[i] = s / h;
-        });
-      });
-      return;
-    }
-    for (Index c = first; c < last; ++c) {
-      const std::size_t cs = static_cast<std::size_t>(c);
-      const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
-      if (g.solid(c)) {
-        b_[cs] = 0.0;
-        continue;
-      }
-      const Index faces_u[2] = {g.u_face(i, j), g.right_face(i, j)};
-      const Index faces_v[2] = {g.v_face(i, j), g.top_face(i, j)};
-      // G^T: a cell is the right/upper end of its left/lower face (+) and the left/lower end of
-      // its right/upper face (-).
+  if (uniform_) {
+    for_cell_faces(nx, ny, du.data(), dv.data(), b_.data(), [h](double left, double right, double bottom, double top) {
       double s = 0.0;
-      if (!g.u_wall(faces_u[0])) s += face_scale(0, faces_u[0]) * du[static_cast<std::size_t>(faces_u[0])];
-      if (!g.u_wall(faces_u[1])) s -= face_scale(0, faces_u[1]) * du[static_cast<std::size_t>(faces_u[1])];
-      if (!g.v_wall(faces_v[0])) s += face_scale(1, faces_v[0]) * dv[static_cast<std::size_t>(faces_v[0])];
-      if (!g.v_wall(faces_v[1])) s -= face_scale(1, faces_v[1]) * dv[static_cast<std::size_t>(faces_v[1])];
-      b_[cs] = s / h;
-    }
-  });
+      s += left;
+      s -= right;
+      s += bottom;
+      s -= top;
+      return s / h;
+    });
+  } else {
+    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c) {
+        const std::size_t cs = static_cast<std::size_t>(c);
+        const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
+        if (g.solid(c)) {
+          b_[cs] = 0.0;
+          continue;
+        }
+        const Index faces_u[2] = {g.u_face(i, j), g.right_face(i, j)};
+        const Index faces_v[2] = {g.v_face(i, j), g.top_face(i, j)};
+        // G^T: a cell is the right/upper end of its left/lower face (+) and the left/lower end of
+        // its right/upper face (-).
+        double s = 0.0;
+        if (!g.u_wall(faces_u[0])) s += face_scale(0, faces_u[0]) * du[static_cast<std::size_t>(faces_u[0])];
+        if (!g.u_wall(faces_u[1])) s -= face_scale(0, faces_u[1]) * du[static_cast<std::size_t>(faces_u[1])];
+        if (!g.v_wall(faces_v[0])) s += face_scale(1, faces_v[0]) * dv[static_cast<std::size_t>(faces_v[0])];
+        if (!g.v_wall(faces_v[1])) s -= face_scale(1, faces_v[1]) * dv[static_cast<std::size_t>(faces_v[1])];
+        b_[cs] = s / h;
+      }
+    });
+  }
   solve(b_, p_);
   if (singular_) remove_mean(p_);
   // div^T: face f gets (mu_left - mu_right) / h, times h^2.
   if (uniform_) {
-    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-      for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
-        const std::size_t row = static_cast<std::size_t>(j) * nx;
-        const double* pr = p_.data() + row;
-        const double* pb = p_.data() + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
-        double* ur = du.data() + row;
-        double* vr = dv.data() + row;
-        along_periodic_row(nx, i0, i1, [&](int i, int left, int) {
-          ur[i] += h * (pr[left] - pr[i]);
-          vr[i] += h * (pb[i] - pr[i]);
-        });
-      });
+    for_left_and_bottom_faces(nx, ny, p_.data(), du, dv, [h](double& fu, double& fv, double p, double left, double below) {
+      fu += h * (left - p);
+      fv += h * (below - p);
     });
     return;
   }
