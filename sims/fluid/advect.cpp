@@ -291,6 +291,27 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
   });
 }
 
+void Advector::semi_lagrangian_together(std::span<const Carried> items, std::span<const double> u,
+                                        std::span<const double> v, double dt) {
+  const Grid& g = *grid_;
+  Index n = 0;
+  for (const Carried& c : items) n = std::max(n, static_cast<Index>(c.lattice.cx) * c.lattice.cy);
+  parallel_for_blocks(n, [&](Index first, Index last) {
+    for (const Carried& c : items) {
+      const Index end = std::min(last, static_cast<Index>(c.lattice.cx) * c.lattice.cy);
+      if (first >= end) continue;
+      if (c.q.empty()) {
+        std::fill(c.out.begin() + first, c.out.begin() + end, 0.0);
+        continue;
+      }
+      with_staggering(staggering_of(g, c.lattice, path_), [&](auto kind) {
+        semi_lagrangian_samples<decltype(kind)::value>(g, c.lattice, c.q.data(), u.data(), v.data(), dt, backtrace_, vector_,
+                                                       c.out.data(), first, end);
+      });
+    }
+  });
+}
+
 void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
                                        std::span<const double> v, double dt, std::span<const double> dout,
                                        std::span<double> dq, std::span<double> du, std::span<double> dv,

@@ -45,6 +45,17 @@ class Advector {
   // out = q (on lattice l) carried along (u, v) over dt. kConservative needs the cell lattice.
   void advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
               std::span<const double> v, double dt, std::span<double> out);
+  // A quantity for semi_lagrangian_together: q on lattice l into out; an empty q fills out with
+  // zeros (a quantity known to stay zero).
+  struct Carried {
+    Lattice lattice;
+    std::span<const double> q;
+    std::span<double> out;
+  };
+  // Semi-Lagrangian advection of several quantities by one velocity in one parallel pass over
+  // their samples: the same bits as an advect call each, one thread team instead of several.
+  void semi_lagrangian_together(std::span<const Carried> items, std::span<const double> u, std::span<const double> v,
+                                double dt);
   // Adds the adjoint of advect to dq, du and dv, given d out (dq may be du or dv).
   void advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
                       std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,

@@ -73,12 +73,22 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
   const ConstFieldsView s = fields_of(g, state);
   const FieldsView n = fields_of(g, next);
   const AdvectionScheme velocity = model_.settings.velocity_advection, carried_scheme = model_.settings.carried_advection;
-  advector_.advect(velocity, g.u_lattice(), s.u, s.u, s.v, dt, n.u);
-  advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
-  if (carried) {
-    advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
-    if (temperature_inert_) fill(n.temperature, 0.0);
-    else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
+  if (velocity == AdvectionScheme::kSemiLagrangian && (!carried || carried_scheme == AdvectionScheme::kSemiLagrangian)) {
+    Advector::Carried items[4] = {{g.u_lattice(), s.u, n.u}, {g.v_lattice(), s.v, n.v}};
+    int count = 2;
+    if (carried) {
+      items[count++] = {g.cell_lattice(), s.density, n.density};
+      items[count++] = {g.cell_lattice(), temperature_inert_ ? std::span<const double>() : s.temperature, n.temperature};
+    }
+    advector_.semi_lagrangian_together(std::span<const Advector::Carried>(items, static_cast<std::size_t>(count)), s.u, s.v, dt);
+  } else {
+    advector_.advect(velocity, g.u_lattice(), s.u, s.u, s.v, dt, n.u);
+    advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
+    if (carried) {
+      advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
+      if (temperature_inert_) fill(n.temperature, 0.0);
+      else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
+    }
   }
   const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
   for (int k = 0; k < model_.source_count(); ++k) {

@@ -125,6 +125,29 @@ TEST(FluidKernels, PeriodicAdvectionMatchesTheGeneralStencils) {
         }
 }
 
+// Several quantities advected in one pass give the bits of one advect call each (lattices of
+// different sizes on a closed grid, equal ones on a periodic grid), and an empty quantity zeros.
+TEST(FluidKernels, AdvectingTogetherMatchesAdvectingOneByOne) {
+  for (const Grid& g : {closed_grid(), periodic_grid(), Grid(40, 30, 0.05, Side::kClosed, Side::kOpen, Side::kClosed, Side::kOpen)})
+    for (Backtrace backtrace : {Backtrace::kMidpoint, Backtrace::kEuler}) {
+      const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count()),
+                        nc = static_cast<std::size_t>(g.cells());
+      const std::vector<double> u = random_values(nu, 91, 0.7), v = random_values(nv, 92, 0.7), q = random_values(nc, 93, 1.0);
+      Advector advector(g, backtrace);
+      std::vector<double> u1(nu), v1(nv), q1(nc), zero1(nc, 5.0), u2(nu), v2(nv), q2(nc);
+      const Advector::Carried items[] = {{g.u_lattice(), u, u1}, {g.v_lattice(), v, v1}, {g.cell_lattice(), q, q1},
+                                         {g.cell_lattice(), {}, zero1}};
+      advector.semi_lagrangian_together(items, u, v, 0.21);
+      advector.advect(AdvectionScheme::kSemiLagrangian, g.u_lattice(), u, u, v, 0.21, u2);
+      advector.advect(AdvectionScheme::kSemiLagrangian, g.v_lattice(), v, u, v, 0.21, v2);
+      advector.advect(AdvectionScheme::kSemiLagrangian, g.cell_lattice(), q, u, v, 0.21, q2);
+      EXPECT_EQ(u1, u2);
+      EXPECT_EQ(v1, v2);
+      EXPECT_EQ(q1, q2);
+      EXPECT_EQ(zero1, std::vector<double>(nc, 0.0));
+    }
+}
+
 // MacCormack with its limiter: random fields clamp some samples and not others; the clamp is
 // piecewise, and random fields keep the finite differences away from its switches.
 TEST(FluidKernels, MacCormackAdjointMatchesFiniteDifferences) {
