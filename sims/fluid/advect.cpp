@@ -241,7 +241,7 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
 Advector::Advector(const Grid& grid, Backtrace backtrace, TracePath path)
     : grid_(&grid), backtrace_(backtrace), path_(path), vector_(path == TracePath::kFastest && vector_traces_available()) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
-  for (auto* b : {&start_x_, &start_y_}) b->assign(n, 0.0);
+  for (auto* b : {&start_x_, &start_y_}) b->assign(n * kMaxTogether, 0.0);
   for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
   for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
 }
@@ -339,7 +339,55 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   });
   with_staggering(staggering, [&](auto kind) {
     if constexpr (decltype(kind)::value != Staggering::kAny)
-      add_start_adjoints<decltype(kind)::value>(g.nx(), g.ny(), start_x_.data(), start_y_.data(), du, dv);
+      parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+        add_start_adjoints<decltype(kind)::value>(g.nx(), g.ny(), start_x_.data(), start_y_.data(), du, dv, first, last);
+      });
+  });
+}
+
+void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, std::span<const double> u,
+                                                std::span<const double> v, double dt, std::span<double> du,
+                                                std::span<double> dv) {
+  const Grid& g = *grid_;
+  if (items.size() > static_cast<std::size_t>(kMaxTogether)) throw std::logic_error("Advector: too many quantities together");
+  if (path_ == TracePath::kGeneral || !g.periodic_x() || !g.periodic_y()) {
+    for (const CarriedAdjoint& c : items) semi_lagrangian_adjoint(c.lattice, c.q, u, v, dt, c.dout, c.dq, du, dv, nullptr, nullptr);
+    return;
+  }
+  // Targets du, dv and each quantity's own dq; every lattice has the grid's nx x ny samples.
+  BandScatter::Target targets[BandScatter::kMaxTargets];
+  int count = 0, q_target[kMaxTogether];
+  targets[count++] = {du, g.nx(), g.ny(), true};
+  targets[count++] = {dv, g.nx(), g.ny(), true};
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const std::span<double> dq = items[k].dq;
+    if (dq.data() == du.data()) q_target[k] = 0;
+    else if (dq.data() == dv.data()) q_target[k] = 1;
+    else if (count < BandScatter::kMaxTargets) {
+      q_target[k] = count;
+      targets[count++] = {dq, g.nx(), g.ny(), true};
+    } else {
+      throw std::logic_error("Advector: too many adjoint targets together");
+    }
+  }
+  const std::size_t n = static_cast<std::size_t>(g.cells());
+  const int reach = trace_reach(g, u, v, dt, g.ny());
+  scatter_.scatter(g.nx(), g.ny(), reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
+                   [&](BandScatter::Band& band, Index first, Index last) {
+    for (std::size_t k = 0; k < items.size(); ++k)
+      with_staggering(staggering_of(g, items[k].lattice, path_), [&](auto kind) {
+        semi_lagrangian_adjoint_samples<decltype(kind)::value>(band, g, items[k].lattice, items[k].q, u, v, dt, backtrace_,
+                                                               vector_, items[k].dout, q_target[k], nullptr, nullptr,
+                                                               start_x_.data() + k * n, start_y_.data() + k * n, first, last);
+      });
+  });
+  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for (std::size_t k = 0; k < items.size(); ++k)
+      with_staggering(staggering_of(g, items[k].lattice, path_), [&](auto kind) {
+        if constexpr (decltype(kind)::value != Staggering::kAny)
+          add_start_adjoints<decltype(kind)::value>(g.nx(), g.ny(), start_x_.data() + k * n, start_y_.data() + k * n, du, dv,
+                                                    first, last);
+      });
   });
 }
 

@@ -56,6 +56,22 @@ class Advector {
   // their samples: the same bits as an advect call each, one thread team instead of several.
   void semi_lagrangian_together(std::span<const Carried> items, std::span<const double> u, std::span<const double> v,
                                 double dt);
+  // A quantity for semi_lagrangian_adjoint_together: q on lattice l, the adjoint of its advected
+  // field (dout) and where q's adjoint goes (dq: its own field, or du or dv).
+  struct CarriedAdjoint {
+    Lattice lattice;
+    std::span<const double> q, dout;
+    std::span<double> dq;
+  };
+  // The adjoint of semi_lagrangian_together (at most kMaxTogether quantities, no zero ones) into
+  // the items' dq, du and dv. On a grid periodic along both axes (and not kGeneral) one scatter
+  // serves them all: each band adds every quantity's samples in turn, and the windows are
+  // gathered once (bits of their own, the same for any thread count; within rounding of one
+  // advect_adjoint call each); elsewhere it is one advect_adjoint call each.
+  static constexpr int kMaxTogether = 4;
+  void semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, std::span<const double> u,
+                                        std::span<const double> v, double dt, std::span<double> du,
+                                        std::span<double> dv);
   // Adds the adjoint of advect to dq, du and dv, given d out (dq may be du or dv).
   void advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
                       std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
@@ -89,7 +105,7 @@ class Advector {
   BandScatter scatter_;
   // MacCormack: the forward and the round-trip fields and their adjoints; conservative: fluxes.
   std::vector<double> forth_, back_, dforth_, dback_;
-  // The periodic path's adjoints at the traces' starts, per sample.
+  // The periodic path's adjoints at the traces' starts, per sample (kMaxTogether lattices).
   std::vector<double> start_x_, start_y_;
   std::vector<std::int32_t> lowest_, highest_, extra_index_;
 };

@@ -152,12 +152,21 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
   const ConstFieldsView s = fields_of(g, state);
   const FieldsView sa = fields_of(g, state_adjoint);
   const AdvectionScheme velocity = model_.settings.velocity_advection, carried = model_.settings.carried_advection;
-  advector_.advect_adjoint(velocity, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
-  advector_.advect_adjoint(velocity, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
-  advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
-  if (!temperature_inert_)
-    advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u,
-                             sa.v);
+  if (velocity == AdvectionScheme::kSemiLagrangian && carried == AdvectionScheme::kSemiLagrangian) {
+    Advector::CarriedAdjoint items[4] = {{g.u_lattice(), s.u, a.u, sa.u},
+                                         {g.v_lattice(), s.v, a.v, sa.v},
+                                         {g.cell_lattice(), s.density, a.density, sa.density},
+                                         {g.cell_lattice(), s.temperature, a.temperature, sa.temperature}};
+    advector_.semi_lagrangian_adjoint_together(std::span<const Advector::CarriedAdjoint>(items, temperature_inert_ ? 3 : 4),
+                                               s.u, s.v, dt, sa.u, sa.v);
+  } else {
+    advector_.advect_adjoint(velocity, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
+    advector_.advect_adjoint(velocity, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
+    advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
+    if (!temperature_inert_)
+      advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u,
+                               sa.v);
+  }
   check_finite(state_adjoint, "fluid_step", true);
 }
 
