@@ -239,7 +239,11 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
 }  // namespace
 
 Advector::Advector(const Grid& grid, Backtrace backtrace, TracePath path)
-    : grid_(&grid), backtrace_(backtrace), path_(path), vector_(path == TracePath::kFastest && vector_traces_available()) {
+    : grid_(&grid),
+      backtrace_(backtrace),
+      path_(path),
+      vector_(path == TracePath::kFastest && vector_traces_available() &&
+              std::max({grid.u_count(), grid.v_count(), grid.cells()}) < (Index{1} << 31)) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
   for (auto* b : {&start_x_, &start_y_}) b->assign(n * kMaxTogether, 0.0);
   for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);

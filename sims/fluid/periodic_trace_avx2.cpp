@@ -2,9 +2,10 @@
 // trace_sample_adjoint, lane by lane the same operations in the same order (floor, wrap,
 // weights, sums), so every lane gives the scalar path's bits. The gathers and the arithmetic run
 // four wide; the adjoint's scatter stays scalar (one sample after another, as the scalar path
-// adds them), and so do the starts of traces at the grid's left and right edges. A lane that the scalar
-// path would fold first (a foot a million cells away, or not finite) sends its group of four
-// down the scalar path.
+// adds them), and so do the starts of traces at the grid's left and right edges. A lane that
+// the scalar path would fold first (a foot a million cells away, or not finite) sends its group
+// of four down the scalar path. Indices are 32-bit: Advector uses these kernels only on lattices
+// of fewer than 2^31 samples.
 #include "sims/fluid/periodic_trace.hpp"
 
 #include <algorithm>
@@ -277,8 +278,13 @@ SIMGRAD_AVX2 bool trace_adjoint_groups(BandScatter::Band& band, const PeriodicTr
   return true;
 }
 
-// How many samples at once the drivers below try first.
+// How many groups of four the drivers below try first, then one; as tags for the kernels'
+// template arguments, with the trace rule.
 constexpr int kWideGroups = 2;
+using Wide = std::integral_constant<int, kWideGroups>;
+using One = std::integral_constant<int, 1>;
+using Euler = std::true_type;
+using Midpoint = std::false_type;
 
 }  // namespace
 
@@ -294,10 +300,12 @@ SIMGRAD_AVX2 void trace_samples_vector(const PeriodicTrace& t, const double* q, 
   for (Index k = first; k < last;) {
     const Index room = std::min<Index>(columns - i, last - k);
     int done = 1;
-    if (room >= 4 * kWideGroups && (t.euler ? trace_groups<K, kWideGroups, true>(t, q, i, j, out + k)
-                                            : trace_groups<K, kWideGroups, false>(t, q, i, j, out + k)))
+    auto groups = [&](auto wide, auto euler) {
+      return trace_groups<K, decltype(wide)::value, decltype(euler)::value>(t, q, i, j, out + k);
+    };
+    if (room >= 4 * kWideGroups && (t.euler ? groups(Wide{}, Euler{}) : groups(Wide{}, Midpoint{})))
       done = 4 * kWideGroups;
-    else if (room >= 4 && (t.euler ? trace_groups<K, 1, true>(t, q, i, j, out + k) : trace_groups<K, 1, false>(t, q, i, j, out + k)))
+    else if (room >= 4 && (t.euler ? groups(One{}, Euler{}) : groups(One{}, Midpoint{})))
       done = 4;
     else
       out[k] = trace_sample<K>(t, q, i, j);
@@ -325,10 +333,6 @@ SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const Pe
       return trace_adjoint_groups<K, decltype(wide)::value, decltype(euler)::value>(
           band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i, j);
     };
-    using Wide = std::integral_constant<int, kWideGroups>;
-    using One = std::integral_constant<int, 1>;
-    using Euler = std::true_type;
-    using Midpoint = std::false_type;
     int done = 1;
     if (room >= 4 * kWideGroups && (t.euler ? groups(Wide{}, Euler{}) : groups(Wide{}, Midpoint{}))) {
       done = 4 * kWideGroups;
