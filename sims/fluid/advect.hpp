@@ -32,7 +32,9 @@ enum class Backtrace : std::uint8_t { kMidpoint, kEuler };
 
 // How traces sample on grids periodic along both axes: the fastest path (four samples at a time
 // where the processor allows), the periodic path one sample at a time, or the general bilinear
-// stencils of any grid. All three give the same bits: the tests compare them.
+// stencils of any grid. Forward, all three give the same bits; the periodic adjoints gather the
+// traces' starts after their scatter, so they agree with the general one to rounding and with
+// each other bit for bit. The tests compare them.
 enum class TracePath : std::uint8_t { kFastest, kScalar, kGeneral };
 
 // The schemes with their workspaces; after the first call of a size, calls allocate nothing

@@ -3,7 +3,9 @@
 // weights) and no sample clamps, so a sample is a few gathers and multiply-adds. Two forms of
 // the same arithmetic: one sample at a time (below), and four at a time in AVX2 registers
 // (periodic_trace_avx2.cpp), lane by lane the same operations in the same order, so both give
-// the same bits; the vector form runs where the processor has AVX2 (tests compare the two).
+// the same bits; the vector form runs where the processor has AVX2 (tests compare the two). The
+// adjoint scatters what reaches the feet and midpoints, and leaves what reaches each trace's
+// start to a gather through the start's fixed stencils (add_start_adjoints).
 // Neither contracts multiply-adds into fused ones (the build sets -ffp-contract=off, and the
 // vector kernels do not enable FMA).
 #pragma once
