@@ -198,12 +198,9 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
     if (vector)
       return trace_samples_adjoint_vector<K>(band, t, q.data(), dout.data(), q_target, extra_index, extra_value, start_x,
                                              start_y, first, last);
-    for (Index k = first; k < last; ++k, next_sample(l, i, j)) {
-      if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
-      start_x[k] = start_y[k] = 0.0;
-      const double a = dout[static_cast<std::size_t>(k)];
-      if (a != 0.0) trace_sample_adjoint<K>(band, t, q.data(), q_target, a, i, j, start_x[k], start_y[k]);
-    }
+    for (Index k = first; k < last; ++k, next_sample(l, i, j))
+      trace_sample_adjoint_at<K>(band, t, q.data(), dout.data(), q_target, extra_index, extra_value, start_x, start_y, k, i,
+                                 j);
     return;
   }
   const double scale = dt / g.h();

@@ -89,6 +89,17 @@ struct OpenVentWork {
   bool refresh(const SmokeModel& m);
   bool refresh(const SmokeModel3& m);
   bool active() const { return !scale.empty(); }
+  // What the adjoint of a step needs (nothing without vents on open sides): the step's record
+  // (`residual`), or, when a recomputed checkpoint segment kept none, the record that
+  // rerun(next, record) writes by replaying the step; with the projected velocities' adjoint and
+  // the adjoint solve's pressure.
+  template <class Rerun>
+  OpenVentReplay for_adjoint(std::span<const double> residual, std::span<const double> projected_adjoint,
+                             std::span<const double> mu, const Rerun& rerun) {
+    if (!active()) return {};
+    if (residual.empty()) rerun(std::span<double>(replay), std::span<double>(record));
+    return {residual.empty() ? std::span<const double>(record) : residual, projected_adjoint, mu};
+  }
   // The doubles of a step's record (0 without vents on open sides).
   Index record_size() const { return static_cast<Index>(record.size()); }
 };

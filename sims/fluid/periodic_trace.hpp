@@ -177,6 +177,18 @@ inline void trace_sample_adjoint(BandScatter::Band& band, const PeriodicTrace& t
   start_y = -0.5 * scale * aym;
 }
 
+// Sample k = (i, j) of the periodic adjoint as the drivers run it one at a time: the extra add
+// first (with `extra_index`), then, unless its output adjoint is zero, the trace's adjoint; its
+// starts' adjoints are zero otherwise.
+template <Staggering K>
+inline void trace_sample_adjoint_at(BandScatter::Band& band, const PeriodicTrace& t, const double* q, const double* dout,
+                                    int q_target, const std::int32_t* extra_index, const double* extra_value,
+                                    double* start_x, double* start_y, Index k, int i, int j) {
+  if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
+  start_x[k] = start_y[k] = 0.0;
+  if (dout[k] != 0.0) trace_sample_adjoint<K>(band, t, q, q_target, dout[k], i, j, start_x[k], start_y[k]);
+}
+
 // Adds to du and dv, over the cells [first, last) of the grid, what the starts of the traces of
 // lattice kind K received: start_x and start_y per sample (zero where a sample's adjoint was),
 // through the transposes of grid_point's stencils, each velocity value gathering from the

@@ -339,9 +339,7 @@ SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const Pe
     } else if (room >= 4 && (t.euler ? groups(One{}, Euler{}) : groups(One{}, Midpoint{}))) {
       done = 4;
     } else {
-      if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
-      start_x[k] = start_y[k] = 0.0;
-      if (dout[k] != 0.0) trace_sample_adjoint<K>(band, t, q, q_target, dout[k], i, j, start_x[k], start_y[k]);
+      trace_sample_adjoint_at<K>(band, t, q, dout, q_target, extra_index, extra_value, start_x, start_y, k, i, j);
     }
     k += done;
     i += done;

@@ -117,14 +117,9 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
-  // Vents on open sides: the step's record, or (a recomputed checkpoint segment keeps none) the
-  // step replayed to write it.
-  OpenVentReplay vents;
-  if (open_vents_.active()) {
-    if (residual.empty()) advance(t, state, open_vents_.replay, open_vents_.record);
-    vents = {residual.empty() ? std::span<const double>(open_vents_.record) : residual,
-             next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure()};
-  }
+  const OpenVentReplay vents = open_vents_.for_adjoint(
+      residual, next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure(),
+      [&](std::span<double> next, std::span<double> record) { advance(t, state, next, record); });
   copy(next_adjoint, adjoint_);
   const Fields3View a = fields_of(g, std::span<double>(adjoint_));
   projection_.project_adjoint(a.velocity);
