@@ -243,15 +243,17 @@ Advector::Advector(const Grid& grid, Backtrace backtrace, TracePath path)
               std::max({grid.u_count(), grid.v_count(), grid.cells()}) < (Index{1} << 31)) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
   for (auto* b : {&start_x_, &start_y_}) b->assign(n * kMaxTogether, 0.0);
-  for (auto* b : {&forth_, &back_, &dforth_, &dback_}) b->assign(std::max(n, static_cast<std::size_t>(grid.u_count() + grid.v_count())), 0.0);
-  for (auto* b : {&lowest_, &highest_, &extra_index_}) b->assign(n, 0);
+  passes_.for_advect(kKeepNone, n);
+  for (auto* b : {&dforth_, &dback_, &extra_value_}) b->assign(n, 0.0);
+  for (auto* b : {&flux_, &dflux_}) b->assign(static_cast<std::size_t>(grid.u_count() + grid.v_count()), 0.0);
+  extra_index_.assign(n, 0);
 }
 
 void Advector::advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
-                      std::span<const double> v, double dt, std::span<double> out) {
+                      std::span<const double> v, double dt, std::span<double> out, int keep) {
   switch (scheme) {
     case AdvectionScheme::kSemiLagrangian: return semi_lagrangian(l, q, u, v, dt, out, nullptr, nullptr);
-    case AdvectionScheme::kMacCormack: return maccormack(l, q, u, v, dt, out);
+    case AdvectionScheme::kMacCormack: return maccormack(l, q, u, v, dt, out, keep);
     case AdvectionScheme::kConservative: return conservative(q, u, v, dt, out);
   }
 }
@@ -259,10 +261,10 @@ void Advector::advect(AdvectionScheme scheme, const Lattice& l, std::span<const 
 void Advector::advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q,
                               std::span<const double> u, std::span<const double> v, double dt,
                               std::span<const double> dout, std::span<double> dq, std::span<double> du,
-                              std::span<double> dv) {
+                              std::span<double> dv, int kept) {
   switch (scheme) {
     case AdvectionScheme::kSemiLagrangian: return semi_lagrangian_adjoint(l, q, u, v, dt, dout, dq, du, dv, nullptr, nullptr);
-    case AdvectionScheme::kMacCormack: return maccormack_adjoint(l, q, u, v, dt, dout, dq, du, dv);
+    case AdvectionScheme::kMacCormack: return maccormack_adjoint(l, q, u, v, dt, dout, dq, du, dv, kept);
     case AdvectionScheme::kConservative: return conservative_adjoint(q, u, v, dt, dout, dq, du, dv);
   }
 }
@@ -392,29 +394,35 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
   });
 }
 
+void Advector::trace_passes(const Lattice& l, std::span<const double> q, std::span<const double> u,
+                            std::span<const double> v, double dt, MacCormackPasses& p) {
+  const std::size_t n = static_cast<std::size_t>(l.cx) * static_cast<std::size_t>(l.cy);
+  const std::span<double> forth(p.forth.data(), n);
+  semi_lagrangian(l, q, u, v, dt, forth, p.lowest.data(), p.highest.data());
+  semi_lagrangian(l, forth, u, v, -dt, std::span<double>(p.back.data(), n), nullptr, nullptr);
+}
+
 void Advector::maccormack(const Lattice& l, std::span<const double> q, std::span<const double> u,
-                          std::span<const double> v, double dt, std::span<double> out) {
-  const Index n = static_cast<Index>(l.cx) * l.cy;
-  const std::span<double> forth(forth_.data(), static_cast<std::size_t>(n)), back(back_.data(), static_cast<std::size_t>(n));
-  semi_lagrangian(l, q, u, v, dt, forth, lowest_.data(), highest_.data());
-  semi_lagrangian(l, forth, u, v, -dt, back, nullptr, nullptr);
-  maccormack_correct(q, forth, back, lowest_.data(), highest_.data(), out.subspan(0, static_cast<std::size_t>(n)));
+                          std::span<const double> v, double dt, std::span<double> out, int keep) {
+  const std::size_t n = static_cast<std::size_t>(l.cx) * static_cast<std::size_t>(l.cy);
+  MacCormackPasses& p = passes_.for_advect(keep, n);
+  trace_passes(l, q, u, v, dt, p);
+  maccormack_correct(q, std::span<const double>(p.forth.data(), n), std::span<const double>(p.back.data(), n),
+                     p.lowest.data(), p.highest.data(), out.subspan(0, n));
 }
 
 void Advector::maccormack_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
                                   std::span<const double> v, double dt, std::span<const double> dout,
-                                  std::span<double> dq, std::span<double> du, std::span<double> dv) {
-  const Index n = static_cast<Index>(l.cx) * l.cy;
-  const std::size_t ns = static_cast<std::size_t>(n);
-  const std::span<double> forth(forth_.data(), ns), back(back_.data(), ns), dforth(dforth_.data(), ns),
-      dback(dback_.data(), ns);
-  semi_lagrangian(l, q, u, v, dt, forth, lowest_.data(), highest_.data());
-  semi_lagrangian(l, forth, u, v, -dt, back, nullptr, nullptr);
-  // back is no longer needed: it holds the adjoints q receives directly from here.
-  maccormack_correct_adjoint(q, forth, back.data(), lowest_.data(), highest_.data(), dout.subspan(0, ns), dforth.data(),
-                             dback.data(), extra_index_.data(), back.data());
+                                  std::span<double> dq, std::span<double> du, std::span<double> dv, int kept) {
+  const std::size_t n = static_cast<std::size_t>(l.cx) * static_cast<std::size_t>(l.cy);
+  if (kept == kKeepNone) trace_passes(l, q, u, v, dt, passes_.for_advect(kKeepNone, n));
+  const MacCormackPasses& p = passes_.kept(kept, n);
+  const std::span<const double> forth(p.forth.data(), n);
+  const std::span<double> dforth(dforth_.data(), n), dback(dback_.data(), n);
+  maccormack_correct_adjoint(q, forth, p.back.data(), p.lowest.data(), p.highest.data(), dout.subspan(0, n),
+                             dforth.data(), dback.data(), extra_index_.data(), extra_value_.data());
   semi_lagrangian_adjoint(l, forth, u, v, -dt, dback, dforth, du, dv, nullptr, nullptr);
-  semi_lagrangian_adjoint(l, q, u, v, dt, dforth, dq, du, dv, extra_index_.data(), back.data());
+  semi_lagrangian_adjoint(l, q, u, v, dt, dforth, dq, du, dv, extra_index_.data(), extra_value_.data());
 }
 
 void Advector::conservative(std::span<const double> q, std::span<const double> u, std::span<const double> v, double dt,
@@ -422,8 +430,8 @@ void Advector::conservative(std::span<const double> q, std::span<const double> u
   const Grid& g = *grid_;
   const double c = dt / g.h();
   // Each face's upwind flux once, so both cells see the same bits.
-  double* flux_u = forth_.data();
-  double* flux_v = forth_.data() + g.u_count();
+  double* flux_u = flux_.data();
+  double* flux_v = flux_.data() + g.u_count();
   auto value = [&](Index cell) { return cell < 0 ? 0.0 : q[static_cast<std::size_t>(cell)]; };
   parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {
@@ -455,8 +463,8 @@ void Advector::conservative_adjoint(std::span<const double> q, std::span<const d
   const double c = dt / g.h();
   // A face's flux F leaves the cell below / left (out -= c F) and enters the other: dF = c (a_other
   // - a_this); the flux w q_upwind sends dF w to the upwind cell and dF q_upwind to w.
-  double* dflux_u = dforth_.data();
-  double* dflux_v = dforth_.data() + g.u_count();
+  double* dflux_u = dflux_.data();
+  double* dflux_v = dflux_.data() + g.u_count();
   auto value = [&](Index cell) { return cell < 0 ? 0.0 : q[static_cast<std::size_t>(cell)]; };
   auto adjoint = [&](Index cell) { return cell < 0 ? 0.0 : dout[static_cast<std::size_t>(cell)]; };
   parallel_for_blocks(g.u_count(), [&](Index first, Index last) {

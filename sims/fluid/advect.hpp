@@ -20,6 +20,7 @@
 
 #include "sims/fluid/band_scatter.hpp"
 #include "sims/fluid/grid.hpp"
+#include "sims/fluid/maccormack.hpp"
 
 namespace simgrad::fluid {
 
@@ -45,8 +46,9 @@ class Advector {
   explicit Advector(const Grid& grid, Backtrace backtrace = Backtrace::kMidpoint, TracePath path = TracePath::kFastest);
 
   // out = q (on lattice l) carried along (u, v) over dt. kConservative needs the cell lattice.
+  // With `keep` (0 to kKeptPasses - 1), MacCormack keeps its passes under that number.
   void advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
-              std::span<const double> v, double dt, std::span<double> out);
+              std::span<const double> v, double dt, std::span<double> out, int keep = kKeepNone);
   // A quantity for semi_lagrangian_together: q on lattice l into out; an empty q fills out with
   // zeros (a quantity known to stay zero).
   struct Carried {
@@ -74,10 +76,12 @@ class Advector {
   void semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, std::span<const double> u,
                                         std::span<const double> v, double dt, std::span<double> du,
                                         std::span<double> dv);
-  // Adds the adjoint of advect to dq, du and dv, given d out (dq may be du or dv).
+  // Adds the adjoint of advect to dq, du and dv, given d out (dq may be du or dv). With `kept`,
+  // MacCormack uses the passes an advect call with the same inputs kept under that number
+  // instead of tracing them again (the same bits).
   void advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
                       std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
-                      std::span<double> du, std::span<double> dv);
+                      std::span<double> du, std::span<double> dv, int kept = kKeepNone);
 
  private:
   // Semi-Lagrangian into out; with `lowest` and `highest`, also which of the four values each
@@ -89,11 +93,14 @@ class Advector {
                                std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
                                std::span<double> du, std::span<double> dv, const std::int32_t* extra_index,
                                const double* extra_value);
+  // MacCormack's two semi-Lagrangian passes over q into p.
+  void trace_passes(const Lattice& l, std::span<const double> q, std::span<const double> u, std::span<const double> v,
+                    double dt, MacCormackPasses& p);
   void maccormack(const Lattice& l, std::span<const double> q, std::span<const double> u, std::span<const double> v,
-                  double dt, std::span<double> out);
+                  double dt, std::span<double> out, int keep);
   void maccormack_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
                           std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
-                          std::span<double> du, std::span<double> dv);
+                          std::span<double> du, std::span<double> dv, int kept);
   void conservative(std::span<const double> q, std::span<const double> u, std::span<const double> v, double dt,
                     std::span<double> out);
   void conservative_adjoint(std::span<const double> q, std::span<const double> u, std::span<const double> v, double dt,
@@ -105,11 +112,15 @@ class Advector {
   TracePath path_ = TracePath::kFastest;
   bool vector_ = false;
   BandScatter scatter_;
-  // MacCormack: the forward and the round-trip fields and their adjoints; conservative: fluxes.
-  std::vector<double> forth_, back_, dforth_, dback_;
+  // MacCormack: the passes (the advector's own and those kept), the adjoints of the forward and
+  // round-trip fields, and what q receives directly.
+  MacCormackStore passes_;
+  std::vector<double> dforth_, dback_, extra_value_;
+  std::vector<std::int32_t> extra_index_;
+  // Conservative: the faces' fluxes and their adjoints.
+  std::vector<double> flux_, dflux_;
   // The periodic path's adjoints at the traces' starts, per sample (kMaxTogether lattices).
   std::vector<double> start_x_, start_y_;
-  std::vector<std::int32_t> lowest_, highest_, extra_index_;
 };
 
 // Semi-Lagrangian advection with a workspace of its own (for one-off uses and tests).

@@ -19,6 +19,7 @@
 
 #include "sims/fluid/advect.hpp"
 #include "sims/fluid/grid3d.hpp"
+#include "sims/fluid/maccormack.hpp"
 #include "sims/fluid/pressure3d.hpp"
 
 namespace simgrad::fluid {
@@ -29,20 +30,28 @@ class Advector3 {
   Advector3() = default;
   explicit Advector3(const Grid3& grid);
 
-  // out = q (on lattice l) carried along the velocity over dt; kConservative is refused.
+  // out = q (on lattice l) carried along the velocity over dt; kConservative is refused. With
+  // `keep` (0 to kKeptPasses - 1), MacCormack keeps its passes under that number.
   void advect(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity,
-              double dt, std::span<double> out);
+              double dt, std::span<double> out, int keep = kKeepNone);
   // Adds the adjoint of advect to dq and dvelocity, given d out (dq may be one of dvelocity).
+  // With `kept`, MacCormack uses the passes an advect call with the same inputs kept under that
+  // number instead of tracing them again (the same bits).
   void advect_adjoint(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
                       const ConstVelocity3& velocity, double dt, std::span<const double> dout, std::span<double> dq,
-                      const Velocity3& dvelocity);
+                      const Velocity3& dvelocity, int kept = kKeepNone);
 
  private:
+  // MacCormack's two semi-Lagrangian passes over q into p.
+  void trace_passes(const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,
+                    MacCormackPasses& p);
+
   const Grid3* grid_ = nullptr;
-  // MacCormack: the forward and round-trip fields, their adjoints, the limiter's bounds and what
-  // q receives directly.
-  std::vector<double> forth_, back_, dforth_, dback_;
-  std::vector<std::int32_t> lowest_, highest_, extra_index_;
+  // MacCormack: the passes (the advector's own and those kept), the adjoints of the forward and
+  // round-trip fields, and what q receives directly.
+  MacCormackStore passes_;
+  std::vector<double> dforth_, dback_, extra_value_;
+  std::vector<std::int32_t> extra_index_;
 };
 
 // Semi-Lagrangian: out = q traced back along the velocity over dt, at every sample of lattice

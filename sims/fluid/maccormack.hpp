@@ -5,12 +5,63 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "core/parallel.hpp"
 
 namespace simgrad::fluid {
+
+// MacCormack's two semi-Lagrangian passes over one quantity: the forward field, the round trip
+// and the limiter's bounds.
+struct MacCormackPasses {
+  std::vector<double> forth, back;
+  std::vector<std::int32_t> lowest, highest;
+};
+
+// How many advect calls can keep their passes at once (a 3D step's three velocity components,
+// density and temperature), and the number that keeps none.
+inline constexpr int kKeptPasses = 5;
+inline constexpr int kKeepNone = -1;
+
+// An advector's MacCormack passes: its own, and those that advect calls kept by number. A step's
+// adjoint that replays advection keeps them there, so that the advection's adjoint does not
+// trace them a second time.
+class MacCormackStore {
+ public:
+  // Passes for an advect call on n samples: those to keep under `keep`, or the store's own
+  // (kKeepNone). Allocates only the first time, or when n grows.
+  MacCormackPasses& for_advect(int keep, std::size_t n) {
+    MacCormackPasses& p = at(keep);
+    if (p.forth.size() < n) {
+      for (auto* b : {&p.forth, &p.back}) b->resize(n);
+      for (auto* b : {&p.lowest, &p.highest}) b->resize(n);
+    }
+    return p;
+  }
+  // The passes an advect call on n samples kept under `kept` (kKeepNone: the store's own, as
+  // last traced); throws if none were.
+  const MacCormackPasses& kept(int kept, std::size_t n) {
+    const MacCormackPasses& p = at(kept);
+    if (p.forth.size() < n)
+      throw std::logic_error("no MacCormack passes were kept under " + std::to_string(kept));
+    return p;
+  }
+
+ private:
+  MacCormackPasses& at(int slot) {
+    if (slot < kKeepNone || slot >= kKeptPasses)
+      throw std::out_of_range("no MacCormack passes can be kept under " + std::to_string(slot));
+    return slot == kKeepNone ? own_ : kept_[static_cast<std::size_t>(slot)];
+  }
+
+  MacCormackPasses own_;
+  std::array<MacCormackPasses, kKeptPasses> kept_;
+};
 
 // Of the values q takes at a stencil's `count` indices, which index holds the smallest and which
 // the largest (the first one on ties).
@@ -41,7 +92,7 @@ inline void maccormack_correct(std::span<const double> q, std::span<const double
 // fields (dforth, dback), and what q itself receives, as one (index, value) per sample
 // (extra_index, extra_value). A clamped sample is the extreme value it was clamped to; a free one
 // is forth + (q - back) / 2; the clamp's choice does not move with small changes away from its
-// switches. extra_value may be `back` (each sample reads its own entry before writing it).
+// switches.
 inline void maccormack_correct_adjoint(std::span<const double> q, std::span<const double> forth, const double* back,
                                        const std::int32_t* lowest, const std::int32_t* highest,
                                        std::span<const double> dout, double* dforth, double* dback,

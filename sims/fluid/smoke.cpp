@@ -82,12 +82,14 @@ void Smoke::advect_and_source(int t, std::span<const double> state, std::span<do
     }
     advector_.semi_lagrangian_together(std::span<const Advector::Carried>(items, static_cast<std::size_t>(count)), s.u, s.v, dt);
   } else {
-    advector_.advect(velocity, g.u_lattice(), s.u, s.u, s.v, dt, n.u);
-    advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v);
+    // A replay keeps MacCormack's passes for the adjoint: u, v, density, temperature as 0-3.
+    auto keep = [&](int slot) { return snapshots ? slot : kKeepNone; };
+    advector_.advect(velocity, g.u_lattice(), s.u, s.u, s.v, dt, n.u, keep(0));
+    advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v, keep(1));
     if (carried) {
-      advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density);
+      advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density, keep(2));
       if (temperature_inert_) fill(n.temperature, 0.0);
-      else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature);
+      else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature, keep(3));
     }
   }
   const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
@@ -155,12 +157,16 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
     advector_.semi_lagrangian_adjoint_together(std::span<const Advector::CarriedAdjoint>(items, temperature_inert_ ? 3 : 4),
                                                s.u, s.v, dt, sa.u, sa.v);
   } else {
-    advector_.advect_adjoint(velocity, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v);
-    advector_.advect_adjoint(velocity, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v);
-    advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v);
+    // What the replay kept of MacCormack's passes (advect_and_source's numbering).
+    const bool velocity_kept = confinement || model_.source_count() > 0;
+    auto kept = [](bool replayed, int slot) { return replayed ? slot : kKeepNone; };
+    advector_.advect_adjoint(velocity, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v, kept(velocity_kept, 0));
+    advector_.advect_adjoint(velocity, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v, kept(velocity_kept, 1));
+    advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v,
+                             kept(confinement, 2));
     if (!temperature_inert_)
       advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u,
-                               sa.v);
+                               sa.v, kept(confinement, 3));
   }
   check_finite(state_adjoint, "fluid_step", true);
 }

@@ -73,13 +73,15 @@ void Smoke3::advect_and_source(int t, std::span<const double> state, std::span<d
   const AdvectionScheme velocity = model_.settings.velocity_advection, carried_scheme = model_.settings.carried_advection;
   const ConstFields3View s = fields_of(g, state);
   const Fields3View n = fields_of(g, next);
+  // A replay keeps MacCormack's passes for the adjoint: velocity components 0-2, then density, temperature.
+  auto keep = [&](int slot) { return snapshots ? slot : kKeepNone; };
   for (int a = 0; a < 3; ++a)
     advector_.advect(velocity, g.face_lattice(a), s.velocity[static_cast<std::size_t>(a)], s.velocity, dt,
-                     n.velocity[static_cast<std::size_t>(a)]);
+                     n.velocity[static_cast<std::size_t>(a)], keep(a));
   if (carried) {
-    advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.velocity, dt, n.density);
+    advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.velocity, dt, n.density, keep(3));
     if (temperature_inert_) fill(n.temperature, 0.0);
-    else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature);
+    else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature, keep(4));
   }
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = 0; k < model_.source_count(); ++k) {
@@ -117,6 +119,9 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
   if (confinement) apply_buoyancy(model_, fields_of(g, std::span<double>(replay_)));
+  // What the replay kept of MacCormack's passes (advect_and_source's numbering).
+  const bool velocity_kept = confinement || model_.source_count() > 0;
+  auto kept = [](bool replayed, int slot) { return replayed ? slot : kKeepNone; };
   const OpenVentReplay vents = open_vents_.for_adjoint(
       residual, next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure(),
       [&](std::span<double> next, std::span<double> record) { advance(t, state, next, record); });
@@ -138,12 +143,13 @@ void Smoke3::step_adjoint(int t, std::span<const double> state, std::span<const 
   for (int b = 0; b < 3; ++b) {
     const std::size_t bs = static_cast<std::size_t>(b);
     advector_.advect_adjoint(velocity, g.face_lattice(b), s.velocity[bs], s.velocity, dt, a.velocity[bs], sa.velocity[bs],
-                             sa.velocity);
+                             sa.velocity, kept(velocity_kept, b));
   }
-  advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.velocity, dt, a.density, sa.density, sa.velocity);
+  advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.velocity, dt, a.density, sa.density, sa.velocity,
+                           kept(confinement, 3));
   if (!temperature_inert_)
     advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.velocity, dt, a.temperature, sa.temperature,
-                             sa.velocity);
+                             sa.velocity, kept(confinement, 4));
   check_finite(state_adjoint, "fluid3d_step", true);
 }
 

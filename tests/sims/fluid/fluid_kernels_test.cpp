@@ -62,6 +62,40 @@ TEST(FluidKernels, AdvectionAdjointMatchesFiniteDifferences) {
   }
 }
 
+// A replay that keeps MacCormack's passes spares the adjoint tracing them again: the adjoint from
+// kept passes has the bits of the one that traces its own, with other calls (kept under other
+// numbers, or keeping none) in between; passes never kept are refused.
+TEST(FluidKernels, MacCormackAdjointFromKeptPassesHasTheSameBits) {
+  for (const Grid& g : {closed_grid(), periodic_grid()}) {
+    const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count());
+    const std::vector<double> u = random_values(nu, 141, 0.7), v = random_values(nv, 142, 0.7);
+    Advector keeping(g), tracing(g);
+    int slot = 0;
+    for (const Lattice& l : {g.u_lattice(), g.v_lattice(), g.cell_lattice()}) {
+      const std::size_t nq = static_cast<std::size_t>(l.cx * l.cy);
+      const std::vector<double> q = random_values(nq, 143 + static_cast<std::uint64_t>(slot), 1.0),
+                                w = random_values(nq, 150 + static_cast<std::uint64_t>(slot), 1.0);
+      std::vector<double> out(nq), other(nq);
+      keeping.advect(AdvectionScheme::kMacCormack, l, q, u, v, 0.13, out, slot);
+      keeping.advect(AdvectionScheme::kMacCormack, l, w, u, v, 0.13, other, slot + 1);
+      keeping.advect(AdvectionScheme::kMacCormack, l, w, u, v, -0.3, other);
+      std::vector<double> dq_kept(nq, 0.0), dq_traced(nq, 0.0), du_kept(nu, 0.0), du_traced(nu, 0.0), dv_kept(nv, 0.0),
+          dv_traced(nv, 0.0);
+      keeping.advect_adjoint(AdvectionScheme::kMacCormack, l, q, u, v, 0.13, w, dq_kept, du_kept, dv_kept, slot);
+      tracing.advect_adjoint(AdvectionScheme::kMacCormack, l, q, u, v, 0.13, w, dq_traced, du_traced, dv_traced);
+      EXPECT_EQ(dq_kept, dq_traced) << "slot " << slot;
+      EXPECT_EQ(du_kept, du_traced) << "slot " << slot;
+      EXPECT_EQ(dv_kept, dv_traced) << "slot " << slot;
+      ++slot;
+    }
+    std::vector<double> dq(static_cast<std::size_t>(g.cells()), 0.0), du(nu, 0.0), dv(nv, 0.0), w(dq.size(), 1.0);
+    EXPECT_THROW(keeping.advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, u, v, 0.1, w, dq, du, dv, 4),
+                 std::logic_error);
+    EXPECT_THROW(keeping.advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, u, v, 0.1, w, dq, du, dv, -2),
+                 std::out_of_range);
+  }
+}
+
 // One Euler step back instead of the midpoint rule, for every lattice, boundary kind and both
 // schemes that trace.
 TEST(FluidKernels, EulerTraceAdvectionAdjointMatchesFiniteDifferences) {

@@ -89,6 +89,40 @@ TEST(Smoke3dSchemes, MacCormackAdjointMatchesFiniteDifferences) {
   }
 }
 
+// A replay that keeps MacCormack's passes spares the adjoint tracing them again: the adjoint from
+// kept passes has the bits of the one that traces its own, with other calls (kept under other
+// numbers, or keeping none) in between. Passes never kept are refused.
+TEST(Smoke3dSchemes, MacCormackAdjointFromKeptPassesHasTheSameBits) {
+  const Grid3 g = grid_with_solid({6, 5, 4}, kRoom);
+  const std::size_t nf = static_cast<std::size_t>(g.face_count());
+  const std::vector<double> velocity = random_values(nf, 121, 0.6);
+  const auto v = split_velocity(g, std::span<const double>(velocity));
+  Advector3 keeping(g), tracing(g);
+  for (int lattice = 0; lattice < 4; ++lattice) {
+    const Lattice3 l = lattice < 3 ? g.face_lattice(lattice) : g.cell_lattice();
+    const std::size_t nq = static_cast<std::size_t>(l.size());
+    const std::vector<double> q = random_values(nq, 122 + static_cast<std::uint64_t>(lattice), 1.0),
+                              w = random_values(nq, 130 + static_cast<std::uint64_t>(lattice), 1.0);
+    std::vector<double> out(nq), other(nq);
+    keeping.advect(AdvectionScheme::kMacCormack, l, q, v, 0.11, out, lattice);
+    keeping.advect(AdvectionScheme::kMacCormack, l, w, v, 0.11, other, (lattice + 1) % kKeptPasses);
+    keeping.advect(AdvectionScheme::kMacCormack, l, w, v, -0.2, other);
+    std::vector<double> dq_kept(nq, 0.0), dq_traced(nq, 0.0), dv_kept(nf, 0.0), dv_traced(nf, 0.0);
+    keeping.advect_adjoint(AdvectionScheme::kMacCormack, l, q, v, 0.11, w, dq_kept,
+                           split_velocity(g, std::span<double>(dv_kept)), lattice);
+    tracing.advect_adjoint(AdvectionScheme::kMacCormack, l, q, v, 0.11, w, dq_traced,
+                           split_velocity(g, std::span<double>(dv_traced)));
+    EXPECT_EQ(dq_kept, dq_traced) << "lattice " << lattice;
+    EXPECT_EQ(dv_kept, dv_traced) << "lattice " << lattice;
+  }
+  std::vector<double> dq(static_cast<std::size_t>(g.cells()), 0.0), dv(nf, 0.0), w(dq.size(), 1.0);
+  const auto dvs = split_velocity(g, std::span<double>(dv));
+  EXPECT_THROW(Advector3(g).advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, v, 0.1, w, dq, dvs, 4),
+               std::logic_error);
+  EXPECT_THROW(keeping.advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, v, 0.1, w, dq, dvs, kKeptPasses),
+               std::out_of_range);
+}
+
 // Confinement in the velocity and its strength: inputs [velocity, epsilon].
 TEST(Smoke3dSchemes, VorticityConfinementAdjointMatchesFiniteDifferences) {
   for (const Sides& sides : {kRoom, kPeriodic}) {
