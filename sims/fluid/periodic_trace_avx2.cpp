@@ -280,7 +280,7 @@ SIMGRAD_AVX2 bool trace_adjoint_groups(BandScatter::Band& band, const PeriodicTr
 
 // How many groups of four the drivers below try first, then one; as tags for the kernels'
 // template arguments, with the trace rule.
-constexpr int kWideGroups = 2;
+constexpr int kWideGroups = 4;
 using Wide = std::integral_constant<int, kWideGroups>;
 using One = std::integral_constant<int, 1>;
 using Euler = std::true_type;
