@@ -243,10 +243,7 @@ Advector::Advector(const Grid& grid, Backtrace backtrace, TracePath path)
               std::max({grid.u_count(), grid.v_count(), grid.cells()}) < (Index{1} << 31)) {
   const std::size_t n = static_cast<std::size_t>(std::max({grid.u_count(), grid.v_count(), grid.cells()}));
   for (auto* b : {&start_x_, &start_y_}) b->assign(n * kMaxTogether, 0.0);
-  passes_.for_advect(kKeepNone, n);
-  for (auto* b : {&dforth_, &dback_, &extra_value_}) b->assign(n, 0.0);
   for (auto* b : {&flux_, &dflux_}) b->assign(static_cast<std::size_t>(grid.u_count() + grid.v_count()), 0.0);
-  extra_index_.assign(n, 0);
 }
 
 void Advector::advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
@@ -394,35 +391,28 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
   });
 }
 
-void Advector::trace_passes(const Lattice& l, std::span<const double> q, std::span<const double> u,
-                            std::span<const double> v, double dt, MacCormackPasses& p) {
-  const std::size_t n = static_cast<std::size_t>(l.cx) * static_cast<std::size_t>(l.cy);
-  const std::span<double> forth(p.forth.data(), n);
-  semi_lagrangian(l, q, u, v, dt, forth, p.lowest.data(), p.highest.data());
-  semi_lagrangian(l, forth, u, v, -dt, std::span<double>(p.back.data(), n), nullptr, nullptr);
-}
-
 void Advector::maccormack(const Lattice& l, std::span<const double> q, std::span<const double> u,
                           std::span<const double> v, double dt, std::span<double> out, int keep) {
   const std::size_t n = static_cast<std::size_t>(l.cx) * static_cast<std::size_t>(l.cy);
-  MacCormackPasses& p = passes_.for_advect(keep, n);
-  trace_passes(l, q, u, v, dt, p);
-  maccormack_correct(q, std::span<const double>(p.forth.data(), n), std::span<const double>(p.back.data(), n),
-                     p.lowest.data(), p.highest.data(), out.subspan(0, n));
+  passes_.advect(keep, q, dt, out.subspan(0, n), [&](std::span<const double> from, double step, std::span<double> to,
+                                                     std::int32_t* lowest, std::int32_t* highest) {
+    semi_lagrangian(l, from, u, v, step, to, lowest, highest);
+  });
 }
 
 void Advector::maccormack_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
                                   std::span<const double> v, double dt, std::span<const double> dout,
                                   std::span<double> dq, std::span<double> du, std::span<double> dv, int kept) {
   const std::size_t n = static_cast<std::size_t>(l.cx) * static_cast<std::size_t>(l.cy);
-  if (kept == kKeepNone) trace_passes(l, q, u, v, dt, passes_.for_advect(kKeepNone, n));
-  const MacCormackPasses& p = passes_.kept(kept, n);
-  const std::span<const double> forth(p.forth.data(), n);
-  const std::span<double> dforth(dforth_.data(), n), dback(dback_.data(), n);
-  maccormack_correct_adjoint(q, forth, p.back.data(), p.lowest.data(), p.highest.data(), dout.subspan(0, n),
-                             dforth.data(), dback.data(), extra_index_.data(), extra_value_.data());
-  semi_lagrangian_adjoint(l, forth, u, v, -dt, dback, dforth, du, dv, nullptr, nullptr);
-  semi_lagrangian_adjoint(l, q, u, v, dt, dforth, dq, du, dv, extra_index_.data(), extra_value_.data());
+  passes_.advect_adjoint(
+      kept, q, dt, dout.subspan(0, n), dq,
+      [&](std::span<const double> from, double step, std::span<double> to, std::int32_t* lowest, std::int32_t* highest) {
+        semi_lagrangian(l, from, u, v, step, to, lowest, highest);
+      },
+      [&](std::span<const double> from, double step, std::span<const double> a, std::span<double> da,
+          const std::int32_t* extra_index, const double* extra_value) {
+        semi_lagrangian_adjoint(l, from, u, v, step, a, da, du, dv, extra_index, extra_value);
+      });
 }
 
 void Advector::conservative(std::span<const double> q, std::span<const double> u, std::span<const double> v, double dt,

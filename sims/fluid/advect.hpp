@@ -93,9 +93,6 @@ class Advector {
                                std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
                                std::span<double> du, std::span<double> dv, const std::int32_t* extra_index,
                                const double* extra_value);
-  // MacCormack's two semi-Lagrangian passes over q into p.
-  void trace_passes(const Lattice& l, std::span<const double> q, std::span<const double> u, std::span<const double> v,
-                    double dt, MacCormackPasses& p);
   void maccormack(const Lattice& l, std::span<const double> q, std::span<const double> u, std::span<const double> v,
                   double dt, std::span<double> out, int keep);
   void maccormack_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
@@ -112,11 +109,8 @@ class Advector {
   TracePath path_ = TracePath::kFastest;
   bool vector_ = false;
   BandScatter scatter_;
-  // MacCormack: the passes (the advector's own and those kept), the adjoints of the forward and
-  // round-trip fields, and what q receives directly.
+  // MacCormack: the passes (the advector's own and those kept) and the adjoint's workspace.
   MacCormackStore passes_;
-  std::vector<double> dforth_, dback_, extra_value_;
-  std::vector<std::int32_t> extra_index_;
   // Conservative: the faces' fluxes and their adjoints.
   std::vector<double> flux_, dflux_;
   // The periodic path's adjoints at the traces' starts, per sample (kMaxTogether lattices).

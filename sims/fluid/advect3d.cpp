@@ -128,31 +128,16 @@ void semi_lagrangian_adjoint(const Grid3& grid, const Lattice3& l, std::span<con
 
 }  // namespace
 
-Advector3::Advector3(const Grid3& grid) : grid_(&grid) {
-  const std::size_t n =
-      static_cast<std::size_t>(std::max({grid.face_count(0), grid.face_count(1), grid.face_count(2), grid.cells()}));
-  passes_.for_advect(kKeepNone, n);
-  for (auto* b : {&dforth_, &dback_, &extra_value_}) b->assign(n, 0.0);
-  extra_index_.assign(n, 0);
-}
-
-void Advector3::trace_passes(const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,
-                             MacCormackPasses& p) {
-  const std::size_t n = static_cast<std::size_t>(l.size());
-  const std::span<double> forth(p.forth.data(), n);
-  semi_lagrangian(*grid_, l, q, velocity, dt, forth, p.lowest.data(), p.highest.data());
-  semi_lagrangian(*grid_, l, forth, velocity, -dt, std::span<double>(p.back.data(), n), nullptr, nullptr);
-}
+Advector3::Advector3(const Grid3& grid) : grid_(&grid) {}
 
 void Advector3::advect(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
                        const ConstVelocity3& velocity, double dt, std::span<double> out, int keep) {
+  const Grid3& g = *grid_;
   if (scheme == AdvectionScheme::kConservative) throw std::invalid_argument("3D advection has no conservative scheme");
-  if (scheme == AdvectionScheme::kSemiLagrangian) return semi_lagrangian(*grid_, l, q, velocity, dt, out, nullptr, nullptr);
-  const std::size_t n = static_cast<std::size_t>(l.size());
-  MacCormackPasses& p = passes_.for_advect(keep, n);
-  trace_passes(l, q, velocity, dt, p);
-  maccormack_correct(q, std::span<const double>(p.forth.data(), n), std::span<const double>(p.back.data(), n),
-                     p.lowest.data(), p.highest.data(), out.subspan(0, n));
+  if (scheme == AdvectionScheme::kSemiLagrangian) return semi_lagrangian(g, l, q, velocity, dt, out, nullptr, nullptr);
+  passes_.advect(keep, q, dt, out.subspan(0, static_cast<std::size_t>(l.size())),
+                 [&](std::span<const double> from, double step, std::span<double> to, std::int32_t* lowest,
+                     std::int32_t* highest) { semi_lagrangian(g, l, from, velocity, step, to, lowest, highest); });
 }
 
 void Advector3::advect_adjoint(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
@@ -162,15 +147,15 @@ void Advector3::advect_adjoint(AdvectionScheme scheme, const Lattice3& l, std::s
   if (scheme == AdvectionScheme::kConservative) throw std::invalid_argument("3D advection has no conservative scheme");
   if (scheme == AdvectionScheme::kSemiLagrangian)
     return semi_lagrangian_adjoint(g, l, q, velocity, dt, dout, dq, dvelocity, nullptr, nullptr);
-  const std::size_t n = static_cast<std::size_t>(l.size());
-  if (kept == kKeepNone) trace_passes(l, q, velocity, dt, passes_.for_advect(kKeepNone, n));
-  const MacCormackPasses& p = passes_.kept(kept, n);
-  const std::span<const double> forth(p.forth.data(), n);
-  const std::span<double> dforth(dforth_.data(), n), dback(dback_.data(), n);
-  maccormack_correct_adjoint(q, forth, p.back.data(), p.lowest.data(), p.highest.data(), dout.subspan(0, n),
-                             dforth.data(), dback.data(), extra_index_.data(), extra_value_.data());
-  semi_lagrangian_adjoint(g, l, forth, velocity, -dt, dback, dforth, dvelocity, nullptr, nullptr);
-  semi_lagrangian_adjoint(g, l, q, velocity, dt, dforth, dq, dvelocity, extra_index_.data(), extra_value_.data());
+  passes_.advect_adjoint(
+      kept, q, dt, dout.subspan(0, static_cast<std::size_t>(l.size())), dq,
+      [&](std::span<const double> from, double step, std::span<double> to, std::int32_t* lowest, std::int32_t* highest) {
+        semi_lagrangian(g, l, from, velocity, step, to, lowest, highest);
+      },
+      [&](std::span<const double> from, double step, std::span<const double> a, std::span<double> da,
+          const std::int32_t* extra_index, const double* extra_value) {
+        semi_lagrangian_adjoint(g, l, from, velocity, step, a, da, dvelocity, extra_index, extra_value);
+      });
 }
 
 void advect(const Grid3& grid, const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,

@@ -42,16 +42,9 @@ class Advector3 {
                       const Velocity3& dvelocity, int kept = kKeepNone);
 
  private:
-  // MacCormack's two semi-Lagrangian passes over q into p.
-  void trace_passes(const Lattice3& l, std::span<const double> q, const ConstVelocity3& velocity, double dt,
-                    MacCormackPasses& p);
-
   const Grid3* grid_ = nullptr;
-  // MacCormack: the passes (the advector's own and those kept), the adjoints of the forward and
-  // round-trip fields, and what q receives directly.
+  // MacCormack: the passes (the advector's own and those kept) and the adjoint's workspace.
   MacCormackStore passes_;
-  std::vector<double> dforth_, dback_, extra_value_;
-  std::vector<std::int32_t> extra_index_;
 };
 
 // Semi-Lagrangian: out = q traced back along the velocity over dt, at every sample of lattice
