@@ -22,6 +22,9 @@ namespace simgrad::fluid {
 namespace {
 
 #define SIMGRAD_AVX2 __attribute__((target("avx2")))
+// For the small helpers: GCC otherwise leaves some out of line in the large kernels, passing
+// their vectors through memory.
+#define SIMGRAD_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 
 // Four bilinear samples of a field on a periodic lattice: WrappedSample, one per lane.
 struct Sample4 {
@@ -30,9 +33,9 @@ struct Sample4 {
   __m256d fx, fy;
 };
 
-// locate()'s periodic branch for four coordinates: the lower and upper lattice indices and the
-// fraction; false when a lane lies a million cells away or more, or is not finite.
-SIMGRAD_AVX2 inline bool locate4(__m256d g, int count, __m128i& i0, __m128i& i1, __m256d& f) {
+// locate()'s periodic branch for four coordinates: the lower lattice index and the fraction;
+// false when a lane lies a million cells away or more, or is not finite.
+SIMGRAD_AVX2_INLINE bool locate4(__m256d g, int count, __m128i& i0, __m256d& f) {
   const __m256d magnitude = _mm256_andnot_pd(_mm256_set1_pd(-0.0), g);
   if (_mm256_movemask_pd(_mm256_cmp_pd(magnitude, _mm256_set1_pd(1e6), _CMP_LT_OQ)) != 0xF) return false;
   // + 0: the scalar floor goes through an integer, so its floor of -0 is +0.
@@ -47,61 +50,117 @@ SIMGRAD_AVX2 inline bool locate4(__m256d g, int count, __m128i& i0, __m128i& i1,
     wrapped = _mm_sub_epi32(_mm_add_epi32(wrapped, _mm_and_si128(below, n)), _mm_and_si128(above, n));
   }
   i0 = wrapped;
-  const __m128i next = _mm_add_epi32(wrapped, _mm_set1_epi32(1));
-  i1 = _mm_andnot_si128(_mm_cmpeq_epi32(next, n), next);
   return true;
+}
+
+// The values f[at[lane]] into `left` and f[at[lane] + 1] into `right`, lane by lane.
+SIMGRAD_AVX2_INLINE void load_pairs4(const double* f, __m128i at, __m256d& left, __m256d& right) {
+  alignas(16) std::int32_t lane[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(lane), at);
+  const __m256d lanes02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(f + lane[0])), _mm_loadu_pd(f + lane[2]), 1);
+  const __m256d lanes13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(f + lane[1])), _mm_loadu_pd(f + lane[3]), 1);
+  left = _mm256_unpacklo_pd(lanes02, lanes13);
+  right = _mm256_unpackhi_pd(lanes02, lanes13);
+}
+
+// The values of f at four lanes' indices, gathered: for squares that wrap along x, which only
+// those at a lattice's last column do. Kept out of line, so that the common path stays lean.
+SIMGRAD_AVX2 __attribute__((noinline, cold)) void gather4(const double* f, const __m128i* index, int count, __m256d* value) {
+  // The masked gather with a zero source: the plain one starts from an undefined register, which
+  // GCC reports as used uninitialised.
+  const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+  for (int m = 0; m < count; ++m) value[m] = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), f, index[m], all, 8);
 }
 
 // Samples field f of lattice l at four points (cell units) into s; false as locate4.
 SIMGRAD_AVX2 inline bool sample4(const Lattice& l, __m256d x, __m256d y, const double* f, Sample4& s) {
-  __m128i i0, i1, j0, j1;
-  if (!locate4(_mm256_sub_pd(x, _mm256_set1_pd(l.ox)), l.cx, i0, i1, s.fx)) return false;
-  if (!locate4(_mm256_sub_pd(y, _mm256_set1_pd(l.oy)), l.cy, j0, j1, s.fy)) return false;
-  const __m128i columns = _mm_set1_epi32(l.cx);
-  const __m128i row0 = _mm_mullo_epi32(j0, columns), row1 = _mm_mullo_epi32(j1, columns);
-  s.index[0] = _mm_add_epi32(row0, i0);
-  s.index[1] = _mm_add_epi32(row0, i1);
-  s.index[2] = _mm_add_epi32(row1, i0);
-  s.index[3] = _mm_add_epi32(row1, i1);
-  // The masked gather with a zero source: the plain one starts from an undefined register, which
-  // GCC reports as used uninitialised.
-  const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-  for (int m = 0; m < 4; ++m) s.value[m] = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), f, s.index[m], all, 8);
+  __m128i i0, j0;
+  if (!locate4(_mm256_sub_pd(x, _mm256_set1_pd(l.ox)), l.cx, i0, s.fx)) return false;
+  if (!locate4(_mm256_sub_pd(y, _mm256_set1_pd(l.oy)), l.cy, j0, s.fy)) return false;
+  const __m128i columns = _mm_set1_epi32(l.cx), one = _mm_set1_epi32(1);
+  const __m128i j_next = _mm_add_epi32(j0, one);
+  const __m128i j1 = _mm_andnot_si128(_mm_cmpeq_epi32(j_next, _mm_set1_epi32(l.cy)), j_next);
+  // i1 - i0: 1, or 1 - cx where i0 is the last column and i1 wraps to the first.
+  const __m128i at_last_column = _mm_cmpeq_epi32(i0, _mm_set1_epi32(l.cx - 1));
+  const __m128i across = _mm_sub_epi32(one, _mm_and_si128(at_last_column, columns));
+  s.index[0] = _mm_add_epi32(_mm_mullo_epi32(j0, columns), i0);
+  s.index[1] = _mm_add_epi32(s.index[0], across);
+  s.index[2] = _mm_add_epi32(_mm_mullo_epi32(j1, columns), i0);
+  s.index[3] = _mm_add_epi32(s.index[2], across);
+  if (_mm_testz_si128(at_last_column, at_last_column)) {
+    // No lane wraps along x: each stencil row is two neighbouring values, one 16-byte load a
+    // lane (faster than gathers).
+    load_pairs4(f, s.index[0], s.value[0], s.value[1]);
+    load_pairs4(f, s.index[2], s.value[2], s.value[3]);
+  } else {
+    gather4(f, s.index, 4, s.value);
+  }
+  return true;
+}
+
+// WrappedSample::interpolated at four points, without keeping the stencil: sample4 and
+// interpolated4's arithmetic; false as locate4.
+SIMGRAD_AVX2 inline bool interpolate4(const Lattice& l, __m256d x, __m256d y, const double* f, __m256d& value) {
+  __m128i i0, j0;
+  __m256d fx, fy;
+  if (!locate4(_mm256_sub_pd(x, _mm256_set1_pd(l.ox)), l.cx, i0, fx)) return false;
+  if (!locate4(_mm256_sub_pd(y, _mm256_set1_pd(l.oy)), l.cy, j0, fy)) return false;
+  const __m128i columns = _mm_set1_epi32(l.cx), one = _mm_set1_epi32(1);
+  const __m128i j_next = _mm_add_epi32(j0, one);
+  const __m128i j1 = _mm_andnot_si128(_mm_cmpeq_epi32(j_next, _mm_set1_epi32(l.cy)), j_next);
+  const __m128i first = _mm_add_epi32(_mm_mullo_epi32(j0, columns), i0);
+  const __m128i upper = _mm_add_epi32(_mm_mullo_epi32(j1, columns), i0);
+  const __m128i at_last_column = _mm_cmpeq_epi32(i0, _mm_set1_epi32(l.cx - 1));
+  __m256d v[4];
+  if (_mm_testz_si128(at_last_column, at_last_column)) {
+    load_pairs4(f, first, v[0], v[1]);
+    load_pairs4(f, upper, v[2], v[3]);
+  } else {
+    const __m128i across = _mm_sub_epi32(one, _mm_and_si128(at_last_column, columns));
+    const __m128i index[4] = {first, _mm_add_epi32(first, across), upper, _mm_add_epi32(upper, across)};
+    gather4(f, index, 4, v);
+  }
+  const __m256d unit = _mm256_set1_pd(1.0), gx = _mm256_sub_pd(unit, fx), gy = _mm256_sub_pd(unit, fy);
+  value = _mm256_mul_pd(_mm256_mul_pd(gx, gy), v[0]);
+  value = _mm256_add_pd(value, _mm256_mul_pd(_mm256_mul_pd(fx, gy), v[1]));
+  value = _mm256_add_pd(value, _mm256_mul_pd(_mm256_mul_pd(gx, fy), v[2]));
+  value = _mm256_add_pd(value, _mm256_mul_pd(_mm256_mul_pd(fx, fy), v[3]));
   return true;
 }
 
 // WrappedSample::weight(m) in four lanes.
-SIMGRAD_AVX2 inline __m256d weight4(const Sample4& s, int m) {
+SIMGRAD_AVX2_INLINE __m256d weight4(__m256d fx, __m256d fy, int m) {
   const __m256d one = _mm256_set1_pd(1.0);
-  return _mm256_mul_pd(m & 1 ? s.fx : _mm256_sub_pd(one, s.fx), m & 2 ? s.fy : _mm256_sub_pd(one, s.fy));
+  return _mm256_mul_pd(m & 1 ? fx : _mm256_sub_pd(one, fx), m & 2 ? fy : _mm256_sub_pd(one, fy));
 }
+SIMGRAD_AVX2_INLINE __m256d weight4(const Sample4& s, int m) { return weight4(s.fx, s.fy, m); }
 
 // WrappedSample::interpolated in four lanes.
-SIMGRAD_AVX2 inline __m256d interpolated4(const Sample4& s) {
+SIMGRAD_AVX2_INLINE __m256d interpolated4(const Sample4& s) {
   __m256d r = _mm256_mul_pd(weight4(s, 0), s.value[0]);
   for (int m = 1; m < 4; ++m) r = _mm256_add_pd(r, _mm256_mul_pd(weight4(s, m), s.value[m]));
   return r;
 }
 
 // -a, as the unary minus flips the sign bit.
-SIMGRAD_AVX2 inline __m256d negated(__m256d a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
+SIMGRAD_AVX2_INLINE __m256d negated(__m256d a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
 
 // Sum of the four products, from zero, in order: along_x and along_y's sums.
-SIMGRAD_AVX2 inline __m256d sum_from_zero(const __m256d weight[4], const __m256d value[4]) {
+SIMGRAD_AVX2_INLINE __m256d sum_from_zero(const __m256d weight[4], const __m256d value[4]) {
   __m256d d = _mm256_setzero_pd();
   for (int m = 0; m < 4; ++m) d = _mm256_add_pd(d, _mm256_mul_pd(weight[m], value[m]));
   return d;
 }
 
 // WrappedSample::along_x in four lanes.
-SIMGRAD_AVX2 inline __m256d along_x4(const Sample4& s) {
+SIMGRAD_AVX2_INLINE __m256d along_x4(const Sample4& s) {
   const __m256d rest = _mm256_sub_pd(_mm256_set1_pd(1.0), s.fy);
   const __m256d weight[4] = {negated(rest), rest, negated(s.fy), s.fy};
   return sum_from_zero(weight, s.value);
 }
 
 // WrappedSample::along_y in four lanes.
-SIMGRAD_AVX2 inline __m256d along_y4(const Sample4& s) {
+SIMGRAD_AVX2_INLINE __m256d along_y4(const Sample4& s) {
   const __m256d rest = _mm256_sub_pd(_mm256_set1_pd(1.0), s.fx);
   const __m256d weight[4] = {negated(rest), negated(s.fx), rest, s.fx};
   return sum_from_zero(weight, s.value);
@@ -168,50 +227,69 @@ SIMGRAD_AVX2 inline Starts4 starts4(const PeriodicTrace& t, int i, int j) {
   return s;
 }
 
-// The midpoint samples of four traces, u and v at x - s V(x) / 2; false as locate4.
-SIMGRAD_AVX2 inline bool midpoints4(const PeriodicTrace& t, const Starts4& s, Sample4& mu, Sample4& mv) {
-  const __m256d half = _mm256_set1_pd(0.5 * t.scale);
-  const __m256d xm = _mm256_sub_pd(s.x, _mm256_mul_pd(half, s.vx)), ym = _mm256_sub_pd(s.y, _mm256_mul_pd(half, s.vy));
-  return sample4(t.u_lattice, xm, ym, t.u, mu) && sample4(t.v_lattice, xm, ym, t.v, mv);
-}
+// How many groups of four the staged forward takes at most from a row at a time.
+constexpr int kPieceGroups = 16;
 
-// The feet of four traces: q sampled at x - s V, V the start's velocity (Euler) or the midpoint's.
-SIMGRAD_AVX2 inline bool feet4(const PeriodicTrace& t, __m256d x, __m256d y, __m256d vx, __m256d vy, const double* q,
-                               Sample4& foot) {
-  const __m256d s = _mm256_set1_pd(t.scale);
-  return sample4(t.lattice, _mm256_sub_pd(x, _mm256_mul_pd(s, vx)), _mm256_sub_pd(y, _mm256_mul_pd(s, vy)), q, foot);
-}
-
-// trace_sample at (i .. i + 4 N - 1, j) into out; false (nothing written) as locate4. The N
-// groups of four go through each stage together, so their chains of dependent loads overlap.
-template <Staggering K, int N, bool kEuler>
-SIMGRAD_AVX2 bool trace_groups(const PeriodicTrace& t, const double* q, int i, int j, double* out) {
-  Starts4 s[N];
-  for (int g = 0; g < N; ++g) s[g] = starts4<K>(t, i + 4 * g, j);
-  Sample4 foot[N];
-  if constexpr (kEuler) {
-    for (int g = 0; g < N; ++g)
-      if (!feet4(t, s[g].x, s[g].y, s[g].vx, s[g].vy, q, foot[g])) return false;
-  } else {
-    Sample4 mu[N], mv[N];
-    for (int g = 0; g < N; ++g)
-      if (!midpoints4(t, s[g], mu[g], mv[g])) return false;
-    for (int g = 0; g < N; ++g)
-      if (!feet4(t, s[g].x, s[g].y, interpolated4(mu[g]), interpolated4(mv[g]), q, foot[g])) return false;
+// trace_sample at (i .. i + 4 groups - 1, j) into out (groups <= kPieceGroups), stage by stage
+// over the piece: the starts and the midpoints (or, for Euler, the feet), then the midpoints'
+// velocity and the feet, then the values there. Only the points reached are kept between the
+// stages; each stage is a loop of independent groups, which keeps many loads in flight. A group
+// that locate4 refuses is traced one lane at a time by the scalar path.
+template <Staggering K, bool kEuler>
+SIMGRAD_AVX2 void trace_piece(const PeriodicTrace& t, const double* q, int i, int j, int groups, double* out) {
+  const __m256d scale = _mm256_set1_pd(t.scale), half_scale = _mm256_set1_pd(0.5 * t.scale);
+  __m256d at_x[kPieceGroups], at_y[kPieceGroups];
+  bool scalar[kPieceGroups] = {};
+  for (int g = 0; g < groups; ++g) {
+    const Starts4 s = starts4<K>(t, i + 4 * g, j);
+    const __m256d step = kEuler ? scale : half_scale;
+    at_x[g] = _mm256_sub_pd(s.x, _mm256_mul_pd(step, s.vx));
+    at_y[g] = _mm256_sub_pd(s.y, _mm256_mul_pd(step, s.vy));
   }
-  for (int g = 0; g < N; ++g) _mm256_storeu_pd(out + 4 * g, interpolated4(foot[g]));
-  return true;
+  if constexpr (!kEuler) {
+    for (int g = 0; g < groups; ++g) {
+      __m256d vx, vy;
+      if (!interpolate4(t.u_lattice, at_x[g], at_y[g], t.u, vx) || !interpolate4(t.v_lattice, at_x[g], at_y[g], t.v, vy)) {
+        scalar[g] = true;
+        continue;
+      }
+      const __m256d x = _mm256_add_pd(_mm256_setr_pd(i + 4 * g, i + 4 * g + 1, i + 4 * g + 2, i + 4 * g + 3),
+                                      _mm256_set1_pd(t.lattice.ox));
+      const __m256d y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
+      at_x[g] = _mm256_sub_pd(x, _mm256_mul_pd(scale, vx));
+      at_y[g] = _mm256_sub_pd(y, _mm256_mul_pd(scale, vy));
+    }
+  }
+  for (int g = 0; g < groups; ++g) {
+    __m256d value;
+    if (!scalar[g] && interpolate4(t.lattice, at_x[g], at_y[g], q, value)) {
+      _mm256_storeu_pd(out + 4 * g, value);
+      continue;
+    }
+    for (int lane = 0; lane < 4; ++lane) out[4 * g + lane] = trace_sample<K>(t, q, i + 4 * g + lane, j);
+  }
 }
 
-// A Sample4's indices and the values a scatter adds there (weights times an adjoint), by lane.
+// What the adjoint keeps of a bilinear sample once taken: the square's indices, the fractions
+// (its weights) and the derivatives along x and y.
+struct Kept4 {
+  __m128i index[4];
+  __m256d fx, fy, along_x, along_y;
+};
+
+SIMGRAD_AVX2_INLINE Kept4 kept4(const Sample4& s) {
+  return {{s.index[0], s.index[1], s.index[2], s.index[3]}, s.fx, s.fy, along_x4(s), along_y4(s)};
+}
+
+// A square's indices and the values a scatter adds there (weights times an adjoint), by lane.
 struct Spread4 {
   alignas(32) std::int32_t index[4][4];
   alignas(32) double value[4][4];
 
-  SIMGRAD_AVX2 void set(const Sample4& s, __m256d adjoint) {
+  SIMGRAD_AVX2_INLINE void set(const __m128i (&square)[4], __m256d fx, __m256d fy, __m256d adjoint) {
     for (int m = 0; m < 4; ++m) {
-      _mm_store_si128(reinterpret_cast<__m128i*>(index[m]), s.index[m]);
-      _mm256_store_pd(value[m], _mm256_mul_pd(weight4(s, m), adjoint));
+      _mm_store_si128(reinterpret_cast<__m128i*>(index[m]), square[m]);
+      _mm256_store_pd(value[m], _mm256_mul_pd(weight4(fx, fy, m), adjoint));
     }
   }
   // Lane `lane`'s square added to the band's target.
@@ -222,69 +300,89 @@ struct Spread4 {
   }
 };
 
-// trace_sample_adjoint at (i .. i + 4 N - 1, j) with output adjoints dout (and the extra adds),
-// the traces stage by stage as trace_groups, then scattered one sample after another; false
-// (nothing added) as locate4.
-template <Staggering K, int N, bool kEuler>
-SIMGRAD_AVX2 bool trace_adjoint_groups(BandScatter::Band& band, const PeriodicTrace& t, const double* q,
-                                       const double* dout, int q_target, const std::int32_t* extra_index,
-                                       const double* extra_value, double* start_x, double* start_y, int i, int j) {
-  Starts4 s[N];
-  for (int g = 0; g < N; ++g) s[g] = starts4<K>(t, i + 4 * g, j);
-  const __m256d minus_scale = _mm256_set1_pd(-t.scale);
-  Sample4 mu[N], mv[N], foot[N];
-  Spread4 foot_spread[N], mu_spread[N], mv_spread[N];
-  alignas(32) double adjoint[N][4];
-  if constexpr (kEuler) {
-    for (int g = 0; g < N; ++g)
-      if (!feet4(t, s[g].x, s[g].y, s[g].vx, s[g].vy, q, foot[g])) return false;
-  } else {
-    for (int g = 0; g < N; ++g)
-      if (!midpoints4(t, s[g], mu[g], mv[g])) return false;
-    for (int g = 0; g < N; ++g)
-      if (!feet4(t, s[g].x, s[g].y, interpolated4(mu[g]), interpolated4(mv[g]), q, foot[g])) return false;
+// How many groups of four the staged adjoint takes at most from a row at a time.
+constexpr int kAdjointPieceGroups = 8;
+
+// trace_sample_adjoint at (i .. i + 4 groups - 1, j) (groups <= kAdjointPieceGroups), with
+// dout, extra_index, extra_value, start_x and start_y from sample (i, j) on: the traces stage
+// by stage as trace_piece, keeping what the adjoint needs of each sample; then the adjoints
+// through the feet and midpoints; then the scatter, one sample after another (with the extra
+// adds), as the scalar path adds them. A group that locate4 refuses is done by the scalar path,
+// in its place in that order.
+template <Staggering K, bool kEuler>
+SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTrace& t, const double* q,
+                                      const double* dout, int q_target, const std::int32_t* extra_index,
+                                      const double* extra_value, double* start_x, double* start_y, int i, int j,
+                                      int groups) {
+  constexpr int G = kAdjointPieceGroups;
+  const __m256d scale = _mm256_set1_pd(t.scale), half_scale = _mm256_set1_pd(0.5 * t.scale);
+  const __m256d minus_scale = _mm256_set1_pd(-t.scale), minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
+  __m256d at_x[G], at_y[G];
+  Kept4 mu[G], mv[G];
+  Spread4 foot_spread[G], mu_spread[G], mv_spread[G];
+  bool scalar[G] = {};
+  for (int g = 0; g < groups; ++g) {
+    const Starts4 s = starts4<K>(t, i + 4 * g, j);
+    const __m256d step = kEuler ? scale : half_scale;
+    at_x[g] = _mm256_sub_pd(s.x, _mm256_mul_pd(step, s.vx));
+    at_y[g] = _mm256_sub_pd(s.y, _mm256_mul_pd(step, s.vy));
   }
-  for (int g = 0; g < N; ++g) {
+  if constexpr (!kEuler) {
+    for (int g = 0; g < groups; ++g) {
+      Sample4 su, sv;
+      if (!sample4(t.u_lattice, at_x[g], at_y[g], t.u, su) || !sample4(t.v_lattice, at_x[g], at_y[g], t.v, sv)) {
+        scalar[g] = true;
+        continue;
+      }
+      mu[g] = kept4(su);
+      mv[g] = kept4(sv);
+      const __m256d x = _mm256_add_pd(_mm256_setr_pd(i + 4 * g, i + 4 * g + 1, i + 4 * g + 2, i + 4 * g + 3),
+                                      _mm256_set1_pd(t.lattice.ox));
+      const __m256d y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
+      at_x[g] = _mm256_sub_pd(x, _mm256_mul_pd(scale, interpolated4(su)));
+      at_y[g] = _mm256_sub_pd(y, _mm256_mul_pd(scale, interpolated4(sv)));
+    }
+  }
+  for (int g = 0; g < groups; ++g) {
+    Sample4 foot;
+    if (scalar[g] || !sample4(t.lattice, at_x[g], at_y[g], q, foot)) {
+      scalar[g] = true;
+      continue;
+    }
     const __m256d a = _mm256_loadu_pd(dout + 4 * g);
     // Zero starts where the adjoint is zero (the scalar path skips those samples).
     const __m256d live = _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_NEQ_UQ);
-    _mm256_store_pd(adjoint[g], a);
-    foot_spread[g].set(foot[g], a);
-    const __m256d avx = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_x4(foot[g])), a);
-    const __m256d avy = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_y4(foot[g])), a);
+    foot_spread[g].set(foot.index, foot.fx, foot.fy, a);
+    const __m256d avx = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_x4(foot)), a);
+    const __m256d avy = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_y4(foot)), a);
     if constexpr (kEuler) {
       _mm256_storeu_pd(start_x + 4 * g, _mm256_and_pd(live, avx));
       _mm256_storeu_pd(start_y + 4 * g, _mm256_and_pd(live, avy));
-      continue;
+    } else {
+      mu_spread[g].set(mu[g].index, mu[g].fx, mu[g].fy, avx);
+      mv_spread[g].set(mv[g].index, mv[g].fx, mv[g].fy, avy);
+      const __m256d axm = _mm256_add_pd(_mm256_mul_pd(avx, mu[g].along_x), _mm256_mul_pd(avy, mv[g].along_x));
+      const __m256d aym = _mm256_add_pd(_mm256_mul_pd(avx, mu[g].along_y), _mm256_mul_pd(avy, mv[g].along_y));
+      _mm256_storeu_pd(start_x + 4 * g, _mm256_and_pd(live, _mm256_mul_pd(minus_half_scale, axm)));
+      _mm256_storeu_pd(start_y + 4 * g, _mm256_and_pd(live, _mm256_mul_pd(minus_half_scale, aym)));
     }
-    mu_spread[g].set(mu[g], avx);
-    mv_spread[g].set(mv[g], avy);
-    const __m256d axm = _mm256_add_pd(_mm256_mul_pd(avx, along_x4(mu[g])), _mm256_mul_pd(avy, along_x4(mv[g])));
-    const __m256d aym = _mm256_add_pd(_mm256_mul_pd(avx, along_y4(mu[g])), _mm256_mul_pd(avy, along_y4(mv[g])));
-    const __m256d minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
-    _mm256_storeu_pd(start_x + 4 * g, _mm256_and_pd(live, _mm256_mul_pd(minus_half_scale, axm)));
-    _mm256_storeu_pd(start_y + 4 * g, _mm256_and_pd(live, _mm256_mul_pd(minus_half_scale, aym)));
   }
-  for (int g = 0; g < N; ++g)
+  for (int g = 0; g < groups; ++g)
     for (int lane = 0; lane < 4; ++lane) {
-      if (extra_index != nullptr) band.add(q_target, extra_index[4 * g + lane], extra_value[4 * g + lane]);
-      if (adjoint[g][lane] == 0.0) continue;
+      const int k = 4 * g + lane;
+      if (scalar[g]) {
+        trace_sample_adjoint_at<K>(band, t, q, dout, q_target, extra_index, extra_value, start_x, start_y, k, i + k, j);
+        continue;
+      }
+      if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
+      if (dout[k] == 0.0) continue;
       foot_spread[g].add(band, q_target, lane);
       if constexpr (!kEuler) {
         mu_spread[g].add(band, 0, lane);
         mv_spread[g].add(band, 1, lane);
       }
     }
-  return true;
 }
-
-// How many groups of four the drivers below try first, then one; as tags for the kernels'
-// template arguments, with the trace rule.
-constexpr int kWideGroups = 4;
-using Wide = std::integral_constant<int, kWideGroups>;
-using One = std::integral_constant<int, 1>;
-using Euler = std::true_type;
-using Midpoint = std::false_type;
 
 }  // namespace
 
@@ -295,27 +393,17 @@ bool vector_traces_available() {
 
 template <Staggering K>
 SIMGRAD_AVX2 void trace_samples_vector(const PeriodicTrace& t, const double* q, double* out, Index first, Index last) {
-  const int columns = t.lattice.cx;
-  int i = static_cast<int>(first % columns), j = static_cast<int>(first / columns);
-  for (Index k = first; k < last;) {
-    const Index room = std::min<Index>(columns - i, last - k);
-    int done = 1;
-    auto groups = [&](auto wide, auto euler) {
-      return trace_groups<K, decltype(wide)::value, decltype(euler)::value>(t, q, i, j, out + k);
-    };
-    if (room >= 4 * kWideGroups && (t.euler ? groups(Wide{}, Euler{}) : groups(Wide{}, Midpoint{})))
-      done = 4 * kWideGroups;
-    else if (room >= 4 && (t.euler ? groups(One{}, Euler{}) : groups(One{}, Midpoint{})))
-      done = 4;
-    else
-      out[k] = trace_sample<K>(t, q, i, j);
-    k += done;
-    i += done;
-    if (i == columns) {
-      i = 0;
-      ++j;
+  for_row_pieces(t.lattice.cx, first, last, [&](int j, int i0, int i1) {
+    double* row = out + static_cast<Index>(j) * t.lattice.cx;
+    int i = i0;
+    while (i1 - i >= 4) {
+      const int groups = std::min(kPieceGroups, (i1 - i) / 4);
+      if (t.euler) trace_piece<K, true>(t, q, i, j, groups, row + i);
+      else trace_piece<K, false>(t, q, i, j, groups, row + i);
+      i += 4 * groups;
     }
-  }
+    for (; i < i1; ++i) row[i] = trace_sample<K>(t, q, i, j);
+  });
 }
 
 template <Staggering K>
@@ -323,34 +411,29 @@ SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const Pe
                                                const double* dout, int q_target, const std::int32_t* extra_index,
                                                const double* extra_value, double* start_x, double* start_y, Index first,
                                                Index last) {
-  const int columns = t.lattice.cx;
-  int i = static_cast<int>(first % columns), j = static_cast<int>(first / columns);
-  for (Index k = first; k < last;) {
-    const Index room = std::min<Index>(columns - i, last - k);
-    const std::int32_t* extra_indices = extra_index ? extra_index + k : nullptr;
-    const double* extra_values = extra_value ? extra_value + k : nullptr;
-    auto groups = [&](auto wide, auto euler) {
-      return trace_adjoint_groups<K, decltype(wide)::value, decltype(euler)::value>(
-          band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i, j);
-    };
-    int done = 1;
-    if (room >= 4 * kWideGroups && (t.euler ? groups(Wide{}, Euler{}) : groups(Wide{}, Midpoint{}))) {
-      done = 4 * kWideGroups;
-    } else if (room >= 4 && (t.euler ? groups(One{}, Euler{}) : groups(One{}, Midpoint{}))) {
-      done = 4;
-    } else {
-      trace_sample_adjoint_at<K>(band, t, q, dout, q_target, extra_index, extra_value, start_x, start_y, k, i, j);
+  for_row_pieces(t.lattice.cx, first, last, [&](int j, int i0, int i1) {
+    const Index row = static_cast<Index>(j) * t.lattice.cx;
+    int i = i0;
+    while (i1 - i >= 4) {
+      const int groups = std::min(kAdjointPieceGroups, (i1 - i) / 4);
+      const Index k = row + i;
+      const std::int32_t* extra_indices = extra_index ? extra_index + k : nullptr;
+      const double* extra_values = extra_value ? extra_value + k : nullptr;
+      if (t.euler)
+        trace_adjoint_piece<K, true>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i, j,
+                                     groups);
+      else
+        trace_adjoint_piece<K, false>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i,
+                                      j, groups);
+      i += 4 * groups;
     }
-    k += done;
-    i += done;
-    if (i == columns) {
-      i = 0;
-      ++j;
-    }
-  }
+    for (; i < i1; ++i)
+      trace_sample_adjoint_at<K>(band, t, q, dout, q_target, extra_index, extra_value, start_x, start_y, row + i, i, j);
+  });
 }
 
 #undef SIMGRAD_AVX2
+#undef SIMGRAD_AVX2_INLINE
 
 #else  // no AVX2 build: vector_traces_available() is false and the kernels are never called
 
