@@ -40,6 +40,18 @@ class BandScatter {
       const Window& w = windows_[target];
       w.data[wrapped(w, index - w.offset)] += value;
     }
+    // A target's window as vector code indexes it: flat index k of the target lies at
+    // data[k - offset], less `size` where that passes the end and the rows wrap (plus `size`
+    // where it falls before the start).
+    struct View {
+      double* data;
+      Index offset, size;
+      bool wrap;
+    };
+    View view(int target) const {
+      const Window& w = windows_[target];
+      return {w.data, w.offset, w.size, w.wrap};
+    }
     // Adds value[m] at index[m], in that order, for a bilinear stencil's four indices ((i0, j0),
     // (i1, j0), (i0, j1), (i1, j1)): each row is wrapped into the window once, not each value.
     void add_square(int target, const Index index[4], const double value[4]) {

@@ -95,22 +95,17 @@ struct WrappedSample {
   }
   double weight(int m) const { return (m & 1 ? fx : 1 - fx) * (m & 2 ? fy : 1 - fy); }
   double interpolated() const { return weight(0) * value[0] + weight(1) * value[1] + weight(2) * value[2] + weight(3) * value[3]; }
-  // The derivatives along x and y (per cell), summed as along_x and along_y sum a Stencil's.
-  double along_x() const {
-    double d = 0.0;
-    d += -(1 - fy) * value[0];
-    d += (1 - fy) * value[1];
-    d += -fy * value[2];
-    d += fy * value[3];
-    return d;
-  }
-  double along_y() const {
-    double d = 0.0;
-    d += -(1 - fx) * value[0];
-    d += -fx * value[1];
-    d += (1 - fx) * value[2];
-    d += fx * value[3];
-    return d;
+  // The derivatives along x and y (per cell): the differences across the square, blended.
+  double along_x() const { return (1 - fy) * (value[1] - value[0]) + fy * (value[3] - value[2]); }
+  double along_y() const { return (1 - fx) * (value[2] - value[0]) + fx * (value[3] - value[1]); }
+  // The square's four values times an adjoint a, in the square's order: the weights factored
+  // into a row's share of a first.
+  void spread(double a, double out[4]) const {
+    const double lower = (1 - fy) * a, upper = fy * a;
+    out[0] = (1 - fx) * lower;
+    out[1] = fx * lower;
+    out[2] = (1 - fx) * upper;
+    out[3] = fx * upper;
   }
 };
 
@@ -153,7 +148,8 @@ inline void trace_sample_adjoint(BandScatter::Band& band, const PeriodicTrace& t
   const double x = i + t.lattice.ox, y = j + t.lattice.oy;
   // Each target's values in order; du and dv are apart, so their adds may interleave freely.
   auto spread_square = [&](int target, const WrappedSample& s, double w) {
-    const double values[4] = {s.weight(0) * w, s.weight(1) * w, s.weight(2) * w, s.weight(3) * w};
+    double values[4];
+    s.spread(w, values);
     band.add_square(target, s.index, values);
   };
   if (t.euler) {

@@ -25,6 +25,7 @@ namespace {
 // For the small helpers: GCC otherwise leaves some out of line in the large kernels, passing
 // their vectors through memory.
 #define SIMGRAD_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
+#define SIMGRAD_AVX2_LAMBDA __attribute__((target("avx2"), always_inline))
 
 // Four bilinear samples of a field on a periodic lattice: WrappedSample, one per lane.
 struct Sample4 {
@@ -73,7 +74,7 @@ SIMGRAD_AVX2 __attribute__((noinline, cold)) void gather4(const double* f, const
 }
 
 // Samples field f of lattice l at four points (cell units) into s; false as locate4.
-SIMGRAD_AVX2 inline bool sample4(const Lattice& l, __m256d x, __m256d y, const double* f, Sample4& s) {
+SIMGRAD_AVX2_INLINE bool sample4(const Lattice& l, __m256d x, __m256d y, const double* f, Sample4& s) {
   __m128i i0, j0;
   if (!locate4(_mm256_sub_pd(x, _mm256_set1_pd(l.ox)), l.cx, i0, s.fx)) return false;
   if (!locate4(_mm256_sub_pd(y, _mm256_set1_pd(l.oy)), l.cy, j0, s.fy)) return false;
@@ -100,7 +101,7 @@ SIMGRAD_AVX2 inline bool sample4(const Lattice& l, __m256d x, __m256d y, const d
 
 // WrappedSample::interpolated at four points, without keeping the stencil: sample4 and
 // interpolated4's arithmetic; false as locate4.
-SIMGRAD_AVX2 inline bool interpolate4(const Lattice& l, __m256d x, __m256d y, const double* f, __m256d& value) {
+SIMGRAD_AVX2_INLINE bool interpolate4(const Lattice& l, __m256d x, __m256d y, const double* f, __m256d& value) {
   __m128i i0, j0;
   __m256d fx, fy;
   if (!locate4(_mm256_sub_pd(x, _mm256_set1_pd(l.ox)), l.cx, i0, fx)) return false;
@@ -142,28 +143,18 @@ SIMGRAD_AVX2_INLINE __m256d interpolated4(const Sample4& s) {
   return r;
 }
 
-// -a, as the unary minus flips the sign bit.
-SIMGRAD_AVX2_INLINE __m256d negated(__m256d a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
-
-// Sum of the four products, from zero, in order: along_x and along_y's sums.
-SIMGRAD_AVX2_INLINE __m256d sum_from_zero(const __m256d weight[4], const __m256d value[4]) {
-  __m256d d = _mm256_setzero_pd();
-  for (int m = 0; m < 4; ++m) d = _mm256_add_pd(d, _mm256_mul_pd(weight[m], value[m]));
-  return d;
-}
-
 // WrappedSample::along_x in four lanes.
 SIMGRAD_AVX2_INLINE __m256d along_x4(const Sample4& s) {
   const __m256d rest = _mm256_sub_pd(_mm256_set1_pd(1.0), s.fy);
-  const __m256d weight[4] = {negated(rest), rest, negated(s.fy), s.fy};
-  return sum_from_zero(weight, s.value);
+  return _mm256_add_pd(_mm256_mul_pd(rest, _mm256_sub_pd(s.value[1], s.value[0])),
+                       _mm256_mul_pd(s.fy, _mm256_sub_pd(s.value[3], s.value[2])));
 }
 
 // WrappedSample::along_y in four lanes.
 SIMGRAD_AVX2_INLINE __m256d along_y4(const Sample4& s) {
   const __m256d rest = _mm256_sub_pd(_mm256_set1_pd(1.0), s.fx);
-  const __m256d weight[4] = {negated(rest), negated(s.fx), rest, s.fx};
-  return sum_from_zero(weight, s.value);
+  return _mm256_add_pd(_mm256_mul_pd(rest, _mm256_sub_pd(s.value[2], s.value[0])),
+                       _mm256_mul_pd(s.fx, _mm256_sub_pd(s.value[3], s.value[1])));
 }
 
 // w a[0] + w a[1] + ..., four lanes from each pointer, summed in order as grid_point sums.
@@ -281,22 +272,44 @@ SIMGRAD_AVX2_INLINE Kept4 kept4(const Sample4& s) {
   return {{s.index[0], s.index[1], s.index[2], s.index[3]}, s.fx, s.fy, along_x4(s), along_y4(s)};
 }
 
-// A square's indices and the values a scatter adds there (weights times an adjoint), by lane.
+// Four squares and the values a scatter adds there (weights times an adjoint), lane by lane:
+// where (i0, j0) and (i0, j1) lie in the band's window of the target, i1 - i0, and the values.
 struct Spread4 {
-  alignas(32) std::int32_t index[4][4];
+  alignas(16) std::int32_t lower[4], upper[4], across[4];
   alignas(32) double value[4][4];
 
-  SIMGRAD_AVX2_INLINE void set(const __m128i (&square)[4], __m256d fx, __m256d fy, __m256d adjoint) {
-    for (int m = 0; m < 4; ++m) {
-      _mm_store_si128(reinterpret_cast<__m128i*>(index[m]), square[m]);
-      _mm256_store_pd(value[m], _mm256_mul_pd(weight4(fx, fy, m), adjoint));
-    }
+  SIMGRAD_AVX2_INLINE void set(const BandScatter::Band::View& window, const __m128i (&square)[4], __m256d fx, __m256d fy,
+                               __m256d adjoint) {
+    // Band::wrapped for four indices (windows of lattices under 2^31 values).
+    const __m128i offset = _mm_set1_epi32(static_cast<std::int32_t>(window.offset));
+    auto local = [&](__m128i index) SIMGRAD_AVX2_LAMBDA {
+      __m128i k = _mm_sub_epi32(index, offset);
+      if (!window.wrap) return k;
+      const __m128i size = _mm_set1_epi32(static_cast<std::int32_t>(window.size));
+      k = _mm_add_epi32(k, _mm_and_si128(_mm_cmpgt_epi32(_mm_setzero_si128(), k), size));
+      return _mm_sub_epi32(k, _mm_andnot_si128(_mm_cmpgt_epi32(size, k), size));
+    };
+    _mm_store_si128(reinterpret_cast<__m128i*>(lower), local(square[0]));
+    _mm_store_si128(reinterpret_cast<__m128i*>(upper), local(square[2]));
+    _mm_store_si128(reinterpret_cast<__m128i*>(across), _mm_sub_epi32(square[1], square[0]));
+    // WrappedSample::spread in four lanes.
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d lower_row = _mm256_mul_pd(_mm256_sub_pd(one, fy), adjoint), upper_row = _mm256_mul_pd(fy, adjoint);
+    const __m256d rest = _mm256_sub_pd(one, fx);
+    _mm256_store_pd(value[0], _mm256_mul_pd(rest, lower_row));
+    _mm256_store_pd(value[1], _mm256_mul_pd(fx, lower_row));
+    _mm256_store_pd(value[2], _mm256_mul_pd(rest, upper_row));
+    _mm256_store_pd(value[3], _mm256_mul_pd(fx, upper_row));
   }
-  // Lane `lane`'s square added to the band's target.
-  void add(BandScatter::Band& band, int target, int lane) const {
-    const Index indices[4] = {index[0][lane], index[1][lane], index[2][lane], index[3][lane]};
-    const double values[4] = {value[0][lane], value[1][lane], value[2][lane], value[3][lane]};
-    band.add_square(target, indices, values);
+  // Lane `lane`'s square added to the window, as Band::add_square adds it.
+  void add(const BandScatter::Band::View& window, int lane) const {
+    double* row0 = window.data + lower[lane];
+    double* row1 = window.data + upper[lane];
+    const int step = across[lane];
+    row0[0] += value[0][lane];
+    row0[step] += value[1][lane];
+    row1[0] += value[2][lane];
+    row1[step] += value[3][lane];
   }
 };
 
@@ -321,6 +334,7 @@ SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTra
   Kept4 mu[G], mv[G];
   Spread4 foot_spread[G], mu_spread[G], mv_spread[G];
   bool scalar[G] = {};
+  const BandScatter::Band::View q_window = band.view(q_target), u_window = band.view(0), v_window = band.view(1);
   for (int g = 0; g < groups; ++g) {
     const Starts4 s = starts4<K>(t, i + 4 * g, j);
     const __m256d step = kEuler ? scale : half_scale;
@@ -352,15 +366,15 @@ SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTra
     const __m256d a = _mm256_loadu_pd(dout + 4 * g);
     // Zero starts where the adjoint is zero (the scalar path skips those samples).
     const __m256d live = _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_NEQ_UQ);
-    foot_spread[g].set(foot.index, foot.fx, foot.fy, a);
+    foot_spread[g].set(q_window, foot.index, foot.fx, foot.fy, a);
     const __m256d avx = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_x4(foot)), a);
     const __m256d avy = _mm256_mul_pd(_mm256_mul_pd(minus_scale, along_y4(foot)), a);
     if constexpr (kEuler) {
       _mm256_storeu_pd(start_x + 4 * g, _mm256_and_pd(live, avx));
       _mm256_storeu_pd(start_y + 4 * g, _mm256_and_pd(live, avy));
     } else {
-      mu_spread[g].set(mu[g].index, mu[g].fx, mu[g].fy, avx);
-      mv_spread[g].set(mv[g].index, mv[g].fx, mv[g].fy, avy);
+      mu_spread[g].set(u_window, mu[g].index, mu[g].fx, mu[g].fy, avx);
+      mv_spread[g].set(v_window, mv[g].index, mv[g].fx, mv[g].fy, avy);
       const __m256d axm = _mm256_add_pd(_mm256_mul_pd(avx, mu[g].along_x), _mm256_mul_pd(avy, mv[g].along_x));
       const __m256d aym = _mm256_add_pd(_mm256_mul_pd(avx, mu[g].along_y), _mm256_mul_pd(avy, mv[g].along_y));
       _mm256_storeu_pd(start_x + 4 * g, _mm256_and_pd(live, _mm256_mul_pd(minus_half_scale, axm)));
@@ -376,10 +390,10 @@ SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTra
       }
       if (extra_index != nullptr) band.add(q_target, extra_index[k], extra_value[k]);
       if (dout[k] == 0.0) continue;
-      foot_spread[g].add(band, q_target, lane);
+      foot_spread[g].add(q_window, lane);
       if constexpr (!kEuler) {
-        mu_spread[g].add(band, 0, lane);
-        mv_spread[g].add(band, 1, lane);
+        mu_spread[g].add(u_window, lane);
+        mv_spread[g].add(v_window, lane);
       }
     }
 }
@@ -434,6 +448,7 @@ SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const Pe
 
 #undef SIMGRAD_AVX2
 #undef SIMGRAD_AVX2_INLINE
+#undef SIMGRAD_AVX2_LAMBDA
 
 #else  // no AVX2 build: vector_traces_available() is false and the kernels are never called
 
