@@ -6,6 +6,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
+#include "core/vector_clones.hpp"
 #include "sims/fluid/conjugate_gradient.hpp"
 #include "sims/fluid/periodic_rows.hpp"
 
@@ -88,35 +89,81 @@ void Projection::set_open_face_scale(std::span<const double> scale) {
 
 namespace {
 
-// On a grid periodic along both axes (cell c's left and bottom faces are faces c): out[c] =
-// cell(u[c], u[right of c], v[c], v[above c]), the values on its left, right, bottom and top
-// faces, for every cell, rows in parallel.
-template <class Cell>
-void for_cell_faces(int nx, int ny, const double* u, const double* v, double* out, const Cell& cell) {
+// Row kernels of uniform grids periodic along both axes, over the cells [i0, i1) of a row, in
+// vectorised clones (core/vector_clones.hpp). Cell c's left and bottom faces are faces c, so a
+// row of cells reads the rows of u, v and p at its own index, v's row above and p's row below.
+
+// The cells' faces: out = (u right - u left + v top - v bottom) / h (the divergence).
+SIMGRAD_VECTOR_CLONES void divergence_row(int nx, int i0, int i1, double h, const double* u, const double* v,
+                                          const double* v_above, double* out) {
+  along_periodic_row(nx, i0, i1, [&](int i, int, int right) { out[i] = (u[right] - u[i] + v_above[i] - v[i]) / h; });
+}
+
+// The divergence's transpose at the cells: out = (u left - u right + v bottom - v top) / h.
+SIMGRAD_VECTOR_CLONES void divergence_transpose_row(int nx, int i0, int i1, double h, const double* u, const double* v,
+                                                    const double* v_above, double* out) {
+  along_periodic_row(nx, i0, i1, [&](int i, int, int right) {
+    double s = 0.0;
+    s += u[i];
+    s -= u[right];
+    s += v[i];
+    s -= v_above[i];
+    out[i] = s / h;
+  });
+}
+
+// The pressure gradient off the cells' left and bottom faces: u -= (p - p left) / h, v likewise.
+SIMGRAD_VECTOR_CLONES void subtract_gradient_row(int nx, int i0, int i1, double h, const double* p, const double* p_below,
+                                                 double* u, double* v) {
+  along_periodic_row(nx, i0, i1, [&](int i, int left, int) {
+    u[i] -= (p[i] - p[left]) / h;
+    v[i] -= (p[i] - p_below[i]) / h;
+  });
+}
+
+// The gradient's transpose times h^2 onto the faces: u += h (p left - p), v likewise.
+SIMGRAD_VECTOR_CLONES void add_gradient_transpose_row(int nx, int i0, int i1, double h, const double* p,
+                                                      const double* p_below, double* u, double* v) {
+  along_periodic_row(nx, i0, i1, [&](int i, int left, int) {
+    u[i] += h * (p[left] - p[i]);
+    v[i] += h * (p_below[i] - p[i]);
+  });
+}
+
+// One Jacobi sweep: y = (rhs + the four neighbours' sum) * inverse, the neighbours from the rows
+// `mid`, `down` and `up` (all zero in the first sweep, from zero: then not read).
+SIMGRAD_VECTOR_CLONES void jacobi_row(int nx, int i0, int i1, bool first_sweep, const double* mid, const double* down,
+                                      const double* up, const double* rhs, const double* inverse, double* y) {
+  if (first_sweep) {
+    for (int i = i0; i < i1; ++i) y[i] = (rhs[i] + 0.0) * inverse[i];
+    return;
+  }
+  along_periodic_row(nx, i0, i1, [&](int i, int left, int right) {
+    y[i] = (rhs[i] + (mid[left] + mid[right] + down[i] + up[i])) * inverse[i];
+  });
+}
+
+// out = row_kernel over the cells' faces (divergence_row or its transpose), rows in parallel.
+using CellFacesRow = void (*)(int, int, int, double, const double*, const double*, const double*, double*);
+void for_cell_faces(int nx, int ny, double h, const double* u, const double* v, double* out, CellFacesRow row_kernel) {
   parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
     for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
       const std::size_t row = static_cast<std::size_t>(j) * nx;
-      const double* ur = u + row;
-      const double* vr = v + row;
-      const double* vt = v + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
-      double* o = out + row;
-      along_periodic_row(nx, i0, i1, [&](int i, int, int right) { o[i] = cell(ur[i], ur[right], vr[i], vt[i]); });
+      const double* v_above = v + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
+      row_kernel(nx, i0, i1, h, u + row, v + row, v_above, out + row);
     });
   });
 }
 
-// On a grid periodic along both axes (cell c's left and bottom faces are faces c): calls
-// face(u[c], v[c], p[c], p[left of c], p[below c]) for every cell, rows in parallel.
-template <class Face>
-void for_left_and_bottom_faces(int nx, int ny, const double* p, std::span<double> u, std::span<double> v, const Face& face) {
+// u and v updated by row_kernel from p on the cells' left and bottom faces, rows in parallel.
+using FacesRow = void (*)(int, int, int, double, const double*, const double*, double*, double*);
+void for_left_and_bottom_faces(int nx, int ny, double h, const double* p, std::span<double> u, std::span<double> v,
+                               FacesRow row_kernel) {
   parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
     for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
       const std::size_t row = static_cast<std::size_t>(j) * nx;
-      const double* pr = p + row;
-      const double* pb = p + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
-      double* ur = u.data() + row;
-      double* vr = v.data() + row;
-      along_periodic_row(nx, i0, i1, [&](int i, int left, int) { face(ur[i], vr[i], pr[i], pr[left], pb[i]); });
+      const double* p_below = p + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
+      row_kernel(nx, i0, i1, h, p + row, p_below, u.data() + row, v.data() + row);
     });
   });
 }
@@ -127,9 +174,7 @@ void Projection::divergence(std::span<const double> u, std::span<const double> v
   const Grid& g = *grid_;
   const int nx = g.nx(), ny = g.ny();
   if (uniform_) {
-    for_cell_faces(nx, ny, u.data(), v.data(), out.data(), [&](double left, double right, double bottom, double top) {
-      return (right - left + top - bottom) / g.h();
-    });
+    for_cell_faces(nx, ny, g.h(), u.data(), v.data(), out.data(), divergence_row);
     return;
   }
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
@@ -241,16 +286,7 @@ void Projection::jacobi(std::span<const double> b, std::span<double> x) {
         const double* mid = from + row;
         const double* down = from + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
         const double* up = from + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
-        const double* rhs = b.data() + row;
-        const double* inverse = inverse_diagonal_.data() + row;
-        double* y = to + row;
-        if (sweep == 0) {
-          for (int i = i0; i < i1; ++i) y[i] = (rhs[i] + 0.0) * inverse[i];
-          return;
-        }
-        along_periodic_row(nx, i0, i1, [&](int i, int left, int right) {
-          y[i] = (rhs[i] + (mid[left] + mid[right] + down[i] + up[i])) * inverse[i];
-        });
+        jacobi_row(nx, i0, i1, sweep == 0, mid, down, up, b.data() + row, inverse_diagonal_.data() + row, to + row);
       });
       return;
     }
@@ -278,10 +314,7 @@ void Projection::project(std::span<double> u, std::span<double> v) {
   solve(b_, p_);
   if (uniform_) {
     // Faces c are cell c's left and bottom faces: one pass over the cells updates both.
-    for_left_and_bottom_faces(nx, g.ny(), p_.data(), u, v, [h](double& fu, double& fv, double p, double left, double below) {
-      fu -= (p - left) / h;
-      fv -= (p - below) / h;
-    });
+    for_left_and_bottom_faces(nx, g.ny(), h, p_.data(), u, v, subtract_gradient_row);
     return;
   }
   auto pressure = [&](Index c) { return c < 0 ? 0.0 : p_[static_cast<std::size_t>(c)]; };
@@ -309,14 +342,7 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   const double h = g.h();
   // A uniform grid's cell c has left and bottom faces c and no walls (the same sums).
   if (uniform_) {
-    for_cell_faces(nx, ny, du.data(), dv.data(), b_.data(), [h](double left, double right, double bottom, double top) {
-      double s = 0.0;
-      s += left;
-      s -= right;
-      s += bottom;
-      s -= top;
-      return s / h;
-    });
+    for_cell_faces(nx, ny, h, du.data(), dv.data(), b_.data(), divergence_transpose_row);
   } else {
     parallel_for_blocks(g.cells(), [&](Index first, Index last) {
       for (Index c = first; c < last; ++c) {
@@ -343,10 +369,7 @@ void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
   if (singular_) remove_mean(p_);
   // div^T: face f gets (mu_left - mu_right) / h, times h^2.
   if (uniform_) {
-    for_left_and_bottom_faces(nx, ny, p_.data(), du, dv, [h](double& fu, double& fv, double p, double left, double below) {
-      fu += h * (left - p);
-      fv += h * (below - p);
-    });
+    for_left_and_bottom_faces(nx, ny, h, p_.data(), du, dv, add_gradient_transpose_row);
     return;
   }
   auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };
