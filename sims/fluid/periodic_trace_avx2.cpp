@@ -321,12 +321,13 @@ constexpr int kAdjointPieceGroups = 8;
 // by stage as trace_piece, keeping what the adjoint needs of each sample; then the adjoints
 // through the feet and midpoints; then the scatter, one sample after another (with the extra
 // adds), as the scalar path adds them. A group that locate4 refuses is done by the scalar path,
-// in its place in that order.
+// in its place in that order. The first group's lanes below first_lane are samples already
+// done: their starts are written again (the same bits), nothing else.
 template <Staggering K, bool kEuler>
 SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTrace& t, const double* q,
                                       const double* dout, int q_target, const std::int32_t* extra_index,
                                       const double* extra_value, double* start_x, double* start_y, int i, int j,
-                                      int groups) {
+                                      int groups, int first_lane = 0) {
   constexpr int G = kAdjointPieceGroups;
   const __m256d scale = _mm256_set1_pd(t.scale), half_scale = _mm256_set1_pd(0.5 * t.scale);
   const __m256d minus_scale = _mm256_set1_pd(-t.scale), minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
@@ -382,7 +383,7 @@ SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTra
     }
   }
   for (int g = 0; g < groups; ++g)
-    for (int lane = 0; lane < 4; ++lane) {
+    for (int lane = g == 0 ? first_lane : 0; lane < 4; ++lane) {
       const int k = 4 * g + lane;
       if (scalar[g]) {
         trace_sample_adjoint_at<K>(band, t, q, dout, q_target, extra_index, extra_value, start_x, start_y, k, i + k, j);
@@ -416,6 +417,13 @@ SIMGRAD_AVX2 void trace_samples_vector(const PeriodicTrace& t, const double* q, 
       else trace_piece<K, false>(t, q, i, j, groups, row + i);
       i += 4 * groups;
     }
+    if (i == i1) return;
+    // The last few: one group ending at i1, over samples already written (the same bits again).
+    if (i1 - i0 >= 4) {
+      if (t.euler) trace_piece<K, true>(t, q, i1 - 4, j, 1, row + i1 - 4);
+      else trace_piece<K, false>(t, q, i1 - 4, j, 1, row + i1 - 4);
+      return;
+    }
     for (; i < i1; ++i) row[i] = trace_sample<K>(t, q, i, j);
   });
 }
@@ -440,6 +448,21 @@ SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const Pe
         trace_adjoint_piece<K, false>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i,
                                       j, groups);
       i += 4 * groups;
+    }
+    if (i == i1) return;
+    // The last few: one group ending at i1, its lanes before i already done.
+    if (i1 - i0 >= 4) {
+      const Index k = row + i1 - 4;
+      const std::int32_t* extra_indices = extra_index ? extra_index + k : nullptr;
+      const double* extra_values = extra_value ? extra_value + k : nullptr;
+      const int done = i - (i1 - 4);
+      if (t.euler)
+        trace_adjoint_piece<K, true>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k,
+                                     i1 - 4, j, 1, done);
+      else
+        trace_adjoint_piece<K, false>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k,
+                                      i1 - 4, j, 1, done);
+      return;
     }
     for (; i < i1; ++i)
       trace_sample_adjoint_at<K>(band, t, q, dout, q_target, extra_index, extra_value, start_x, start_y, row + i, i, j);
