@@ -218,6 +218,28 @@ SIMGRAD_AVX2 inline Starts4 starts4(const PeriodicTrace& t, int i, int j) {
   return s;
 }
 
+// The first stage of the traces of `groups` groups of four from sample (i, j) on: the points
+// they reach, x - s V(x) / 2 (the midpoints) or, for Euler, x - s V(x) (the feet).
+template <Staggering K, bool kEuler>
+SIMGRAD_AVX2_INLINE void first_stage4(const PeriodicTrace& t, int i, int j, int groups, __m256d* at_x, __m256d* at_y) {
+  const __m256d step = _mm256_set1_pd(kEuler ? t.scale : 0.5 * t.scale);
+  for (int g = 0; g < groups; ++g) {
+    const Starts4 s = starts4<K>(t, i + 4 * g, j);
+    at_x[g] = _mm256_sub_pd(s.x, _mm256_mul_pd(step, s.vx));
+    at_y[g] = _mm256_sub_pd(s.y, _mm256_mul_pd(step, s.vy));
+  }
+}
+
+// The feet x - s V of the traces of samples (i .. i + 3, j), V the velocity at their midpoints.
+SIMGRAD_AVX2_INLINE void feet4(const PeriodicTrace& t, int i, int j, __m256d vx, __m256d vy, __m256d& foot_x,
+                               __m256d& foot_y) {
+  const __m256d scale = _mm256_set1_pd(t.scale);
+  const __m256d x = _mm256_add_pd(_mm256_setr_pd(i, i + 1, i + 2, i + 3), _mm256_set1_pd(t.lattice.ox));
+  const __m256d y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
+  foot_x = _mm256_sub_pd(x, _mm256_mul_pd(scale, vx));
+  foot_y = _mm256_sub_pd(y, _mm256_mul_pd(scale, vy));
+}
+
 // How many groups of four the staged forward takes at most from a row at a time.
 constexpr int kPieceGroups = 16;
 
@@ -228,15 +250,9 @@ constexpr int kPieceGroups = 16;
 // that locate4 refuses is traced one lane at a time by the scalar path.
 template <Staggering K, bool kEuler>
 SIMGRAD_AVX2 void trace_piece(const PeriodicTrace& t, const double* q, int i, int j, int groups, double* out) {
-  const __m256d scale = _mm256_set1_pd(t.scale), half_scale = _mm256_set1_pd(0.5 * t.scale);
   __m256d at_x[kPieceGroups], at_y[kPieceGroups];
   bool scalar[kPieceGroups] = {};
-  for (int g = 0; g < groups; ++g) {
-    const Starts4 s = starts4<K>(t, i + 4 * g, j);
-    const __m256d step = kEuler ? scale : half_scale;
-    at_x[g] = _mm256_sub_pd(s.x, _mm256_mul_pd(step, s.vx));
-    at_y[g] = _mm256_sub_pd(s.y, _mm256_mul_pd(step, s.vy));
-  }
+  first_stage4<K, kEuler>(t, i, j, groups, at_x, at_y);
   if constexpr (!kEuler) {
     for (int g = 0; g < groups; ++g) {
       __m256d vx, vy;
@@ -244,11 +260,7 @@ SIMGRAD_AVX2 void trace_piece(const PeriodicTrace& t, const double* q, int i, in
         scalar[g] = true;
         continue;
       }
-      const __m256d x = _mm256_add_pd(_mm256_setr_pd(i + 4 * g, i + 4 * g + 1, i + 4 * g + 2, i + 4 * g + 3),
-                                      _mm256_set1_pd(t.lattice.ox));
-      const __m256d y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
-      at_x[g] = _mm256_sub_pd(x, _mm256_mul_pd(scale, vx));
-      at_y[g] = _mm256_sub_pd(y, _mm256_mul_pd(scale, vy));
+      feet4(t, i + 4 * g, j, vx, vy, at_x[g], at_y[g]);
     }
   }
   for (int g = 0; g < groups; ++g) {
@@ -329,19 +341,13 @@ SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTra
                                       const double* extra_value, double* start_x, double* start_y, int i, int j,
                                       int groups, int first_lane = 0) {
   constexpr int G = kAdjointPieceGroups;
-  const __m256d scale = _mm256_set1_pd(t.scale), half_scale = _mm256_set1_pd(0.5 * t.scale);
   const __m256d minus_scale = _mm256_set1_pd(-t.scale), minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
   __m256d at_x[G], at_y[G];
   Kept4 mu[G], mv[G];
   Spread4 foot_spread[G], mu_spread[G], mv_spread[G];
   bool scalar[G] = {};
   const BandScatter::Band::View q_window = band.view(q_target), u_window = band.view(0), v_window = band.view(1);
-  for (int g = 0; g < groups; ++g) {
-    const Starts4 s = starts4<K>(t, i + 4 * g, j);
-    const __m256d step = kEuler ? scale : half_scale;
-    at_x[g] = _mm256_sub_pd(s.x, _mm256_mul_pd(step, s.vx));
-    at_y[g] = _mm256_sub_pd(s.y, _mm256_mul_pd(step, s.vy));
-  }
+  first_stage4<K, kEuler>(t, i, j, groups, at_x, at_y);
   if constexpr (!kEuler) {
     for (int g = 0; g < groups; ++g) {
       Sample4 su, sv;
@@ -351,11 +357,7 @@ SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTra
       }
       mu[g] = kept4(su);
       mv[g] = kept4(sv);
-      const __m256d x = _mm256_add_pd(_mm256_setr_pd(i + 4 * g, i + 4 * g + 1, i + 4 * g + 2, i + 4 * g + 3),
-                                      _mm256_set1_pd(t.lattice.ox));
-      const __m256d y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
-      at_x[g] = _mm256_sub_pd(x, _mm256_mul_pd(scale, interpolated4(su)));
-      at_y[g] = _mm256_sub_pd(y, _mm256_mul_pd(scale, interpolated4(sv)));
+      feet4(t, i + 4 * g, j, interpolated4(su), interpolated4(sv), at_x[g], at_y[g]);
     }
   }
   for (int g = 0; g < groups; ++g) {
