@@ -1,11 +1,14 @@
 // Four traces at a time in AVX2 registers: periodic_trace.hpp's trace_sample and
 // trace_sample_adjoint, lane by lane the same operations in the same order (floor, wrap,
-// weights, sums), so every lane gives the scalar path's bits. The gathers and the arithmetic run
-// four wide; the adjoint's scatter stays scalar (one sample after another, as the scalar path
-// adds them), and so do the starts of traces at the grid's left and right edges. A lane that
-// the scalar path would fold first (a foot a million cells away, or not finite) sends its group
-// of four down the scalar path. Indices are 32-bit: Advector uses these kernels only on lattices
-// of fewer than 2^31 samples.
+// weights, sums), so every lane gives the scalar path's bits. The loads and the arithmetic run
+// four wide: a stencil row's two values in one 16-byte load a lane (gathers only where a lane's
+// square wraps along x). A row is traced in pieces, stage by stage (starts, midpoints, feet),
+// each stage a loop over the piece's groups of four, so that many independent loads are in
+// flight. The adjoint's scatter stays scalar (one sample after another, as the scalar path adds
+// them), and so do the starts of traces at the grid's left and right edges. A lane that the
+// scalar path would fold first (a foot a million cells away, or not finite) sends its group of
+// four down the scalar path. Indices are 32-bit: Advector uses these kernels only on lattices of
+// fewer than 2^31 samples.
 #include "sims/fluid/periodic_trace.hpp"
 
 #include <algorithm>
