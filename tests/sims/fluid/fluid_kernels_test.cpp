@@ -159,6 +159,45 @@ TEST(FluidKernels, PeriodicAdvectionMatchesTheGeneralStencils) {
         }
 }
 
+// A trace that lands a million cells away or more sends its group of four down the scalar path,
+// which folds it back onto the grid first; the groups around it stay vector ones. On rows 13
+// and 21 samples wide (groups, then a last group overlapping the one before) with a few faces
+// moving 1e9 cells a step, the fastest path still gives the scalar path's bits, forward and
+// adjoint, and the general stencils' forward.
+TEST(FluidKernels, PeriodicTracesFarOffFallBackToTheScalarPath) {
+  for (const int nx : {13, 21}) {
+    const Grid g(nx, 9, 0.1, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic);
+    const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count());
+    std::vector<double> u = random_values(nu, 161, 0.7), v = random_values(nv, 162, 0.7);
+    // Faces in the first group of row 2, the last (overlapping) group of row 5 and the middle of row 7.
+    for (const int i : {1, nx - 2}) u[static_cast<std::size_t>(g.u_face(i, i == 1 ? 2 : 5))] = 1e9;
+    v[static_cast<std::size_t>(g.v_face(nx / 2, 7))] = -1e9;
+    for (Backtrace backtrace : {Backtrace::kMidpoint, Backtrace::kEuler})
+      for (const Lattice& l : {g.u_lattice(), g.v_lattice(), g.cell_lattice()}) {
+        const std::size_t nq = static_cast<std::size_t>(l.cx * l.cy);
+        const std::vector<double> q = random_values(nq, 163, 1.0), w = random_values(nq, 164, 1.0);
+        Advector general(g, backtrace, TracePath::kGeneral), scalar(g, backtrace, TracePath::kScalar),
+            fastest(g, backtrace, TracePath::kFastest);
+        std::vector<double> out_general(nq), out_scalar(nq), out_fastest(nq);
+        general.advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, out_general);
+        scalar.advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, out_scalar);
+        fastest.advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, out_fastest);
+        EXPECT_EQ(out_scalar, out_general);
+        EXPECT_EQ(out_fastest, out_scalar);
+        auto adjoint = [&](Advector& a) {
+          std::vector<double> d(nq + nu + nv, 0.25);
+          std::span<double> s(d);
+          a.advect_adjoint(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, w, s.subspan(0, nq), s.subspan(nq, nu),
+                           s.subspan(nq + nu, nv));
+          return d;
+        };
+        const std::vector<double> d_scalar = adjoint(scalar), d_fastest = adjoint(fastest);
+        for (double x : d_scalar) ASSERT_TRUE(std::isfinite(x));
+        EXPECT_EQ(d_fastest, d_scalar);
+      }
+  }
+}
+
 // Several quantities advected in one pass give the bits of one advect call each (lattices of
 // different sizes on a closed grid, equal ones on a periodic grid), and an empty quantity zeros.
 TEST(FluidKernels, AdvectingTogetherMatchesAdvectingOneByOne) {
