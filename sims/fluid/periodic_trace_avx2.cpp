@@ -69,11 +69,11 @@ SIMGRAD_AVX2_INLINE void load_pairs4(const double* f, __m128i at, __m256d& left,
 
 // The values of f at four lanes' indices, gathered: for squares that wrap along x, which only
 // those at a lattice's last column do. Kept out of line, so that the common path stays lean.
-SIMGRAD_AVX2 __attribute__((noinline, cold)) void gather4(const double* f, const __m128i* index, int count, __m256d* value) {
+SIMGRAD_AVX2 __attribute__((noinline, cold)) void gather4(const double* f, const __m128i* index, __m256d* value) {
   // The masked gather with a zero source: the plain one starts from an undefined register, which
   // GCC reports as used uninitialised.
   const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-  for (int m = 0; m < count; ++m) value[m] = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), f, index[m], all, 8);
+  for (int m = 0; m < 4; ++m) value[m] = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), f, index[m], all, 8);
 }
 
 // Samples field f of lattice l at four points (cell units) into s; false as locate4.
@@ -84,66 +84,46 @@ SIMGRAD_AVX2_INLINE bool sample4(const Lattice& l, __m256d x, __m256d y, const d
   const __m128i columns = _mm_set1_epi32(l.cx), one = _mm_set1_epi32(1);
   const __m128i j_next = _mm_add_epi32(j0, one);
   const __m128i j1 = _mm_andnot_si128(_mm_cmpeq_epi32(j_next, _mm_set1_epi32(l.cy)), j_next);
-  // i1 - i0: 1, or 1 - cx where i0 is the last column and i1 wraps to the first.
   const __m128i at_last_column = _mm_cmpeq_epi32(i0, _mm_set1_epi32(l.cx - 1));
-  const __m128i across = _mm_sub_epi32(one, _mm_and_si128(at_last_column, columns));
   s.index[0] = _mm_add_epi32(_mm_mullo_epi32(j0, columns), i0);
-  s.index[1] = _mm_add_epi32(s.index[0], across);
   s.index[2] = _mm_add_epi32(_mm_mullo_epi32(j1, columns), i0);
-  s.index[3] = _mm_add_epi32(s.index[2], across);
   if (_mm_testz_si128(at_last_column, at_last_column)) {
     // No lane wraps along x: each stencil row is two neighbouring values, one 16-byte load a
     // lane (faster than gathers).
+    s.index[1] = _mm_add_epi32(s.index[0], one);
+    s.index[3] = _mm_add_epi32(s.index[2], one);
     load_pairs4(f, s.index[0], s.value[0], s.value[1]);
     load_pairs4(f, s.index[2], s.value[2], s.value[3]);
   } else {
-    gather4(f, s.index, 4, s.value);
-  }
-  return true;
-}
-
-// WrappedSample::interpolated at four points, without keeping the stencil: sample4 and
-// interpolated4's arithmetic; false as locate4.
-SIMGRAD_AVX2_INLINE bool interpolate4(const Lattice& l, __m256d x, __m256d y, const double* f, __m256d& value) {
-  __m128i i0, j0;
-  __m256d fx, fy;
-  if (!locate4(_mm256_sub_pd(x, _mm256_set1_pd(l.ox)), l.cx, i0, fx)) return false;
-  if (!locate4(_mm256_sub_pd(y, _mm256_set1_pd(l.oy)), l.cy, j0, fy)) return false;
-  const __m128i columns = _mm_set1_epi32(l.cx), one = _mm_set1_epi32(1);
-  const __m128i j_next = _mm_add_epi32(j0, one);
-  const __m128i j1 = _mm_andnot_si128(_mm_cmpeq_epi32(j_next, _mm_set1_epi32(l.cy)), j_next);
-  const __m128i first = _mm_add_epi32(_mm_mullo_epi32(j0, columns), i0);
-  const __m128i upper = _mm_add_epi32(_mm_mullo_epi32(j1, columns), i0);
-  const __m128i at_last_column = _mm_cmpeq_epi32(i0, _mm_set1_epi32(l.cx - 1));
-  __m256d v[4];
-  if (_mm_testz_si128(at_last_column, at_last_column)) {
-    load_pairs4(f, first, v[0], v[1]);
-    load_pairs4(f, upper, v[2], v[3]);
-  } else {
+    // i1 - i0: 1, or 1 - cx where i0 is the last column and i1 wraps to the first.
     const __m128i across = _mm_sub_epi32(one, _mm_and_si128(at_last_column, columns));
-    const __m128i index[4] = {first, _mm_add_epi32(first, across), upper, _mm_add_epi32(upper, across)};
-    gather4(f, index, 4, v);
+    s.index[1] = _mm_add_epi32(s.index[0], across);
+    s.index[3] = _mm_add_epi32(s.index[2], across);
+    gather4(f, s.index, s.value);
   }
-  const __m256d unit = _mm256_set1_pd(1.0), gx = _mm256_sub_pd(unit, fx), gy = _mm256_sub_pd(unit, fy);
-  value = _mm256_mul_pd(_mm256_mul_pd(gx, gy), v[0]);
-  value = _mm256_add_pd(value, _mm256_mul_pd(_mm256_mul_pd(fx, gy), v[1]));
-  value = _mm256_add_pd(value, _mm256_mul_pd(_mm256_mul_pd(gx, fy), v[2]));
-  value = _mm256_add_pd(value, _mm256_mul_pd(_mm256_mul_pd(fx, fy), v[3]));
   return true;
 }
 
 // WrappedSample::weight(m) in four lanes.
-SIMGRAD_AVX2_INLINE __m256d weight4(__m256d fx, __m256d fy, int m) {
+SIMGRAD_AVX2_INLINE __m256d weight4(const Sample4& s, int m) {
   const __m256d one = _mm256_set1_pd(1.0);
-  return _mm256_mul_pd(m & 1 ? fx : _mm256_sub_pd(one, fx), m & 2 ? fy : _mm256_sub_pd(one, fy));
+  return _mm256_mul_pd(m & 1 ? s.fx : _mm256_sub_pd(one, s.fx), m & 2 ? s.fy : _mm256_sub_pd(one, s.fy));
 }
-SIMGRAD_AVX2_INLINE __m256d weight4(const Sample4& s, int m) { return weight4(s.fx, s.fy, m); }
 
 // WrappedSample::interpolated in four lanes.
 SIMGRAD_AVX2_INLINE __m256d interpolated4(const Sample4& s) {
   __m256d r = _mm256_mul_pd(weight4(s, 0), s.value[0]);
   for (int m = 1; m < 4; ++m) r = _mm256_add_pd(r, _mm256_mul_pd(weight4(s, m), s.value[m]));
   return r;
+}
+
+// WrappedSample(...).interpolated() at four points; false as locate4. Inlined, the stencil's
+// indices that the value does not need are never computed.
+SIMGRAD_AVX2_INLINE bool interpolate4(const Lattice& l, __m256d x, __m256d y, const double* f, __m256d& value) {
+  Sample4 s;
+  if (!sample4(l, x, y, f, s)) return false;
+  value = interpolated4(s);
+  return true;
 }
 
 // WrappedSample::along_x in four lanes.
@@ -196,6 +176,12 @@ SIMGRAD_AVX2 inline void interior_velocity4(const PeriodicTrace& t, int i, int j
   }
 }
 
+// Where samples (i .. i + 3, j) of the traced lattice lie (cell units).
+SIMGRAD_AVX2_INLINE void start_points4(const PeriodicTrace& t, int i, int j, __m256d& x, __m256d& y) {
+  x = _mm256_add_pd(_mm256_setr_pd(i, i + 1, i + 2, i + 3), _mm256_set1_pd(t.lattice.ox));
+  y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
+}
+
 // The starts of four traces at samples (i .. i + 3, j): where they lie and the velocity there.
 struct Starts4 {
   __m256d vx, vy, x, y;
@@ -216,8 +202,7 @@ SIMGRAD_AVX2 inline Starts4 starts4(const PeriodicTrace& t, int i, int j) {
     s.vx = _mm256_load_pd(vx);
     s.vy = _mm256_load_pd(vy);
   }
-  s.x = _mm256_add_pd(_mm256_setr_pd(i, i + 1, i + 2, i + 3), _mm256_set1_pd(t.lattice.ox));
-  s.y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
+  start_points4(t, i, j, s.x, s.y);
   return s;
 }
 
@@ -237,8 +222,8 @@ SIMGRAD_AVX2_INLINE void first_stage4(const PeriodicTrace& t, int i, int j, int 
 SIMGRAD_AVX2_INLINE void feet4(const PeriodicTrace& t, int i, int j, __m256d vx, __m256d vy, __m256d& foot_x,
                                __m256d& foot_y) {
   const __m256d scale = _mm256_set1_pd(t.scale);
-  const __m256d x = _mm256_add_pd(_mm256_setr_pd(i, i + 1, i + 2, i + 3), _mm256_set1_pd(t.lattice.ox));
-  const __m256d y = _mm256_add_pd(_mm256_set1_pd(j), _mm256_set1_pd(t.lattice.oy));
+  __m256d x, y;
+  start_points4(t, i, j, x, y);
   foot_x = _mm256_sub_pd(x, _mm256_mul_pd(scale, vx));
   foot_y = _mm256_sub_pd(y, _mm256_mul_pd(scale, vy));
 }
@@ -342,7 +327,7 @@ template <Staggering K, bool kEuler>
 SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTrace& t, const double* q,
                                       const double* dout, int q_target, const std::int32_t* extra_index,
                                       const double* extra_value, double* start_x, double* start_y, int i, int j,
-                                      int groups, int first_lane = 0) {
+                                      int groups, int first_lane) {
   constexpr int G = kAdjointPieceGroups;
   const __m256d minus_scale = _mm256_set1_pd(-t.scale), minus_half_scale = _mm256_set1_pd(-0.5 * t.scale);
   __m256d at_x[G], at_y[G];
@@ -404,6 +389,26 @@ SIMGRAD_AVX2 void trace_adjoint_piece(BandScatter::Band& band, const PeriodicTra
     }
 }
 
+// Walks the samples [i0, i1) of a row as the drivers below trace them: pieces of at most `most`
+// groups of four, piece(i, groups, 0); then, where fewer than four are left, one group ending at
+// i1, piece(i1 - 4, 1, done) with its first `done` lanes already traced; a row shorter than four
+// one sample at a time, one(i).
+template <class Piece, class One>
+void for_row_groups(int i0, int i1, int most, const Piece& piece, const One& one) {
+  int i = i0;
+  while (i1 - i >= 4) {
+    const int groups = std::min(most, (i1 - i) / 4);
+    piece(i, groups, 0);
+    i += 4 * groups;
+  }
+  if (i == i1) return;
+  if (i1 - i0 >= 4) {
+    piece(i1 - 4, 1, i - (i1 - 4));
+    return;
+  }
+  for (; i < i1; ++i) one(i);
+}
+
 }  // namespace
 
 bool vector_traces_available() {
@@ -415,21 +420,11 @@ template <Staggering K>
 SIMGRAD_AVX2 void trace_samples_vector(const PeriodicTrace& t, const double* q, double* out, Index first, Index last) {
   for_row_pieces(t.lattice.cx, first, last, [&](int j, int i0, int i1) {
     double* row = out + static_cast<Index>(j) * t.lattice.cx;
-    int i = i0;
-    while (i1 - i >= 4) {
-      const int groups = std::min(kPieceGroups, (i1 - i) / 4);
+    // The last group's lanes already done are written again with the same bits.
+    for_row_groups(i0, i1, kPieceGroups, [&](int i, int groups, int) {
       if (t.euler) trace_piece<K, true>(t, q, i, j, groups, row + i);
       else trace_piece<K, false>(t, q, i, j, groups, row + i);
-      i += 4 * groups;
-    }
-    if (i == i1) return;
-    // The last few: one group ending at i1, over samples already written (the same bits again).
-    if (i1 - i0 >= 4) {
-      if (t.euler) trace_piece<K, true>(t, q, i1 - 4, j, 1, row + i1 - 4);
-      else trace_piece<K, false>(t, q, i1 - 4, j, 1, row + i1 - 4);
-      return;
-    }
-    for (; i < i1; ++i) row[i] = trace_sample<K>(t, q, i, j);
+    }, [&](int i) { row[i] = trace_sample<K>(t, q, i, j); });
   });
 }
 
@@ -440,37 +435,19 @@ SIMGRAD_AVX2 void trace_samples_adjoint_vector(BandScatter::Band& band, const Pe
                                                Index last) {
   for_row_pieces(t.lattice.cx, first, last, [&](int j, int i0, int i1) {
     const Index row = static_cast<Index>(j) * t.lattice.cx;
-    int i = i0;
-    while (i1 - i >= 4) {
-      const int groups = std::min(kAdjointPieceGroups, (i1 - i) / 4);
+    for_row_groups(i0, i1, kAdjointPieceGroups, [&](int i, int groups, int done) {
       const Index k = row + i;
       const std::int32_t* extra_indices = extra_index ? extra_index + k : nullptr;
       const double* extra_values = extra_value ? extra_value + k : nullptr;
       if (t.euler)
         trace_adjoint_piece<K, true>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i, j,
-                                     groups);
+                                     groups, done);
       else
         trace_adjoint_piece<K, false>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k, i,
-                                      j, groups);
-      i += 4 * groups;
-    }
-    if (i == i1) return;
-    // The last few: one group ending at i1, its lanes before i already done.
-    if (i1 - i0 >= 4) {
-      const Index k = row + i1 - 4;
-      const std::int32_t* extra_indices = extra_index ? extra_index + k : nullptr;
-      const double* extra_values = extra_value ? extra_value + k : nullptr;
-      const int done = i - (i1 - 4);
-      if (t.euler)
-        trace_adjoint_piece<K, true>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k,
-                                     i1 - 4, j, 1, done);
-      else
-        trace_adjoint_piece<K, false>(band, t, q, dout + k, q_target, extra_indices, extra_values, start_x + k, start_y + k,
-                                      i1 - 4, j, 1, done);
-      return;
-    }
-    for (; i < i1; ++i)
+                                      j, groups, done);
+    }, [&](int i) {
       trace_sample_adjoint_at<K>(band, t, q, dout, q_target, extra_index, extra_value, start_x, start_y, row + i, i, j);
+    });
   });
 }
 
