@@ -337,12 +337,10 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
                                                              first, last);
     });
   });
-  with_staggering(staggering, [&](auto kind) {
-    if constexpr (decltype(kind)::value != Staggering::kAny)
-      parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-        add_start_adjoints<decltype(kind)::value>(g.nx(), g.ny(), start_x_.data(), start_y_.data(), du, dv, first, last);
-      });
-  });
+  if (staggering != Staggering::kAny)
+    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+      add_start_adjoints(staggering, g.nx(), g.ny(), start_x_.data(), start_y_.data(), du, dv, first, last);
+    });
 }
 
 void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, std::span<const double> u,
@@ -382,12 +380,11 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
       });
   });
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-    for (std::size_t k = 0; k < items.size(); ++k)
-      with_staggering(staggering_of(g, items[k].lattice, path_), [&](auto kind) {
-        if constexpr (decltype(kind)::value != Staggering::kAny)
-          add_start_adjoints<decltype(kind)::value>(g.nx(), g.ny(), start_x_.data() + k * n, start_y_.data() + k * n, du, dv,
-                                                    first, last);
-      });
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      const Staggering staggering = staggering_of(g, items[k].lattice, path_);
+      if (staggering != Staggering::kAny)
+        add_start_adjoints(staggering, g.nx(), g.ny(), start_x_.data() + k * n, start_y_.data() + k * n, du, dv, first, last);
+    }
   });
 }
 

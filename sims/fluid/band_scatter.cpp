@@ -3,7 +3,21 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/vector_clones.hpp"
+
 namespace simgrad::fluid {
+
+namespace {
+
+// out += in and in = 0 over n values: a window's row gathered into its target and cleared.
+SIMGRAD_VECTOR_CLONES void add_and_clear(int n, double* __restrict out, double* __restrict in) {
+  for (int i = 0; i < n; ++i) {
+    out[i] += in[i];
+    in[i] = 0.0;
+  }
+}
+
+}  // namespace
 
 void BandScatter::prepare(int rows, int reach, std::span<const Target> targets) {
   if (targets.size() > static_cast<std::size_t>(kMaxTargets)) throw std::logic_error("BandScatter: too many targets");
@@ -63,11 +77,7 @@ void BandScatter::gather(std::span<const Target> targets) {
         else if (local >= target.rows) local -= target.rows;
       }
       if (local < 0 || local >= w.rows) continue;
-      double* in = w.data + static_cast<std::size_t>(local) * static_cast<std::size_t>(w.columns);
-      for (int i = 0; i < target.columns; ++i) {
-        out[i] += in[i];
-        in[i] = 0.0;
-      }
+      add_and_clear(target.columns, out, w.data + static_cast<std::size_t>(local) * static_cast<std::size_t>(w.columns));
     }
   };
   if (thread_count() == 1) {

@@ -186,34 +186,11 @@ inline void trace_sample_adjoint_at(BandScatter::Band& band, const PeriodicTrace
 }
 
 // Adds to du and dv, over the cells [first, last) of the grid, what the starts of the traces of
-// lattice kind K received: start_x and start_y per sample (zero where a sample's adjoint was),
-// through the transposes of grid_point's stencils, each velocity value gathering from the
-// samples whose trace starts next to it.
-template <Staggering K>
-void add_start_adjoints(int nx, int ny, const double* start_x, const double* start_y, std::span<double> du,
-                        std::span<double> dv, Index first, Index last) {
-  for_row_pieces(nx, first, last, [&](int b, int a0, int a1) {
-    const std::size_t row = static_cast<std::size_t>(b) * nx;
-    const std::size_t below = static_cast<std::size_t>(b == 0 ? ny - 1 : b - 1) * nx;
-    const std::size_t above = static_cast<std::size_t>(b + 1 == ny ? 0 : b + 1) * nx;
-    double* dur = du.data() + row;
-    double* dvr = dv.data() + row;
-    const double* sx = start_x + row;
-    const double* sy = start_y + row;
-    along_periodic_row(nx, a0, a1, [&](int a, int am, int ap) {
-      if constexpr (K == Staggering::kU) {
-        dur[a] += sx[a];
-        dvr[a] += 0.25 * sy[a] + 0.25 * sy[ap] + 0.25 * start_y[below + a] + 0.25 * start_y[below + ap];
-      } else if constexpr (K == Staggering::kV) {
-        dur[a] += 0.25 * sx[a] + 0.25 * sx[am] + 0.25 * start_x[above + a] + 0.25 * start_x[above + am];
-        dvr[a] += sy[a];
-      } else {
-        dur[a] += 0.5 * sx[a] + 0.5 * sx[am];
-        dvr[a] += 0.5 * sy[a] + 0.5 * start_y[below + a];
-      }
-    });
-  });
-}
+// lattice kind `kind` (not kAny) received: start_x and start_y per sample (zero where a sample's
+// adjoint was), through the transposes of grid_point's stencils, each velocity value gathering
+// from the samples whose trace starts next to it.
+void add_start_adjoints(Staggering kind, int nx, int ny, const double* start_x, const double* start_y,
+                        std::span<double> du, std::span<double> dv, Index first, Index last);
 
 // Whether this processor runs the four-lane kernels below.
 bool vector_traces_available();
