@@ -1,0 +1,89 @@
+// Every example's loss and gradient, bit for bit, as recorded in tests/app/example_bits.json
+// (tools/record_example_bits.py): a refactoring of loaders, binders or kernels that changes a
+// single bit of any result fails here. A change meant to change results re-records the file and
+// says so in its commit.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kSource = SIMGRAD_SOURCE_DIR;
+
+json recorded() {
+  std::ifstream in(kSource / "tests" / "app" / "example_bits.json");
+  return json::parse(in);
+}
+
+// FNV-1a over the IEEE-754 bits of each value, as the recording script computes it.
+std::uint64_t fnv1a(const std::vector<double>& values) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (double v : values) {
+    unsigned char bytes[sizeof v];
+    std::memcpy(bytes, &v, sizeof v);
+    for (unsigned char b : bytes) {
+      h ^= b;
+      h *= 0x100000001B3ull;
+    }
+  }
+  return h;
+}
+
+// The gradient's values in key order (json objects iterate sorted), lists flattened.
+std::vector<double> flatten(const json& gradient) {
+  std::vector<double> out;
+  for (const auto& [name, value] : gradient.items()) {
+    if (value.is_array())
+      for (const json& v : value) out.push_back(v.get<double>());
+    else out.push_back(value.get<double>());
+  }
+  return out;
+}
+
+// `simgrad grad --json` on one example.
+json grad(const std::string& example) {
+  const std::string command = std::string(SIMGRAD_BINARY) + " grad --json --quiet --threads 2 " + (kSource / example).string();
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  const int status = pclose(pipe);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+  return json::parse(out);
+}
+
+TEST(ExampleBits, EveryExampleIsRecorded) {
+  const json bits = recorded();
+  for (const auto& entry : fs::recursive_directory_iterator(kSource / "examples"))
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      EXPECT_TRUE(bits.contains(fs::relative(entry.path(), kSource).generic_string())) << entry.path();
+}
+
+TEST(ExampleBits, LossAndGradientAreTheRecordedBits) {
+  for (const auto& [example, expected] : recorded().items()) {
+    const json result = grad(example);
+    ASSERT_TRUE(result.contains("loss") && result.contains("gradient")) << example;
+    const double loss = result["loss"].get<double>(), want = expected["loss"].get<double>();
+    EXPECT_EQ(std::memcmp(&loss, &want, sizeof loss), 0) << example << ": loss " << loss << ", recorded " << want;
+    const std::vector<double> gradient = flatten(result["gradient"]);
+    EXPECT_EQ(gradient.size(), expected["gradient_values"].get<std::size_t>()) << example;
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(gradient)));
+    EXPECT_EQ(hash, expected["gradient_fnv1a"].get<std::string>()) << example << ": the gradient's bits changed";
+  }
+}
+
+}  // namespace
