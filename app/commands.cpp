@@ -15,6 +15,7 @@
 #include "app/report.hpp"
 #include "app/scenario.hpp"
 #include "app/svg_plot.hpp"
+#include "app/version.hpp"
 #include "core/diagnostics.hpp"
 #include "core/gradcheck.hpp"
 #include "core/parallel.hpp"
@@ -262,7 +263,8 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
       series.x.push_back(r.iteration);
       series.y.push_back(r.best_loss);
     }
-    json out = {{"initial_loss", finite_or_null(initial_loss)},
+    json out = {{"version", kVersion},
+                {"initial_loss", finite_or_null(initial_loss)},
                 {"final_loss", finite_or_null(result.loss)},
                 {"hard_loss", finite_or_null(hard)},
                 {"iterations", result.iterations},

@@ -1,5 +1,7 @@
 #include "app/contagion_scenario.hpp"
 
+#include "app/tuned_parameter.hpp"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -18,7 +20,7 @@
 #include "sims/contagion/reproduction_forecast.hpp"
 #include "sims/contagion/infectiousness.hpp"
 #include "sims/contagion/losses.hpp"
-#include "sims/contagion/parameters.hpp"
+#include "sims/contagion/tunables.hpp"
 #include "sims/contagion/seed_average.hpp"
 #include "sims/contagion/transition.hpp"
 
@@ -169,9 +171,12 @@ class ContagionScenario final : public Scenario {
 
     const ScenarioNode tune_node = root.child("tune");
     tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_tuned(p.as_object()));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    // R is tuned for the weeks whose infections the fitted data can see (deaths lag infections
+    // by exposed_days + infectious_days); later weeks follow the last of them.
+    TunedParameterRules rules;
+    rules.default_entries = [this](const std::string& name) { return name == "reproduction" ? identified_weeks() : 0; };
+    std::vector<tune::BoundParameter> bound =
+        read_tuned_parameters(tune_node, cg::epidemic_tunables(), model_.parameters, rules);
     const RolloutOptions options = read_rollout_options(root, overrides, steps);
     // The loss needs no state after the last fitted day.
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, std::max(1, last_fit_day_), options, std::move(bound));
@@ -522,7 +527,7 @@ class ContagionScenario final : public Scenario {
   }
 
   void read_parameters(const ScenarioNode& node) {
-    for (const auto& info : cg::epidemic_parameters()) {
+    for (const auto& [info, storage] : cg::epidemic_tunables()) {
       if (info.name == "profile" && node.has("profile") && node.member("profile").json().is_object()) {
         const ScenarioNode profile = node.child("profile");
         if (auto gamma = profile.optional_child("gamma")) {
@@ -540,41 +545,6 @@ class ContagionScenario final : public Scenario {
       }
       read_values(node, info.name, cg::quantity(model_.parameters, info.name));
     }
-  }
-
-  tune::BoundParameter read_tuned(const ScenarioNode& p) {
-    cg::ParameterRequest r;
-    r.name = p.string("name");
-    bool known = false;
-    std::string names;
-    for (const auto& info : cg::epidemic_parameters()) {
-      known = known || info.name == r.name;
-      names += (names.empty() ? "\"" : ", \"") + info.name + "\"";
-    }
-    if (!known) p.fail("name", "expected one of " + names + ", got \"" + r.name + "\"");
-    r.uniform = p.choice("sharing", {"each", "uniform"}, "each") == "uniform";
-    // R is tuned for the weeks whose infections the fitted data can see (deaths lag infections
-    // by exposed_days + infectious_days); later weeks follow the last of them.
-    const int fitted_weeks = identified_weeks();
-    r.entries = static_cast<int>(p.integer("entries", 1, 100000, r.name == "reproduction" ? fitted_weeks : 0));
-    r.lower = p.number("lower", r.lower);
-    r.upper = p.number("upper", r.upper);
-    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
-    r.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
-    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-    if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
-      p.fail("transform", "a logit transform needs finite lower and upper bounds");
-    cg::Quantity& q = cg::quantity(model_.parameters, r.name);
-    if (p.has("initial")) {
-      const double v = p.number("initial");
-      if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
-      std::fill(q.value.begin(), q.value.end(), v);
-    }
-    tune::BoundParameter b = cg::bind_parameter(model_.parameters, r);
-    for (double v : b.parameter.initial)
-      if (v < r.lower || v > r.upper || (r.transform == tune::Transform::logit && (v == r.lower || v == r.upper)))
-        p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside (lower, upper)");
-    return b;
   }
 
   cg::Population population_;
@@ -608,18 +578,8 @@ SimulatorInfo contagion_info() {
   info.name = "contagion";
   info.description = "agent-based epidemic on a contact network (GradABM's model): SEIR/SIR/SEIRS stages, "
                      "straight-through Gumbel-softmax events, calibrated to case and death curves";
-  info.parameters = nlohmann::json::array();
-  // Defaults as a scenario that leaves the "parameters" section out gets them (8 age groups,
-  // one layer, default stages): one number when every entry is the same.
-  cg::DiseaseModel model;
-  model.settings.days = 7;
-  model.reset(8, 1);
-  for (const auto& p : cg::epidemic_parameters()) {
-    const std::vector<double>& v = cg::quantity(model.parameters, p.name).value;
-    const bool uniform = std::all_of(v.begin(), v.end(), [&](double e) { return e == v.front(); });
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
-                               {"default", uniform ? json(v.front()) : json(v)}});
-  }
+  info.tunables = tune::tunable_infos(cg::epidemic_tunables());
+  info.load = load_contagion_scenario;
   return info;
 }
 

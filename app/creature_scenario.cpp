@@ -9,6 +9,7 @@
 #include "sims/creature/creature.hpp"
 #include "sims/creature/fem_body.hpp"
 #include "sims/creature/losses.hpp"
+#include "sims/creature/tunables.hpp"
 
 namespace simgrad::app {
 
@@ -310,14 +311,9 @@ SimulatorInfo creature_info() {
   info.description = "creatures built from modules (text rows of . # R V H ^ B, or explicit nodes and springs) "
                      "on the mass-spring body or, from text rows, an FEM body of actuated triangles (body.fem), driven by a sine bank or DiffTaichi's neural controller, "
                      "tuned to walk, jump, reach, carry a block (B modules) or swim (water drag on every spring); time-of-impact or penalty ground";
-  info.parameters = {
-      {{"name", "weights1"}, {"unit", "1"}, {"per", "hidden unit and input"}, {"description", "neural controller: input to hidden weights"}, {"default", "normal(0, 2 sqrt(2 / (hidden + inputs))), drawn from controller.seed"}},
-      {{"name", "bias1"}, {"unit", "1"}, {"per", "hidden unit"}, {"description", "neural controller: hidden biases"}, {"default", 0.0}},
-      {{"name", "weights2"}, {"unit", "1"}, {"per", "actuator and hidden unit"}, {"description", "neural controller: hidden to output weights"}, {"default", "normal(0, 3 sqrt(2 / (hidden + springs))), drawn from controller.seed"}},
-      {{"name", "bias2"}, {"unit", "1"}, {"per", "actuator"}, {"description", "neural controller: output biases"}, {"default", 0.0}},
-      {{"name", "amplitude"}, {"unit", "1"}, {"per", "actuator"}, {"description", "sine bank: amplitude before tanh"}, {"default", 1.0}},
-      {{"name", "phase"}, {"unit", "rad"}, {"per", "actuator"}, {"description", "sine bank: phase"}, {"default", "2 pi k / actuators for actuator k"}},
-      {{"name", "bias"}, {"unit", "1"}, {"per", "actuator"}, {"description", "sine bank: offset before tanh"}, {"default", 0.0}}};
+  info.tunables = simgrad::creature::controller_tunables();
+  info.table_parameters = false;
+  info.load = load_creature_scenario;
   return info;
 }
 

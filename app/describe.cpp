@@ -7,6 +7,7 @@
 #include "app/json_output.hpp"
 #include "app/scenario.hpp"
 #include "app/scenario_reader.hpp"
+#include "app/tuned_parameter.hpp"
 
 namespace simgrad::app {
 
@@ -15,7 +16,9 @@ namespace {
 using nlohmann::json;
 
 json info_json(const SimulatorInfo& s) {
-  return {{"name", s.name}, {"description", s.description}, {"parameters", s.parameters}};
+  json parameters = json::array();
+  for (const tune::TunableInfo& t : s.tunables) parameters.push_back(tunable_json(t));
+  return {{"name", s.name}, {"description", s.description}, {"parameters", parameters}};
 }
 
 // A default for people: numbers as numbers, words as words, one per preset as "preset value".
@@ -38,7 +41,8 @@ std::string default_text(const json& value) {
 // One simulator for people: its description, then a line per parameter.
 void print_simulator(const SimulatorInfo& s) {
   std::cout << s.name << ": " << s.description << "\n";
-  for (const json& p : s.parameters) {
+  const json info = info_json(s);
+  for (const json& p : info["parameters"]) {
     std::cout << "  " << p["name"].get<std::string>() << " [" << p["unit"].get<std::string>() << "] per "
               << p["per"].get<std::string>() << ": " << p["description"].get<std::string>();
     if (p.contains("default") && !p["default"].is_null()) std::cout << " (default " << default_text(p["default"]) << ")";

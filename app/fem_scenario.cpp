@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "app/softbody_scenario.hpp"
+#include "app/tuned_parameter.hpp"
 #include "core/rng.hpp"
 #include "sims/softbody/fem.hpp"
 #include "sims/softbody/fem_mesh.hpp"
-#include "sims/softbody/fem_parameters.hpp"
+#include "sims/softbody/fem_tunables.hpp"
 #include "sims/softbody/losses.hpp"
 
 namespace simgrad::app {
@@ -24,16 +25,10 @@ namespace sb = simgrad::softbody;
 
 namespace {
 
-// What a scenario that leaves a tunable quantity out gets; `simgrad describe` prints the same.
-const nlohmann::json& fem_defaults() {
-  static const nlohmann::json defaults = {{"youngs_modulus", 1e5},  {"poisson_ratio", 0.3},
-                                          {"damping", 0.0},         {"mass_damping", 0.0},
-                                          {"gravity", 0.0},         {"initial_position", "the mesh's nodes"},
-                                          {"initial_velocity", 0.0}};
-  return defaults;
+// What a scenario that leaves a tunable quantity out gets, as the tunables table declares it.
+double fem_default(std::string_view name) {
+  return tune::find_tunable(sb::fem_tunables<2>(), name)->info.default_value.numbers.front();
 }
-
-double fem_default(const char* name) { return fem_defaults().at(name).get<double>(); }
 
 // The mesh: a generated shape or a TetGen / Triangle file pair.
 template <int D>
@@ -150,9 +145,7 @@ class FemScenario final : public Scenario {
 
     const ScenarioNode tune_node = root.child("tune");
     tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, sb::fem_tunables<D>(), model_);
     const RolloutOptions options = read_rollout_options(root, overrides, steps);
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
   }
@@ -375,38 +368,6 @@ class FemScenario final : public Scenario {
       for (double& x : a->values()) x = v[k++];
   }
 
-  tune::BoundParameter read_parameter(const ScenarioNode& p) {
-    sb::ParameterRequest r;
-    r.name = p.string("name");
-    std::string names;
-    bool known = false;
-    for (const auto& info : sb::fem_parameters()) {
-      known = known || info.name == r.name;
-      names += (names.empty() ? "\"" : ", \"") + info.name + "\"";
-    }
-    if (!known) p.fail("name", "expected one of " + names + ", got \"" + r.name + "\"");
-    read_request_settings(p, r);
-    if (p.has("initial")) {
-      const double v = p.number("initial");
-      if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
-      Array<1>* target = r.name == "youngs_modulus" ? &model_.youngs
-                         : r.name == "poisson_ratio" ? &model_.poisson
-                         : r.name == "damping"       ? &model_.damping
-                         : r.name == "mass_damping"  ? &model_.mass_damping
-                                                     : nullptr;
-      if (target == nullptr) p.fail("initial", "an initial value is given for material parameters only");
-      for (double& x : target->values()) x = v;
-    }
-    tune::BoundParameter b;
-    try {
-      b = sb::bind_fem_parameter(model_, r);
-    } catch (const std::invalid_argument& e) {
-      p.fail("name", e.what());
-    }
-    check_initial_within_bounds(p, b, r);
-    return b;
-  }
-
   sb::FemModel<D> model_;
   std::string obj_folder_;  // "surface_obj": where frames() also writes the surface as .obj
   int obj_every_ = 1;
@@ -438,10 +399,8 @@ SimulatorInfo fem_info() {
                      "neo-Hookean material per region with Rayleigh damping; symplectic or implicit Euler; generated "
                      "or TetGen meshes, pinned nodes, ground, walls and static boxes with friction; fitted to marker "
                      "motion (CSV)";
-  info.parameters = nlohmann::json::array();
-  for (const auto& p : sb::fem_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
-                               {"default", fem_defaults().at(p.name)}});
+  info.tunables = tune::tunable_infos(sb::fem_tunables<3>());
+  info.load = load_fem_scenario;
   return info;
 }
 

@@ -1,6 +1,7 @@
 #include "app/fluid_scenario.hpp"
 
 #include "app/fluid3d_scenario.hpp"
+#include "app/tuned_parameter.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +13,7 @@
 #include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/density_image.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/parameters.hpp"
+#include "sims/fluid/tunables.hpp"
 #include "sims/fluid/smoke.hpp"
 
 namespace simgrad::app {
@@ -20,34 +21,9 @@ namespace simgrad::app {
 namespace fl = simgrad::fluid;
 using nlohmann::json;
 
-// What a scenario that leaves a tunable quantity out gets (a source's position and radius are
-// required); `simgrad describe` prints the same.
-const nlohmann::json& fluid_defaults() {
-  static const nlohmann::json defaults = {{"initial_velocity", 0.0},
-                                          {"initial_density", 0.0},
-                                          {"source_x", "required: sources[].position"},
-                                          {"source_y", "required: sources[].position"},
-                                          {"source_z", "required in 3D: sources[].position"},
-                                          {"source_radius", "required: sources[].radius"},
-                                          {"density_rate", 0.0},
-                                          {"temperature_rate", 0.0},
-                                          {"speed", 0.0},
-                                          {"angle", 0.0},
-                                          {"vorticity_confinement", 0.0},
-                                          {"tilt", 0.0},
-                                          {"vent_position", "required: vents[].position"},
-                                          {"vent_position2", "required in 3D: vents[].position"},
-                                          {"vent_width", "required: vents[].width"},
-                                          {"vent_width2", "required in 3D: vents[].width"},
-                                          {"vent_speed", 0.0},
-                                          {"vent_density_rate", 0.0},
-                                          {"vent_temperature_rate", 0.0}};
-  return defaults;
+double fluid_default(std::string_view name) {
+  return tune::find_tunable(fl::smoke_tunables<fl::Grid3>(), name)->info.default_value.numbers.front();
 }
-
-
-double fluid_default(const char* name) { return fluid_defaults().at(name).get<double>(); }
-
 
 // An advection scheme by its scenario name.
 fl::AdvectionScheme advection_scheme(const std::string& name) {
@@ -173,28 +149,6 @@ void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions) {
 template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel&, int);
 template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel3&, int);
 
-template <class Model>
-tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model) {
-  fl::ParameterRequest r;
-  r.name = p.choice("name", {"initial_velocity", "initial_density", "source_x", "source_y", "source_z", "source_radius",
-                             "density_rate", "temperature_rate", "speed", "angle", "tilt", "vorticity_confinement",
-                             "vent_position", "vent_position2", "vent_width", "vent_width2", "vent_speed",
-                             "vent_density_rate", "vent_temperature_rate"});
-  if (p.has("sources"))
-    for (std::int64_t s : p.integers("sources", 0, std::max(0, model.source_count() - 1)))
-      r.sources.push_back(static_cast<int>(s));
-  if (p.has("vents"))
-    for (std::int64_t s : p.integers("vents", 0, std::max(0, model.vent_count() - 1))) r.vents.push_back(static_cast<int>(s));
-  r.uniform = p.boolean("uniform", false);
-  const ParameterBounds bounds = read_parameter_bounds(p);
-  r.lower = bounds.lower;
-  r.upper = bounds.upper;
-  r.transform = bounds.transform;
-  return bind_within_bounds(p, bounds, [&] { return fl::bind_parameter(model, r); });
-}
-
-template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel&);
-template tune::BoundParameter read_fluid_parameter(const ScenarioNode&, fl::SmokeModel3&);
 
 namespace {
 
@@ -269,9 +223,8 @@ std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& roo
                                                          TuneSettings& tune) {
   const ScenarioNode tune_node = root.child("tune");
   tune = read_tune_settings(tune_node);
-  std::vector<tune::BoundParameter> bound;
-  for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_fluid_parameter(p.as_object(), model));
-  if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+  std::vector<tune::BoundParameter> bound =
+      read_tuned_parameters(tune_node, fl::smoke_tunables<decltype(model.grid)>(), model);
   RolloutOptions options;
   options.checkpoint = read_checkpoint(root, overrides);
   return std::make_unique<tune::RolloutProblem>(system, loss, steps, options, std::move(bound));
@@ -559,10 +512,8 @@ SimulatorInfo fluid_info() {
                      "pressure projection (MIC(0)-preconditioned CG with an implicit adjoint, or fixed Jacobi sweeps); "
                      "closed, open and periodic sides, obstacles (3D: boxes, spheres, cylinders), emitters and vents with smooth "
                      "footprints and schedules, boundary vents in closed or open sides (a smooth segment or patch of prescribed inflow)";
-  info.parameters = nlohmann::json::array();
-  for (const auto& p : fl::smoke3d_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
-                               {"default", fluid_defaults().at(p.name)}});
+  info.tunables = tune::tunable_infos(fl::smoke_tunables<fl::Grid3>());
+  info.load = load_fluid_scenario;
   return info;
 }
 

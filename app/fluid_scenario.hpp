@@ -10,7 +10,7 @@
 
 #include "app/scenario.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/parameters.hpp"
+#include "sims/fluid/tunables.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::app {
@@ -22,9 +22,8 @@ std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const Sc
 SimulatorInfo fluid_info();
 
 // Pieces shared by the 2D and 3D fluid loaders.
-// What a scenario that leaves a tunable quantity out gets; `simgrad describe` prints the same.
-const nlohmann::json& fluid_defaults();
-double fluid_default(const char* name);
+// What a scenario that leaves a tunable quantity out gets, as the tunables table declares it.
+double fluid_default(std::string_view name);
 // One side's boundary: "closed" (default), "open" or "periodic".
 fluid::Side read_side(const ScenarioNode& sides, std::string_view key);
 // dt, buoyancy, weight, viscosity (checked for stability), "pressure", the advection schemes
@@ -40,9 +39,6 @@ void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions);
 // read_fluid_sources after the sources.
 template <class Model>
 void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions);
-// One entry of tune.parameters.
-template <class Model>
-tune::BoundParameter read_fluid_parameter(const ScenarioNode& p, Model& model);
 // A report frame of a density picture at `step`: nx x ny samples of `pixel` metres, 0-255 of
 // `largest`, with the sources' arrows.
 nlohmann::json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,

@@ -241,7 +241,7 @@ nlohmann::json report_to_json(const ReportInput& in) {
   for (const ReportParameter& p : in.parameters)
     parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"initial", p.initial}, {"tuned", p.tuned},
                           {"lower", p.lower}, {"upper", p.upper}, {"gradient", p.gradient}});
-  return {{"title", in.title}, {"simulator", in.simulator}, {"description", in.description}, {"losses", losses},
+  return {{"version", in.version}, {"title", in.title}, {"simulator", in.simulator}, {"description", in.description}, {"losses", losses},
           {"parameters", parameters}, {"initial_loss", in.initial_loss}, {"relaxed_loss", in.relaxed_loss},
           {"hard_loss", in.hard_loss}, {"adjoint_norms", in.adjoint_norms}, {"before", in.before},
           {"after", in.after}, {"extra", in.extra}};
@@ -259,6 +259,7 @@ ReportInput report_from_json(const nlohmann::json& j) {
   };
   try {
     ReportInput in;
+    in.version = j.value("version", "before 0.1.0");
     in.title = j.at("title").get<std::string>();
     in.simulator = j.at("simulator").get<std::string>();
     in.description = j.at("description").get<std::string>();
@@ -285,7 +286,7 @@ std::string render_report(const ReportInput& in) {
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << escape_html(in.title)
     << "</title><style>" << kStyle << "</style></head>\n<body data-script=\"pending\">\n";
   h << "<h1>" << escape_html(in.title) << "</h1>\n<p>simulator: <b>" << escape_html(in.simulator) << "</b>. "
-    << escape_html(in.description) << "</p>\n";
+    << escape_html(in.description) << "</p>\n<p class=\"version\">made by simgrad " << escape_html(in.version) << "</p>\n";
 
   h << "<h2>Loss</h2>\n<table id=\"scores\"><tr><th>score</th><th>loss</th></tr>"
     << "<tr><td>initial</td><td>" << number(in.initial_loss) << "</td></tr>"

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/svg_plot.hpp"
+#include "app/version.hpp"
 
 namespace simgrad::app {
 
@@ -25,6 +26,7 @@ struct ReportParameter {
 };
 
 struct ReportInput {
+  std::string version = kVersion;  // the simgrad that made it
   std::string title;
   std::string simulator;
   std::string description;

@@ -10,6 +10,7 @@
 #include "app/fluid_scenario.hpp"
 #include "app/softbody_scenario.hpp"
 #include "app/structure_scenario.hpp"
+#include "app/tuned_parameter.hpp"
 #include "app/vehicle_scenario.hpp"
 
 namespace simgrad::app {
@@ -33,32 +34,6 @@ CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrid
   } catch (const std::invalid_argument&) {
     root.fail("checkpoint", "expected one of \"all\", \"every:K\", \"binomial:S\", got \"" + text + "\"");
   }
-}
-
-ParameterBounds read_parameter_bounds(const ScenarioNode& p) {
-  ParameterBounds b;
-  b.lower = p.number("lower", b.lower);
-  b.upper = p.number("upper", b.upper);
-  if (!(b.lower < b.upper)) p.fail("upper", "expected upper > lower");
-  b.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
-  if (b.transform == tune::Transform::log && !(b.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-  if (b.transform == tune::Transform::logit && (b.lower < -1e299 || b.upper > 1e299))
-    p.fail("transform", "a logit transform needs finite lower and upper bounds");
-  return b;
-}
-
-tune::BoundParameter bind_within_bounds(const ScenarioNode& p, const ParameterBounds& bounds,
-                                        const std::function<tune::BoundParameter()>& bind) {
-  tune::BoundParameter b;
-  try {
-    b = bind();
-  } catch (const std::invalid_argument& e) {
-    p.fail("name", e.what());
-  }
-  for (double v : b.parameter.initial)
-    if (v < bounds.lower || v > bounds.upper)
-      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + b.parameter.name + "\" lies outside [lower, upper]");
-  return b;
 }
 
 RolloutOptions read_rollout_options(const ScenarioNode& root, const ScenarioOverrides& overrides, int steps) {
@@ -103,26 +78,30 @@ void check_parameters_unique(const ScenarioNode& root) {
 std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, const std::string& name,
                                              const ScenarioOverrides& overrides) {
   const ScenarioNode root = scenario_file.root();
-  const std::string simulator =
-      root.choice("simulator", {"softbody", "fem", "structure", "vehicle", "contagion", "creature", "fluid"});
+  std::vector<std::string> names;
+  for (const SimulatorInfo& s : simulators()) names.push_back(s.name);
+  const std::string simulator = root.choice("simulator", names);
   check_parameters_unique(root);
   const std::string description = root.string("description", "");
   std::unique_ptr<Scenario> scenario;
-  if (simulator == "softbody") scenario = load_softbody_scenario(root, overrides);
-  if (simulator == "fem") scenario = load_fem_scenario(root, overrides);
-  if (simulator == "structure") scenario = load_structure_scenario(root);
-  if (simulator == "vehicle") scenario = load_vehicle_scenario(root, overrides);
-  if (simulator == "contagion") scenario = load_contagion_scenario(root, overrides);
-  if (simulator == "creature") scenario = load_creature_scenario(root, overrides);
-  if (simulator == "fluid") scenario = load_fluid_scenario(root, overrides);
+  for (const SimulatorInfo& s : simulators())
+    if (s.name == simulator) scenario = s.load(root, overrides);
   root.finish();
   scenario->name = name;
   scenario->description = description;
   return scenario;
 }
 
-std::vector<SimulatorInfo> simulators() {
-  return {softbody_info(), fem_info(), structure_info(), vehicle_info(), contagion_info(), creature_info(), fluid_info()};
+nlohmann::ordered_json with_tuned_parameter_schemas(nlohmann::ordered_json schema) {
+  for (const SimulatorInfo& s : simulators())
+    if (s.table_parameters) schema["$defs"][s.name]["properties"]["tune"]["properties"]["parameters"] = tuned_parameter_schema(s.tunables);
+  return schema;
+}
+
+const std::vector<SimulatorInfo>& simulators() {
+  static const std::vector<SimulatorInfo> registry = {softbody_info(), fem_info(),       structure_info(), vehicle_info(),
+                                                      contagion_info(), creature_info(), fluid_info()};
+  return registry;
 }
 
 }  // namespace simgrad::app

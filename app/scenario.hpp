@@ -20,6 +20,7 @@
 #include "app/scenario_reader.hpp"
 #include "core/checkpoint.hpp"
 #include "tune/problem.hpp"
+#include "tune/tunable.hpp"
 
 namespace simgrad::app {
 
@@ -105,26 +106,23 @@ CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrid
 // gradient diagnostics "clip_adjoint_norm" and "truncate_horizon" (at most `steps`).
 RolloutOptions read_rollout_options(const ScenarioNode& root, const ScenarioOverrides& overrides, int steps);
 
-// A tuned parameter's "lower", "upper" and "transform", checked against each other.
-struct ParameterBounds {
-  double lower = -1e300;
-  double upper = 1e300;
-  tune::Transform transform = tune::Transform::identity;
-};
-ParameterBounds read_parameter_bounds(const ScenarioNode& p);
-// Binds parameter `p` with `bind`; its errors, and a model value outside the bounds, are
-// reported at p's "name".
-tune::BoundParameter bind_within_bounds(const ScenarioNode& p, const ParameterBounds& bounds,
-                                        const std::function<tune::BoundParameter()>& bind);
-
-// Simulators, for `simgrad list`.
+// A simulator as the scenario library knows it: one entry of the registry (simulators()).
 struct SimulatorInfo {
-  std::string name;
+  std::string name;  // the scenario's "simulator"
   std::string description;
-  // [{"name", "unit", "per", "description", "default"}]; a default is a number, a list (one per
-  // entry), words (where it comes from the scenario) or an object with one per preset.
-  nlohmann::json parameters;
+  // Its tunables table, as `list`, `describe`, the errors and the JSON Schema show it.
+  std::vector<tune::TunableInfo> tunables;
+  // Whether "tune.parameters" is read against that table (tuned_parameter.hpp); a structure
+  // tunes design moves of its own, a creature its controller.
+  bool table_parameters = true;
+  // Builds a scenario from the root of its file; throws ScenarioError on bad input.
+  std::function<std::unique_ptr<Scenario>(const ScenarioNode& root, const ScenarioOverrides& overrides)> load;
 };
-std::vector<SimulatorInfo> simulators();
+// The registry: every simulator, in the order `simgrad list` prints them.
+const std::vector<SimulatorInfo>& simulators();
+
+// The scenario JSON Schema with every simulator's "tune.parameters" made from its tunables
+// table; `schema` is docs/scenario.schema.json, whose other parts are written by hand.
+nlohmann::ordered_json with_tuned_parameter_schemas(nlohmann::ordered_json schema);
 
 }  // namespace simgrad::app

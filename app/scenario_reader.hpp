@@ -80,6 +80,7 @@ public:
   std::string choice(std::string_view key, std::initializer_list<std::string_view> options) const;
   std::string choice(std::string_view key, std::initializer_list<std::string_view> options,
                      std::string fallback) const;
+  std::string choice(std::string_view key, const std::vector<std::string>& options) const;
   // An array of numbers; with a length, exactly that many.
   std::vector<double> numbers(std::string_view key,
                               std::optional<std::size_t> length = std::nullopt) const;
@@ -106,6 +107,7 @@ public:
   bool as_boolean() const;
   std::string as_string() const;
   std::string as_choice(std::initializer_list<std::string_view> options) const;
+  std::string as_choice(const std::vector<std::string>& options) const;
   std::vector<double> as_numbers(std::optional<std::size_t> length = std::nullopt) const;
   std::vector<std::int64_t> as_integers(std::int64_t lo, std::int64_t hi,
                                         std::optional<std::size_t> length = std::nullopt) const;

@@ -5,10 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "app/tuned_parameter.hpp"
 #include "core/rng.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
-#include "sims/softbody/parameters.hpp"
+#include "sims/softbody/tunables.hpp"
 
 namespace simgrad::app {
 
@@ -16,20 +17,11 @@ namespace sb = simgrad::softbody;
 
 namespace {
 
-// What a scenario that leaves a tunable quantity out gets (every entry, every component);
-// `simgrad describe` prints the same table.
-const nlohmann::json& quantity_defaults() {
-  static const nlohmann::json defaults = {{"stiffness", 0.0},
-                                          {"damping", 0.0},
-                                          {"rest_length", "each spring's initial length"},
-                                          {"actuation", 0.0},
-                                          {"gravity", 0.0},
-                                          {"initial_position", "the body's nodes"},
-                                          {"initial_velocity", 0.0}};
-  return defaults;
+// What a scenario that leaves a tunable quantity out gets (every entry, every component), as
+// the tunables table declares it.
+double default_of(std::string_view name) {
+  return tune::find_tunable(sb::mass_spring_tunables<2>(), name)->info.default_value.numbers.front();
 }
-
-double default_of(const char* name) { return quantity_defaults().at(name).get<double>(); }
 
 template <int D>
 Vec<double, D> uniform_vec(double value) {
@@ -136,9 +128,7 @@ class SoftbodyScenario final : public Scenario {
 
     const ScenarioNode tune_node = root.child("tune");
     tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, sb::mass_spring_tunables<D>(), model_);
     const RolloutOptions options = read_rollout_options(root, overrides, steps);
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
   }
@@ -238,46 +228,6 @@ class SoftbodyScenario final : public Scenario {
     loss_ = std::make_unique<sb::TrajectoryMatchLoss<D>>(*system_, markers, stride, std::move(frames));
   }
 
-  tune::BoundParameter read_parameter(const ScenarioNode& p) {
-    sb::ParameterRequest r;
-    std::vector<std::string_view> names;
-    for (const auto& info : sb::mass_spring_parameters()) names.push_back(info.name);
-    r.name = p.string("name");
-    bool known = false;
-    for (std::string_view n : names) known = known || n == r.name;
-    if (!known)
-      p.fail("name", "expected one of \"stiffness\", \"damping\", \"rest_length\", \"actuation\", \"gravity\", "
-                     "\"initial_position\", \"initial_velocity\", got \"" + r.name + "\"");
-    read_request_settings(p, r);
-    // An explicit starting value replaces the model's for a uniform parameter.
-    if (p.has("initial")) {
-      const double v = p.number("initial");
-      if (v < r.lower || v > r.upper) p.fail("initial", "expected a value within [lower, upper]");
-      fill_initial(r.name, v);
-    }
-    tune::BoundParameter b;
-    try {
-      b = sb::bind_parameter(model_, r);
-    } catch (const std::invalid_argument& e) {
-      p.fail("name", e.what());
-    }
-    check_initial_within_bounds(p, b, r);
-    return b;
-  }
-
-  void fill_initial(const std::string& name, double v) {
-    auto fill = [v](auto& array) {
-      for (double& x : array.values()) x = v;
-    };
-    if (name == "stiffness") fill(model_.stiffness);
-    else if (name == "damping") fill(model_.damping);
-    else if (name == "rest_length") fill(model_.rest_length);
-    else if (name == "actuation") fill(model_.actuation);
-    else if (name == "gravity") fill(model_.gravity);
-    else if (name == "initial_position") fill(model_.initial_position);
-    else if (name == "initial_velocity") fill(model_.initial_velocity);
-  }
-
   sb::MassSpringModel<D> model_;
   std::unique_ptr<sb::MassSpring<D>> system_;
   std::unique_ptr<TrajectoryLoss> loss_;
@@ -285,28 +235,6 @@ class SoftbodyScenario final : public Scenario {
 };
 
 }  // namespace
-
-void read_request_settings(const ScenarioNode& p, sb::ParameterRequest& r) {
-  const std::string sharing = p.choice("sharing", {"each", "uniform", "groups"}, "each");
-  r.sharing = sharing == "each" ? sb::Sharing::kEach : sharing == "uniform" ? sb::Sharing::kUniform : sb::Sharing::kGroups;
-  if (r.sharing == sb::Sharing::kGroups) {
-    for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
-  }
-  r.lower = p.number("lower", r.lower);
-  r.upper = p.number("upper", r.upper);
-  if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
-  const std::string transform = p.choice("transform", {"identity", "log", "logit"}, "identity");
-  r.transform = tune::parse_transform(transform);
-  if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-  if (r.transform == tune::Transform::logit && (r.lower < -1e299 || r.upper > 1e299))
-    p.fail("transform", "a logit transform needs finite lower and upper bounds");
-}
-
-void check_initial_within_bounds(const ScenarioNode& p, const tune::BoundParameter& b, const sb::ParameterRequest& r) {
-  for (double v : b.parameter.initial)
-    if (v < r.lower || v > r.upper)
-      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + r.name + "\" lies outside [lower, upper]");
-}
 
 std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback) {
   if (!node.has(key)) return std::vector<double>(entries, fallback);
@@ -347,10 +275,8 @@ SimulatorInfo softbody_info() {
   info.name = "softbody";
   info.description = "mass-spring soft bodies in 2D and 3D: springs with stiffness, damping, rest length and "
                      "actuation; gravity, drag, ground and walls (penalty, time-of-impact or projection contact)";
-  info.parameters = nlohmann::json::array();
-  for (const auto& p : sb::mass_spring_parameters())
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", p.per}, {"description", p.description},
-                               {"default", quantity_defaults().value(p.name, nlohmann::json())}});
+  info.tunables = tune::tunable_infos(sb::mass_spring_tunables<3>());
+  info.load = load_softbody_scenario;
   return info;
 }
 

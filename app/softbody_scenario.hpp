@@ -7,19 +7,11 @@
 
 #include "app/scenario.hpp"
 #include "sims/softbody/contact.hpp"
-#include "sims/softbody/parameters.hpp"
 
 namespace simgrad::app {
 
 // Reads a softbody scenario from the root of its file.
 std::unique_ptr<Scenario> load_softbody_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
-
-// The sharing, groups, bounds and transform of a tuned parameter, into r (shared with "fem").
-void read_request_settings(const ScenarioNode& parameter, softbody::ParameterRequest& r);
-// Fails at the parameter's "name" when the model's value of a bound parameter lies outside its
-// bounds.
-void check_initial_within_bounds(const ScenarioNode& parameter, const tune::BoundParameter& b,
-                                 const softbody::ParameterRequest& r);
 
 // A number given once for all entries, or one per entry (shared with "fem").
 std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, std::size_t entries, double fallback);

@@ -12,6 +12,7 @@
 #include "sims/structure/dynamic.hpp"
 #include "sims/structure/explain.hpp"
 #include "sims/structure/structure_problem.hpp"
+#include "sims/structure/tunables.hpp"
 #include "sims/structure/vehicle.hpp"
 
 namespace simgrad::app {
@@ -451,14 +452,9 @@ SimulatorInfo structure_info() {
   info.description = "2D and 3D pin-jointed trusses and 2D frames under load cases (self-weight, point loads, a vehicle "
                      "crossing the deck), rated on cost, stress ratios (yield, Euler and Johnson buckling) and "
                      "deflection by the direct stiffness method; gradients by the adjoint";
-  info.parameters = nlohmann::json::array(
-      {{{"name", "joint_offset"}, {"unit", "length"}, {"per", "joint and axis"}, {"description", "a joint's move from where it starts"},
-        {"default", 0.0}},
-       {{"name", "area"}, {"unit", "length^2"}, {"per", "member"}, {"description", "a sized member's cross-section area (I ~ A^2, S ~ A^1.5)"},
-        {"default", "the member's section, clamped to [lower, upper]"}},
-       {{"name", "section_choice"}, {"unit", "1"}, {"per", "member and catalogue entry"},
-        {"description", "logits of a catalogue member's softmax over sections (snapped to the largest when re-scored)"},
-        {"default", "the member's logits, clamped to [lower, upper]"}}});
+  info.tunables = st::structure_tunables();
+  info.table_parameters = false;
+  info.load = [](const ScenarioNode& root, const ScenarioOverrides&) { return load_structure_scenario(root); };
   return info;
 }
 

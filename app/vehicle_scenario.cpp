@@ -1,5 +1,7 @@
 #include "app/vehicle_scenario.hpp"
 
+#include "app/tuned_parameter.hpp"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -9,7 +11,7 @@
 #include <vector>
 
 #include "sims/vehicle/design_losses.hpp"
-#include "sims/vehicle/parameters.hpp"
+#include "sims/vehicle/tunables.hpp"
 #include "sims/vehicle/telemetry.hpp"
 #include "sims/vehicle/telemetry_loss.hpp"
 #include "sims/vehicle/vehicle_batch.hpp"
@@ -144,9 +146,7 @@ class VehicleScenario final : public Scenario {
 
     const ScenarioNode tune_node = root.child("tune");
     tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound;
-    for (const ScenarioNode& p : tune_node.array("parameters")) bound.push_back(read_parameter(p.as_object()));
-    if (bound.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
+    std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, vh::vehicle_tunables(), model_);
     constants_ = bound.size();
     if (fit_ && fit_->fit().free_starts) {
       if (method_ != "multiple_shooting") fit_node->fail("free_starts", "free starts need the multiple_shooting method");
@@ -483,31 +483,6 @@ class VehicleScenario final : public Scenario {
             {"relative_sensitivity_inverse", spread}};
   }
 
-  tune::BoundParameter read_parameter(const ScenarioNode& p) {
-    const std::string name = p.string("name");
-    const int index = param_index(name);
-    if (index < 0) {
-      std::vector<std::string> names;
-      for (const auto& info : vh::vehicle_parameters()) names.push_back(info.name);
-      p.fail("name", "expected one of " + quoted_list(names) + ", got \"" + name + "\"");
-    }
-    const double lower = p.number("lower", -1e300), upper = p.number("upper", 1e300);
-    if (!(lower < upper)) p.fail("upper", "expected upper > lower");
-    const tune::Transform transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
-    if (transform == tune::Transform::log && !(lower > 0)) p.fail("lower", "a log transform needs lower > 0");
-    if (transform == tune::Transform::logit && (lower < -1e299 || upper > 1e299))
-      p.fail("transform", "a logit transform needs finite lower and upper bounds");
-    if (p.has("initial")) {
-      const double v = p.number("initial");
-      if (v < lower || v > upper) p.fail("initial", "expected a value within [lower, upper]");
-      for (vh::Param slot : vh::parameter_slots(name)) model_.param(slot) = v;
-    }
-    const double v = model_.params.values()[static_cast<std::size_t>(index)];
-    if (v < lower || v > upper)
-      p.fail("name", "the model's value " + std::to_string(v) + " of \"" + name + "\" lies outside [lower, upper]");
-    return vh::bind_parameter(model_, name, lower, upper, transform);
-  }
-
   vh::VehicleModel model_;
   std::vector<double> preset_;
   vh::Telemetry telemetry_;
@@ -535,18 +510,8 @@ SimulatorInfo vehicle_info() {
   info.description = "single-track or four-wheel cars (Pacejka or linear tires, load transfer, engine table or DC motor, gears, "
                      "brakes, drag) fitted to telemetry by multiple shooting, or tuned for a design target "
                      "(acceleration run, step-steer response)";
-  info.parameters = json::array();
-  // A constant's default is the preset's value: one per preset.
-  const std::vector<std::string> presets = {"bmw_320i", "orca"};
-  std::vector<vh::VehicleModel> models;
-  for (const std::string& preset : presets) models.push_back(vh::published_vehicle(preset));
-  for (const auto& p : vh::vehicle_parameters()) {
-    json defaults = json::object();
-    for (std::size_t k = 0; k < presets.size(); ++k)
-      defaults[presets[k]] = models[k].param(vh::parameter_slots(p.name).front());
-    info.parameters.push_back({{"name", p.name}, {"unit", p.unit}, {"per", "vehicle"}, {"description", p.description},
-                               {"default", defaults}});
-  }
+  info.tunables = tune::tunable_infos(vh::vehicle_tunables());
+  info.load = load_vehicle_scenario;
   return info;
 }
 

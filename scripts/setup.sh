@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages simgrad builds with (only those missing) and configures and
-# builds build/ in Release. Run as root on a fresh machine; safe to run again.
+# builds build/ in Release: the targets named as arguments (scripts/demo.sh builds only the
+# command line, `simgrad`), or everything. Run as root on a fresh machine; safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +20,8 @@ fi
 
 jobs=$(nproc)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j "$jobs"
+if [ $# -gt 0 ]; then
+  cmake --build build -j "$jobs" --target "$@"
+else
+  cmake --build build -j "$jobs"
+fi

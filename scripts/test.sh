@@ -22,7 +22,7 @@ cmake --build build-sanitize -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
 
-echo "== fuzzing the scenario loader (libFuzzer under ASan and UBSan, 30 s; README has the long run)"
+echo "== fuzzing the scenario loader (libFuzzer under ASan and UBSan, 30 s; docs/testing.md has the long run)"
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DSIMGRAD_FUZZ=ON \
   -DSIMGRAD_BUILD_TESTS=OFF -DSIMGRAD_BUILD_BENCH=OFF > /dev/null
 cmake --build build-fuzz --target scenario_fuzz -j "$jobs"

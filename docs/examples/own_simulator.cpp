@@ -7,6 +7,7 @@
 #include "core/kernel.hpp"
 #include "core/system.hpp"
 #include "tune/problem.hpp"
+#include "tune/tunable.hpp"
 
 namespace own {
 
@@ -83,11 +84,19 @@ class HeightLoss final : public TrajectoryLoss {
   double target_;
 };
 
-// 4. The parameters: how the tuner's values reach the model and how their gradient comes back.
+// 4. The parameters: the tunables table declares the drag once (name, unit, what an entry
+//    belongs to, where its values and adjoints live); tune::bind maps the tuner's values onto it
+//    and brings the gradient back.
+const tune::TunableTable<Particles>& particle_tunables() {
+  static const tune::TunableTable<Particles> table = {
+      {{"drag", "1/s", "particle", "drag per unit speed", tune::TunableDefault::number(0.5)},
+       [](Particles& p) { return tune::array_storage(p.drag); }}};
+  return table;
+}
+
 tune::BoundParameter bind_drag(Particles& p) {
-  tune::Parameter drag{"drag", "1/s", 0.0, 5.0, tune::Transform::identity, std::vector<double>(p.drag.size(), 0.5)};
-  return {drag, [&p](std::span<const double> x) { std::copy(x.begin(), x.end(), p.drag.values().begin()); },
-          [&p](std::span<double> g) { std::copy(p.drag.adjoints().begin(), p.drag.adjoints().end(), g.begin()); }};
+  for (double& c : p.drag.values()) c = 0.5;
+  return tune::bind(particle_tunables(), p, "drag", {.lower = 0.0, .upper = 5.0});
 }
 
 }  // namespace own

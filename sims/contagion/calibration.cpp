@@ -4,7 +4,7 @@
 
 #include "core/rollout.hpp"
 #include "sims/contagion/epidemic.hpp"
-#include "sims/contagion/parameters.hpp"
+#include "sims/contagion/tunables.hpp"
 #include "sims/contagion/seirm_ode.hpp"
 #include "tune/methods.hpp"
 #include "tune/problem.hpp"
@@ -78,15 +78,18 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
   SeirmOde system(model);
   SeirmCountLoss loss(system, fit, scale);
   loss.set_smoothness(baseline.smoothness);
+  auto tuned = [&model](const char* name, const tune::TuneRequest& r) {
+    return tune::bind(epidemic_tunables(), model.parameters, name, r);
+  };
   std::vector<tune::BoundParameter> bound;
-  bound.push_back(bind_parameter(model.parameters, {"reproduction", false, baseline.weeks, 0.05, 10.0, tune::Transform::log}));
-  bound.push_back(bind_parameter(model.parameters, {"mortality", false, 0, 1e-4, 0.5, tune::Transform::logit}));
-  bound.push_back(bind_parameter(model.parameters, {"initial_infected", false, 0, 1e-6, 0.1, tune::Transform::logit}));
+  bound.push_back(tuned("reproduction", {.leading = baseline.weeks, .lower = 0.05, .upper = 10.0, .transform = tune::Transform::log}));
+  bound.push_back(tuned("mortality", {.lower = 1e-4, .upper = 0.5, .transform = tune::Transform::logit}));
+  bound.push_back(tuned("initial_infected", {.lower = 1e-6, .upper = 0.1, .transform = tune::Transform::logit}));
   if (baseline.fit_reporting)
-    bound.push_back(bind_parameter(model.parameters, {"reporting", false, 0, 1e-3, 1.0, tune::Transform::logit}));
+    bound.push_back(tuned("reporting", {.lower = 1e-3, .upper = 1.0, .transform = tune::Transform::logit}));
   if (ascertained) {
     model.parameters.ascertainment.value[0] = 0.5;
-    bound.push_back(bind_parameter(model.parameters, {"ascertainment", false, 0, 1e-3, 1.0, tune::Transform::logit}));
+    bound.push_back(tuned("ascertainment", {.lower = 1e-3, .upper = 1.0, .transform = tune::Transform::logit}));
   }
   tune::RolloutProblem problem(system, loss, last_fit_day, {}, std::move(bound));
   const tune::ParameterSpace& space = problem.space();

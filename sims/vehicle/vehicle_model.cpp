@@ -12,22 +12,6 @@ void VehicleModel::resize(int car_count, int step_count) {
   controls.assign(static_cast<std::size_t>(step_count) * car_count * kControlSize, 0.0);
 }
 
-const std::vector<std::string>& param_names() {
-  static const std::vector<std::string> names = {
-      "mass",          "yaw_inertia",      "cg_to_front",        "cg_height",        "front_B",
-      "front_C",       "front_D",          "front_E",            "rear_B",           "rear_C",
-      "rear_D",        "rear_E",           "load_sensitivity",   "front_stiffness",  "rear_stiffness",
-      "drive_gain",    "drive_speed_loss", "rolling_resistance", "drag_coefficient", "downforce_coefficient",
-      "brake_force",   "brake_front_bias", "final_drive",        "gear_1",           "gear_2",
-      "gear_3",        "gear_4",           "gear_5",             "gear_6",           "track_front",
-      "track_rear",    "roll_inertia",     "pitch_inertia",      "spring_front",     "spring_rear",
-      "damper_front",  "damper_rear",      "anti_roll_front",    "anti_roll_rear",   "bump_stop_gap",
-      "bump_stop_stiffness", "wheel_inertia", "long_B",         "long_C",           "long_D",
-      "long_E",        "combined_Bx",      "combined_Cx",        "combined_By",      "combined_Cy",
-      "diff_locking"};
-  return names;
-}
-
 namespace {
 
 // Sets the nominal axle loads to the static ones of the model's current constants.

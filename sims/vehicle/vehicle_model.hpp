@@ -120,7 +120,4 @@ struct VehicleModel {
 // type 2) or "orca" (ORCA 1:43, Liniger et al. 2015). Throws std::invalid_argument otherwise.
 VehicleModel published_vehicle(const std::string& name);
 
-// Names of the tunable constants, in Param order.
-const std::vector<std::string>& param_names();
-
 }  // namespace simgrad::vehicle

@@ -7,6 +7,7 @@
 
 #include "app/commands.hpp"
 #include "app/scenario.hpp"
+#include "app/tuned_parameter.hpp"
 
 namespace simgrad::app {
 namespace {
@@ -31,7 +32,9 @@ TEST(Describe, JsonIsTheSimulatorsDeclaration) {
     ASSERT_EQ(code, 0) << err;
     const nlohmann::json j = nlohmann::json::parse(out);
     EXPECT_EQ(j["name"], s.name);
-    EXPECT_EQ(j["parameters"], s.parameters);
+    nlohmann::json declared = nlohmann::json::array();
+    for (const tune::TunableInfo& t : s.tunables) declared.push_back(tunable_json(t));
+    EXPECT_EQ(j["parameters"], declared);
     EXPECT_FALSE(j["parameters"].empty());
   }
 }
@@ -51,15 +54,16 @@ TEST(Describe, TextPrintsEachParametersDefault) {
   const auto [vcode, vout, verr] = captured([] { return run_describe("vehicle", CommonOptions{}); });
   EXPECT_NE(vout.find("(default bmw_320i "), std::string::npos) << vout;
   for (const SimulatorInfo& s : simulators())
-    for (const nlohmann::json& p : s.parameters) EXPECT_TRUE(p.contains("default")) << s.name << " " << p["name"];
+    for (const tune::TunableInfo& t : s.tunables)
+      EXPECT_NE(t.default_value.kind, tune::TunableDefault::Kind::none) << s.name << " " << t.name;
 }
 
 // The described defaults are the values a scenario that leaves a quantity out starts from.
 TEST(Describe, DefaultsAreWhatTheLoadersStartFrom) {
   auto described = [](const std::string& simulator, const std::string& name) {
     for (const SimulatorInfo& s : simulators())
-      for (const nlohmann::json& p : s.parameters)
-        if (s.name == simulator && p["name"] == name) return p["default"];
+      for (const tune::TunableInfo& t : s.tunables)
+        if (s.name == simulator && t.name == name) return tunable_json(t)["default"];
     return nlohmann::json();
   };
   // An epidemic with no "parameters" section, tuning R and mortality from where they start.

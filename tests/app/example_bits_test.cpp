@@ -67,13 +67,16 @@ json grad(const std::string& example) {
 
 TEST(ExampleBits, EveryExampleIsRecorded) {
   const json bits = recorded();
-  for (const auto& entry : fs::recursive_directory_iterator(kSource / "examples"))
-    if (entry.is_regular_file() && entry.path().extension() == ".json")
+  for (const auto& entry : fs::recursive_directory_iterator(kSource / "examples")) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
       EXPECT_TRUE(bits.contains(fs::relative(entry.path(), kSource).generic_string())) << entry.path();
+    }
+  }
 }
 
 TEST(ExampleBits, LossAndGradientAreTheRecordedBits) {
-  for (const auto& [example, expected] : recorded().items()) {
+  const json bits = recorded();
+  for (const auto& [example, expected] : bits.items()) {
     const json result = grad(example);
     ASSERT_TRUE(result.contains("loss") && result.contains("gradient")) << example;
     const double loss = result["loss"].get<double>(), want = expected["loss"].get<double>();

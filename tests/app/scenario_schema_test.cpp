@@ -357,5 +357,19 @@ TEST(ScenarioSchema, EveryFieldInTheSchemaIsReadByALoader) {
   }
 }
 
+// The tuned parameters' part of the schema is made from the simulators' tunables tables: the
+// file holds exactly what tools/scenario_schema writes (run it after changing a table).
+TEST(ScenarioSchema, TunedParametersAreTheOnesTheTunablesTablesMake) {
+  std::ifstream in(kSource / "docs" / "scenario.schema.json");
+  const nlohmann::ordered_json file = nlohmann::ordered_json::parse(in);
+  EXPECT_EQ(file, with_tuned_parameter_schemas(file))
+      << "docs/scenario.schema.json is out of step with the tunables tables: run build/scenario_schema docs/scenario.schema.json";
+  for (const SimulatorInfo& s : simulators())
+    if (s.table_parameters) {
+      const auto& names = file["$defs"][s.name]["properties"]["tune"]["properties"]["parameters"]["items"]["properties"]["name"]["enum"];
+      EXPECT_EQ(names.size(), s.tunables.size()) << s.name;
+    }
+}
+
 }  // namespace
 }  // namespace simgrad::app

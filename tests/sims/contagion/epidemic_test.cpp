@@ -13,7 +13,7 @@
 #include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
 #include "sims/contagion/losses.hpp"
-#include "sims/contagion/parameters.hpp"
+#include "sims/contagion/tunables.hpp"
 
 namespace simgrad::contagion {
 namespace {
@@ -43,7 +43,7 @@ void check_every_parameter(Sampler sampler, double temperature, int immune_days 
   Epidemic system(pop, model);
   CountLoss loss(system, made_up_series(days), Scale::kSqrt);
   std::vector<tune::BoundParameter> bound;
-  for (const ParameterInfo& info : epidemic_parameters()) bound.push_back(bind_parameter(model.parameters, {info.name}));
+  for (const auto& row : epidemic_tunables()) bound.push_back(tune::bind(epidemic_tunables(), model.parameters, row.info.name, {}));
   tune::RolloutProblem problem(system, loss, days, {}, std::move(bound));
   const std::vector<double> x = problem.initial();
   std::vector<double> g(x.size());
@@ -174,7 +174,7 @@ struct DeathsOnDay60 {
     model.settings.sampled_deaths = false;
     system = std::make_unique<Epidemic>(pop, model);
     loss = std::make_unique<CountLoss>(*system, std::vector<Series>{{Count::kDeaths, {{60, 1, -1.0}}, 1.0}}, Scale::kLinear);
-    std::vector<tune::BoundParameter> bound{bind_parameter(model.parameters, {"reproduction"})};
+    std::vector<tune::BoundParameter> bound{tune::bind(epidemic_tunables(), model.parameters, "reproduction", {})};
     problem = std::make_unique<tune::RolloutProblem>(*system, *loss, 60, RolloutOptions{}, std::move(bound));
   }
 };

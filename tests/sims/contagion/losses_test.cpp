@@ -8,7 +8,7 @@
 #include "contagion_fixtures.hpp"
 #include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
-#include "sims/contagion/parameters.hpp"
+#include "sims/contagion/tunables.hpp"
 
 namespace simgrad::contagion {
 namespace {
@@ -160,9 +160,9 @@ TEST(Losses, JointCasesAndDeathsWithDelaysAscertainmentAndSmoothRMatchFiniteDiff
   CountLoss loss(system, {deaths, cases}, Scale::kSqrt);
   loss.set_smoothness({2.0, 2, 4});
   std::vector<tune::BoundParameter> bound;
-  bound.push_back(bind_parameter(model.parameters, {"reproduction", false, 4}));  // the weeks the 28 days reach
+  bound.push_back(tune::bind(epidemic_tunables(), model.parameters, "reproduction", {.leading = 4}));  // the weeks the 28 days reach
   for (const char* name : {"mortality", "initial_infected", "ascertainment"})
-    bound.push_back(bind_parameter(model.parameters, {name}));
+    bound.push_back(tune::bind(epidemic_tunables(), model.parameters, name, {}));
   tune::RolloutProblem problem(system, loss, days, {}, std::move(bound));
   GradCheckOptions options;
   options.atol = 1e-7;

@@ -8,7 +8,7 @@
 #include "core/gradcheck.hpp"
 #include "sims/contagion/epidemic.hpp"
 #include "sims/contagion/losses.hpp"
-#include "sims/contagion/parameters.hpp"
+#include "sims/contagion/tunables.hpp"
 
 namespace simgrad::contagion {
 namespace {
@@ -23,8 +23,8 @@ TEST(SeedAverage, MeanOfTheSeedsLossesAndGradientMatchesFiniteDifferences) {
   Series cases{Count::kCases, {}, 1.0};
   for (int d = 7; d <= days; d += 7) cases.observations.push_back({d, 7, 10.0});
   CountLoss loss(system, {cases}, Scale::kSqrt);
-  std::vector<tune::BoundParameter> bound{bind_parameter(model.parameters, {"reproduction", true}),
-                                          bind_parameter(model.parameters, {"initial_infected"})};
+  std::vector<tune::BoundParameter> bound{tune::bind(epidemic_tunables(), model.parameters, "reproduction", {.sharing = tune::Sharing::uniform}),
+                                          tune::bind(epidemic_tunables(), model.parameters, "initial_infected", {})};
   tune::RolloutProblem inner(system, loss, days, {}, std::move(bound));
   SeedAveragedProblem averaged(inner, model, 3);
   const std::vector<double> x = averaged.initial();

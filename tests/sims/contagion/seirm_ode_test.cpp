@@ -5,7 +5,7 @@
 #include "contagion_fixtures.hpp"
 #include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
-#include "sims/contagion/parameters.hpp"
+#include "sims/contagion/tunables.hpp"
 
 namespace simgrad::contagion {
 namespace {
@@ -20,7 +20,7 @@ TEST(SeirmOde, GradientMatchesFiniteDifferencesAndPeopleAreConserved) {
   SeirmCountLoss loss(system, {deaths, {Count::kCases, {{10, 1, 30.0}}, 0.5}}, Scale::kSqrt);
   std::vector<tune::BoundParameter> bound;
   for (const char* name : {"reproduction", "mortality", "initial_infected", "reporting"})
-    bound.push_back(bind_parameter(model.parameters, {name}));
+    bound.push_back(tune::bind(epidemic_tunables(), model.parameters, name, {}));
   tune::RolloutProblem problem(system, loss, 42, {}, std::move(bound));
   const std::vector<double> x = problem.initial();
   std::vector<double> g(x.size());
@@ -46,7 +46,7 @@ TEST(SeirmOde, DelayedAscertainedSeriesAndSmoothRMatchFiniteDifferences) {
   loss.set_smoothness({1.5, 2, 5});
   std::vector<tune::BoundParameter> bound;
   for (const char* name : {"reproduction", "mortality", "initial_infected", "ascertainment"})
-    bound.push_back(bind_parameter(model.parameters, {name}));
+    bound.push_back(tune::bind(epidemic_tunables(), model.parameters, name, {}));
   tune::RolloutProblem problem(system, loss, 42, {}, std::move(bound));
   for (const auto& c : testing::check_problem_gradient(problem).checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
 }

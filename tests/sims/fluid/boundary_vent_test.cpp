@@ -20,7 +20,7 @@
 #include "sims/fluid/forcing.hpp"
 #include "sims/fluid/forcing3d.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/parameters.hpp"
+#include "sims/fluid/tunables.hpp"
 #include "sims/fluid/pressure3d.hpp"
 #include "sims/fluid/smoke.hpp"
 #include "sims/fluid/smoke3d.hpp"
@@ -104,9 +104,7 @@ template <class Model>
 std::vector<tune::BoundParameter> vent_parameters(Model& m, std::initializer_list<const char*> names) {
   std::vector<tune::BoundParameter> b;
   for (const char* name : names) {
-    ParameterRequest r;
-    r.name = name;
-    b.push_back(bind_parameter(m, r));
+    b.push_back(tune::bind(smoke_tunables<decltype(m.grid)>(), m, name, {}));
   }
   return b;
 }
@@ -219,9 +217,7 @@ TEST(BoundaryVent, RolloutGradientMatchesFiniteDifferences2d) {
     for (const auto& p : params) n += p.parameter.initial.size();
     return n;
   }();
-  ParameterRequest v0;
-  v0.name = "initial_velocity";
-  params.push_back(bind_parameter(m, v0));
+  params.push_back(tune::bind(smoke_tunables<decltype(m.grid)>(), m, "initial_velocity", {}));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, std::move(params));
   check_problem_gradient(problem, vents, 3);
 }

@@ -20,7 +20,7 @@
 #include "sims/fluid/confinement3d.hpp"
 #include "sims/fluid/forcing3d.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/parameters.hpp"
+#include "sims/fluid/tunables.hpp"
 #include "sims/fluid/smoke3d.hpp"
 #include "stage_check.hpp"
 
@@ -243,9 +243,7 @@ std::vector<tune::BoundParameter> room_parameters(SmokeModel3& m) {
   for (const char* name : {"source_x", "source_y", "source_z", "source_radius", "density_rate", "temperature_rate",
                            "speed", "angle", "tilt", "vorticity_confinement", "initial_velocity"}) {
     if (std::string(name) == "vorticity_confinement" && !m.settings.confinement) continue;
-    ParameterRequest r;
-    r.name = name;
-    b.push_back(bind_parameter(m, r));
+    b.push_back(tune::bind(smoke_tunables<decltype(m.grid)>(), m, name, {}));
   }
   return b;
 }

@@ -16,7 +16,7 @@
 #include "sims/fluid/advect3d.hpp"
 #include "sims/fluid/forcing3d.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/parameters.hpp"
+#include "sims/fluid/tunables.hpp"
 #include "stage_check.hpp"
 
 namespace simgrad::fluid {
@@ -242,9 +242,7 @@ std::vector<tune::BoundParameter> all_parameters(SmokeModel3& m) {
   std::vector<tune::BoundParameter> b;
   for (const char* name : {"source_x", "source_y", "source_z", "source_radius", "density_rate", "temperature_rate",
                            "speed", "angle", "tilt", "initial_velocity"}) {
-    ParameterRequest r;
-    r.name = name;
-    b.push_back(bind_parameter(m, r));
+    b.push_back(tune::bind(smoke_tunables<decltype(m.grid)>(), m, name, {}));
   }
   return b;
 }

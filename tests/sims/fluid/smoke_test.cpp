@@ -18,7 +18,7 @@
 #include "core/rollout.hpp"
 #include "sims/fluid/advect.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/parameters.hpp"
+#include "sims/fluid/tunables.hpp"
 #include "stage_check.hpp"
 
 namespace simgrad::fluid {
@@ -70,9 +70,7 @@ std::vector<tune::BoundParameter> all_parameters(SmokeModel& m) {
   for (const char* name : {"source_x", "source_y", "source_radius", "density_rate", "temperature_rate", "speed", "angle",
                            "vorticity_confinement", "initial_velocity"}) {
     if (std::string(name) == "vorticity_confinement" && !m.settings.confinement) continue;
-    ParameterRequest r;
-    r.name = name;
-    b.push_back(bind_parameter(m, r));
+    b.push_back(tune::bind(smoke_tunables<decltype(m.grid)>(), m, name, {}));
   }
   return b;
 }
@@ -436,9 +434,7 @@ TEST(Smoke, DeterministicAcrossThreadsOnAPeriodicGridWithBothTraces) {
       for (std::size_t c = 0; c < l.target.size(); ++c) l.target[c] = uniform01(10, 0, c);
       Smoke system(m);
       SmokeLoss loss(m, l);
-      ParameterRequest r;
-      r.name = "initial_velocity";
-      tune::RolloutProblem problem(system, loss, s.steps, {}, {bind_parameter(m, r)});
+      tune::RolloutProblem problem(system, loss, s.steps, {}, {tune::bind(smoke_tunables<decltype(m.grid)>(), m, "initial_velocity", {})});
       std::vector<double> g(problem.dimension());
       problem.value_and_gradient(problem.initial(), g);
       return testing::Hashes{testing::hash_doubles(problem.rollout().final_state()), testing::hash_doubles(g)};

@@ -7,7 +7,7 @@
 
 #include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
-#include "sims/vehicle/parameters.hpp"
+#include "sims/vehicle/tunables.hpp"
 #include "tests/sims/vehicle/part_gradient.hpp"
 
 namespace simgrad::vehicle {
@@ -31,7 +31,7 @@ TEST(DesignLosses, CrossingTimeInterpolates) {
 void expect_design_gradient(VehicleModel& m, TrajectoryLoss& loss, const std::vector<std::string>& names) {
   VehicleBatch system(m);
   std::vector<tune::BoundParameter> bound;
-  for (const std::string& n : names) bound.push_back(bind_parameter(m, n, -1e300, 1e300, tune::Transform::identity));
+  for (const std::string& n : names) bound.push_back(tune::bind(vehicle_tunables(), m, n, {}));
   tune::RolloutProblem problem(system, loss, m.steps, {}, std::move(bound));
   const std::vector<double> x = problem.initial();
   std::vector<double> g(x.size());

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sims/vehicle/manoeuvre.hpp"
-#include "sims/vehicle/parameters.hpp"
+#include "sims/vehicle/tunables.hpp"
 #include "sims/vehicle/telemetry_loss.hpp"
 #include "sims/vehicle/tire.hpp"
 #include "sims/vehicle/vehicle_batch.hpp"
@@ -82,9 +82,10 @@ std::vector<double> recovery_errors(const std::string& car, const std::vector<st
   for (std::size_t i = 0; i < names.size(); ++i) {
     const double value = truth.param(parameter_slots(names[i]).front());
     const bool signed_value = value <= 0.0;
-    bound.push_back(bind_parameter(model, names[i], signed_value ? value - 1.0 : value / 3.0,
-                                   signed_value ? value + 1.0 : value * 3.0,
-                                   signed_value ? tune::Transform::identity : tune::Transform::log));
+    bound.push_back(tune::bind(vehicle_tunables(), model, names[i],
+                               {.lower = signed_value ? value - 1.0 : value / 3.0,
+                                .upper = signed_value ? value + 1.0 : value * 3.0,
+                                .transform = signed_value ? tune::Transform::identity : tune::Transform::log}));
     bound.back().parameter.initial = {signed_value ? value + start[i] : value * start[i]};
   }
   VehicleBatch system(model);

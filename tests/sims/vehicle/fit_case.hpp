@@ -14,7 +14,7 @@
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
 #include "sims/vehicle/manoeuvre.hpp"
-#include "sims/vehicle/parameters.hpp"
+#include "sims/vehicle/tunables.hpp"
 #include "sims/vehicle/telemetry_loss.hpp"
 #include "sims/vehicle/vehicle_batch.hpp"
 #include "tests/sims/state_hash.hpp"
@@ -53,7 +53,7 @@ struct FitCase {
 // Checks dL/d(constants) and dL/d(initial states) of a fit against central differences.
 inline void expect_fit_gradient(FitCase& c, const std::vector<std::string>& names) {
   std::vector<tune::BoundParameter> bound;
-  for (const std::string& n : names) bound.push_back(bind_parameter(c.model, n, -1e300, 1e300, tune::Transform::identity));
+  for (const std::string& n : names) bound.push_back(tune::bind(vehicle_tunables(), c.model, n, {}));
   tune::RolloutProblem problem(*c.system, *c.loss, c.model.steps, {}, std::move(bound));
   const std::vector<double> x = problem.initial();
   std::vector<double> g(x.size());
@@ -80,7 +80,7 @@ inline void expect_fit_gradient(FitCase& c, const std::vector<std::string>& name
 
 inline std::vector<std::string> all_constants() {
   std::vector<std::string> names;
-  for (int p = 0; p < kTunableCount; ++p) names.push_back(vehicle_parameters()[p].name);
+  for (int p = 0; p < kTunableCount; ++p) names.push_back(vehicle_tunables()[static_cast<std::size_t>(p)].info.name);
   return names;
 }
 

@@ -1,4 +1,4 @@
-#include "sims/softbody/parameters.hpp"
+#include "sims/softbody/tunables.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,11 @@ MassSpringModel<2> hanging_lattice() {
   return m;
 }
 
-TEST(Parameters, UniformGradientIsTheSumOfPerEntryGradientsAndMatchesFiniteDifferences) {
+tune::BoundParameter bind(MassSpringModel<2>& model, const char* name, const tune::TuneRequest& request) {
+  return tune::bind(mass_spring_tunables<2>(), model, name, request);
+}
+
+TEST(MassSpringTunables, UniformGradientIsTheSumOfPerEntryGradientsAndMatchesFiniteDifferences) {
   MassSpringModel<2> model = hanging_lattice();
   MassSpring<2> system(model);
   std::vector<double> reference(12 * 2 * 9, 0.0);
@@ -33,9 +37,10 @@ TEST(Parameters, UniformGradientIsTheSumOfPerEntryGradientsAndMatchesFiniteDiffe
   TrajectoryMatchLoss<2> loss(system, markers, 10, reference);
 
   std::vector<tune::BoundParameter> bound;
-  bound.push_back(bind_parameter(model, {"stiffness", Sharing::kUniform, 1.0, 1e4, tune::Transform::log, {}}));
-  bound.push_back(bind_parameter(model, {"damping", Sharing::kEach, 0.0, 10.0, tune::Transform::identity, {}}));
-  bound.push_back(bind_parameter(model, {"gravity", Sharing::kUniform, -20.0, 20.0, tune::Transform::identity, {}}));
+  bound.push_back(bind(model, "stiffness",
+                       {.sharing = tune::Sharing::uniform, .lower = 1.0, .upper = 1e4, .transform = tune::Transform::log}));
+  bound.push_back(bind(model, "damping", {.lower = 0.0, .upper = 10.0}));
+  bound.push_back(bind(model, "gravity", {.sharing = tune::Sharing::uniform, .lower = -20.0, .upper = 20.0}));
   tune::RolloutProblem problem(system, loss, 80, {}, std::move(bound));
   EXPECT_EQ(problem.dimension(), 1u + static_cast<std::size_t>(model.spring_count()) + 2u);
   EXPECT_EQ(problem.space().component_name(0), "stiffness");
@@ -49,14 +54,14 @@ TEST(Parameters, UniformGradientIsTheSumOfPerEntryGradientsAndMatchesFiniteDiffe
   for (const auto& c : report.checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
 }
 
-TEST(Parameters, GroupsShareOneValueEachAndSumTheirEntriesGradients) {
+TEST(MassSpringTunables, GroupsShareOneValueEachAndSumTheirEntriesGradients) {
   MassSpringModel<2> model = hanging_lattice();
   MassSpring<2> system(model);
   TrajectoryMatchLoss<2> loss(system, {0, 3, 5}, 20, std::vector<double>(5 * 3 * 2, 0.45));
-  ParameterRequest request{"stiffness", Sharing::kGroups, 1.0, 1e4, tune::Transform::log, {}};
+  tune::TuneRequest request{.sharing = tune::Sharing::groups, .lower = 1.0, .upper = 1e4, .transform = tune::Transform::log};
   for (Index e = 0; e < model.spring_count(); ++e) request.groups.push_back(static_cast<int>(e % 3));
   std::vector<tune::BoundParameter> bound;
-  bound.push_back(bind_parameter(model, request));
+  bound.push_back(bind(model, "stiffness", request));
   tune::RolloutProblem problem(system, loss, 80, {}, std::move(bound));
   ASSERT_EQ(problem.dimension(), 3u);
   std::vector<double> x = {150.0, 250.0, 350.0};
@@ -68,13 +73,12 @@ TEST(Parameters, GroupsShareOneValueEachAndSumTheirEntriesGradients) {
   EXPECT_EQ(g[1], group1);
   EXPECT_TRUE(check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, g).ok);
   request.groups.pop_back();
-  EXPECT_THROW(bind_parameter(model, request), std::invalid_argument);
+  EXPECT_THROW(bind(model, "stiffness", request), std::invalid_argument);
 }
 
-TEST(Parameters, UnknownNameIsAnError) {
+TEST(MassSpringTunables, UnknownNameIsAnError) {
   MassSpringModel<2> model = hanging_lattice();
-  EXPECT_THROW(bind_parameter(model, {"stifness", Sharing::kEach, 0.0, 1.0, tune::Transform::identity, {}}),
-               std::invalid_argument);
+  EXPECT_THROW(bind(model, "stifness", {}), std::invalid_argument);
 }
 
 }  // namespace
