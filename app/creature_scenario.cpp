@@ -133,9 +133,9 @@ class CreatureScenario final : public Scenario {
       options.poisson_ratio = fem->in_range("poisson_ratio", 0.0, 0.49, options.poisson_ratio);
       options.damping = fem->non_negative("damping", options.damping);
       options.material = fem->choice("material", {"neo_hookean", "corotated"}, "neo_hookean") == "corotated"
-                             ? sb::MaterialModel::kCorotated
-                             : sb::MaterialModel::kNeoHookean;
-      fem_ = std::make_unique<sb::FemModel<2>>();
+                             ? fem::MaterialModel::kCorotated
+                             : fem::MaterialModel::kNeoHookean;
+      fem_ = std::make_unique<fem::FemModel<2>>();
       layout.strength = parse_rows(body, [&] {
         return cr::assemble_fem(read_rows(body), read_grid_options(body), options, s, *fem_);
       });
@@ -292,7 +292,7 @@ class CreatureScenario final : public Scenario {
  private:
   cr::BodyPlan plan_;
   sb::MassSpringModel<2> model_;
-  std::unique_ptr<sb::FemModel<2>> fem_;  // an FEM body instead (body.fem)
+  std::unique_ptr<fem::FemModel<2>> fem_;  // an FEM body instead (body.fem)
   std::unique_ptr<cr::Controller> controller_;
   std::unique_ptr<cr::Creature> creature_;
   std::unique_ptr<cr::TaskLoss> loss_;

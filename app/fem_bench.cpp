@@ -15,8 +15,8 @@
 #include "app/fem_reference.hpp"
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
-#include "sims/softbody/fem.hpp"
-#include "sims/softbody/fem_mesh.hpp"
+#include "sims/fem/fem.hpp"
+#include "sims/fem/mesh.hpp"
 #include "sims/softbody/losses.hpp"
 
 namespace simgrad::app {
@@ -28,12 +28,12 @@ namespace sb = simgrad::softbody;
 
 // The benchmark body: a 1.2 m beam of 0.15 m square section, clamped at x = 0.
 struct FemBench {
-  sb::FemModel<3> model;
-  std::unique_ptr<sb::Fem<3>> system;
+  fem::FemModel<3> model;
+  std::unique_ptr<fem::Fem<3>> system;
   std::unique_ptr<sb::TrajectoryMatchLoss<3>> loss;
 
-  FemBench(sb::MaterialModel material, int steps, sb::FemIntegrator integrator = sb::FemIntegrator::kSymplecticEuler) {
-    const sb::FemMesh<3> mesh = sb::make_beam_mesh(1.2, 0.15, 0.15, 48, 6, {{0.0, 0.0, 0.0}});
+  FemBench(fem::MaterialModel material, int steps, fem::FemIntegrator integrator = fem::FemIntegrator::kSymplecticEuler) {
+    const fem::FemMesh<3> mesh = fem::make_beam_mesh(1.2, 0.15, 0.15, 48, 6, {{0.0, 0.0, 0.0}});
     model.build(mesh.positions, mesh.elements, mesh.regions, steps);
     model.set_material(1e6, 0.3, 0.0, 1000.0);
     model.settings.dt = 2e-4;
@@ -45,7 +45,7 @@ struct FemBench {
       if (mesh.positions[3 * i] == 0.0) model.pin(i);
     model.youngs.set_differentiable(true);
     model.poisson.set_differentiable(true);
-    system = std::make_unique<sb::Fem<3>>(model);
+    system = std::make_unique<fem::Fem<3>>(model);
     std::vector<std::int32_t> markers;
     std::vector<double> reference;
     for (Index i = 0; i < model.node_count; ++i) markers.push_back(static_cast<std::int32_t>(i));
@@ -56,8 +56,8 @@ struct FemBench {
   }
 };
 
-json measure(sb::MaterialModel material, int steps, int repeats, int threads,
-             sb::FemIntegrator integrator = sb::FemIntegrator::kSymplecticEuler) {
+json measure(fem::MaterialModel material, int steps, int repeats, int threads,
+             fem::FemIntegrator integrator = fem::FemIntegrator::kSymplecticEuler) {
   set_thread_count(threads);
   FemBench bench(material, steps, integrator);
   Rollout rollout(*bench.system, *bench.loss, steps);
@@ -72,7 +72,7 @@ json measure(sb::MaterialModel material, int steps, int repeats, int threads,
           {"tets", bench.model.element_count()}};
 }
 
-json measure_reference(sb::MaterialModel material, int steps, int repeats) {
+json measure_reference(fem::MaterialModel material, int steps, int repeats) {
   set_thread_count(1);
   FemBench bench(material, steps);
   Rollout rollout(*bench.system, *bench.loss, steps);
@@ -102,9 +102,9 @@ void add_cpu_times(json& entry, const json& run) {
 
 void fem_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
                     const std::function<void(const json&)>& report) {
-  for (const sb::MaterialModel material : {sb::MaterialModel::kNeoHookean, sb::MaterialModel::kCorotated}) {
+  for (const fem::MaterialModel material : {fem::MaterialModel::kNeoHookean, fem::MaterialModel::kCorotated}) {
     const std::string name = std::string("fem_explicit/tets:10368/steps:") + std::to_string(steps) + "/" +
-                             (material == sb::MaterialModel::kCorotated ? "corotated" : "neo_hookean");
+                             (material == fem::MaterialModel::kCorotated ? "corotated" : "neo_hookean");
     if (!std::regex_search(name, filter)) continue;
     const json run = in_child([&] { return measure(material, steps, repeats, threads); });
     const json ref = in_child([&] { return measure_reference(material, steps, repeats); });
@@ -118,7 +118,7 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
   const std::string name = "fem_implicit/tets:10368/steps:" + std::to_string(implicit_steps) + "/neo_hookean";
   if (!std::regex_search(name, filter)) return;
   const json run = in_child([&] {
-    return measure(sb::MaterialModel::kNeoHookean, implicit_steps, repeats, threads, sb::FemIntegrator::kImplicitEuler);
+    return measure(fem::MaterialModel::kNeoHookean, implicit_steps, repeats, threads, fem::FemIntegrator::kImplicitEuler);
   });
   json b = entry_without_reference(name, run);
   add_cpu_times(b, run);

@@ -23,12 +23,12 @@ double det_and_cofactor(const double f[9], double cof[9]) {
 
 }  // namespace
 
-std::vector<double> reference_fem_rollout(const softbody::FemModel<3>& model, int steps) {
+std::vector<double> reference_fem_rollout(const fem::FemModel<3>& model, int steps) {
   if (!model.planes.empty()) throw std::invalid_argument("reference: no planes");
   for (double b : model.damping.values())
     if (b != 0.0) throw std::invalid_argument("reference: no stiffness damping");
   const Index n = model.node_count, elements = model.element_count();
-  const bool corotated = model.settings.material == softbody::MaterialModel::kCorotated;
+  const bool corotated = model.settings.material == fem::MaterialModel::kCorotated;
   std::vector<double> x(model.initial_position.values().begin(), model.initial_position.values().end());
   std::vector<double> v(model.initial_velocity.values().begin(), model.initial_velocity.values().end());
   std::vector<double> force(static_cast<std::size_t>(3 * n));

@@ -7,12 +7,12 @@
 
 #include <vector>
 
-#include "sims/softbody/fem_model.hpp"
+#include "sims/fem/model.hpp"
 
 namespace simgrad::app {
 
 // Runs `steps` steps of the 3D model from its initial state; returns the final state
 // [positions, velocities]. Supports models without planes and without stiffness damping.
-std::vector<double> reference_fem_rollout(const softbody::FemModel<3>& model, int steps);
+std::vector<double> reference_fem_rollout(const fem::FemModel<3>& model, int steps);
 
 }  // namespace simgrad::app

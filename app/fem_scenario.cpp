@@ -14,9 +14,9 @@
 #include "app/softbody_scenario.hpp"
 #include "app/tuned_parameter.hpp"
 #include "core/rng.hpp"
-#include "sims/softbody/fem.hpp"
-#include "sims/softbody/fem_mesh.hpp"
-#include "sims/softbody/fem_tunables.hpp"
+#include "sims/fem/fem.hpp"
+#include "sims/fem/mesh.hpp"
+#include "sims/fem/tunables.hpp"
 #include "sims/softbody/losses.hpp"
 
 namespace simgrad::app {
@@ -27,12 +27,12 @@ namespace {
 
 // What a scenario that leaves a tunable quantity out gets, as the tunables table declares it.
 double fem_default(std::string_view name) {
-  return tune::find_tunable(sb::fem_tunables<2>(), name)->info.default_value.numbers.front();
+  return tune::find_tunable(fem::fem_tunables<2>(), name)->info.default_value.numbers.front();
 }
 
 // The mesh: a generated shape or a TetGen / Triangle file pair.
 template <int D>
-sb::FemMesh<D> read_mesh(const ScenarioNode& mesh) {
+fem::FemMesh<D> read_mesh(const ScenarioNode& mesh) {
   const std::string type = mesh.choice("type", {"box", "beam", "rectangle", "disk", "tetgen"});
   const bool three = type == "box" || type == "beam";
   const bool two = type == "rectangle" || type == "disk";
@@ -44,14 +44,14 @@ sb::FemMesh<D> read_mesh(const ScenarioNode& mesh) {
     std::filesystem::path base = mesh.existing_file("node_file");
     base.replace_extension();
     try {
-      return sb::read_tetgen<D>(base.string());
+      return fem::read_tetgen<D>(base.string());
     } catch (const std::invalid_argument& e) {
       mesh.fail("node_file", e.what());
     }
   }
   if constexpr (D == 3) {
     if (type == "beam") {
-      return sb::make_beam_mesh(mesh.positive("length"), mesh.positive("height"), mesh.positive("width"),
+      return fem::make_beam_mesh(mesh.positive("length"), mesh.positive("height"), mesh.positive("width"),
                                 static_cast<int>(mesh.integer("cells_along", 1, 10000)),
                                 static_cast<int>(mesh.integer("cells_across", 1, 1000)), origin);
     }
@@ -59,23 +59,23 @@ sb::FemMesh<D> read_mesh(const ScenarioNode& mesh) {
     const std::vector<double> size = mesh.numbers("size", 3);
     for (double s : size)
       if (!(s > 0.0)) mesh.fail("size", "expected sizes > 0");
-    return sb::make_box_mesh(static_cast<int>(cells[0]), static_cast<int>(cells[1]), static_cast<int>(cells[2]),
+    return fem::make_box_mesh(static_cast<int>(cells[0]), static_cast<int>(cells[1]), static_cast<int>(cells[2]),
                              {{size[0], size[1], size[2]}}, origin);
   } else {
     if (type == "disk")
-      return sb::make_disk_mesh(mesh.positive("radius"), static_cast<int>(mesh.integer("rings", 1, 1000)), origin);
+      return fem::make_disk_mesh(mesh.positive("radius"), static_cast<int>(mesh.integer("rings", 1, 1000)), origin);
     const std::vector<std::int64_t> cells = mesh.integers("cells", 1, 10000, 2);
     const std::vector<double> size = mesh.numbers("size", 2);
     for (double s : size)
       if (!(s > 0.0)) mesh.fail("size", "expected sizes > 0");
-    return sb::make_rectangle_mesh(static_cast<int>(cells[0]), static_cast<int>(cells[1]), {{size[0], size[1]}},
+    return fem::make_rectangle_mesh(static_cast<int>(cells[0]), static_cast<int>(cells[1]), {{size[0], size[1]}},
                                    origin);
   }
 }
 
 // Per-region material values: one number for all regions or one per region.
 template <int D>
-void read_materials(const ScenarioNode& root, sb::FemModel<D>& m) {
+void read_materials(const ScenarioNode& root, fem::FemModel<D>& m) {
   const auto regions = static_cast<std::size_t>(m.region_count);
   const std::vector<double> youngs = per_entry(root, "youngs_modulus", regions, fem_default("youngs_modulus"));
   const std::vector<double> poisson = per_entry(root, "poisson_ratio", regions, fem_default("poisson_ratio"));
@@ -99,22 +99,22 @@ class FemScenario final : public Scenario {
  public:
   FemScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
     steps = static_cast<int>(root.integer("steps", 1, 100000000));
-    sb::FemMesh<D> mesh = read_mesh<D>(root.child("mesh"));
+    fem::FemMesh<D> mesh = read_mesh<D>(root.child("mesh"));
     if (root.has("region_boxes")) assign_regions(root, mesh);
     try {
       model_.build(mesh.positions, mesh.elements, mesh.regions, steps);
     } catch (const std::invalid_argument& e) {
       root.fail("mesh", e.what());
     }
-    sb::FemSettings& s = model_.settings;
+    fem::FemSettings& s = model_.settings;
     s.dt = root.positive("dt");
     model_.mass_damping.values()[0] = root.non_negative("mass_damping", fem_default("mass_damping"));
     s.integrator = root.choice("integrator", {"symplectic_euler", "implicit_euler"}, "symplectic_euler") == "implicit_euler"
-                       ? sb::FemIntegrator::kImplicitEuler
-                       : sb::FemIntegrator::kSymplecticEuler;
+                       ? fem::FemIntegrator::kImplicitEuler
+                       : fem::FemIntegrator::kSymplecticEuler;
     s.material = root.choice("material", {"corotated", "neo_hookean"}, "corotated") == "corotated"
-                     ? sb::MaterialModel::kCorotated
-                     : sb::MaterialModel::kNeoHookean;
+                     ? fem::MaterialModel::kCorotated
+                     : fem::MaterialModel::kNeoHookean;
     if (auto penalty = root.optional_child("penalty")) {
       s.penalty.stiffness = penalty->positive("stiffness", s.penalty.stiffness);
       s.penalty.sharpness = penalty->non_negative("sharpness", s.penalty.sharpness);
@@ -140,19 +140,19 @@ class FemScenario final : public Scenario {
       obj_every_ = static_cast<int>(obj->integer("every", 1, steps, std::max(1, steps / 100)));
     }
 
-    system_ = std::make_unique<sb::Fem<D>>(model_);
+    system_ = std::make_unique<fem::Fem<D>>(model_);
     read_loss(root.child("loss"));
 
     const ScenarioNode tune_node = root.child("tune");
     tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, sb::fem_tunables<D>(), model_);
+    std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, fem::fem_tunables<D>(), model_);
     const RolloutOptions options = read_rollout_options(root, overrides, steps);
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
   }
 
   std::string simulator() const override { return "fem"; }
   tune::RolloutProblem& problem() override { return *problem_; }
-  const sb::MarkerTrajectory& reference() const { return reference_; }
+  const fem::MarkerTrajectory& reference() const { return reference_; }
 
   double hard_loss(std::span<const double> x) override {
     const double sharpness = model_.settings.penalty.sharpness;
@@ -200,7 +200,7 @@ class FemScenario final : public Scenario {
     if (!obj_folder_.empty()) {
       for (Index e = 0; e < model_.element_count(); ++e)
         for (int k = 0; k <= D; ++k) element_nodes.push_back(static_cast<std::int32_t>(model_.elements.node(e, k)));
-      surface = sb::surface_triangles<D>(model_.node_count, element_nodes);
+      surface = fem::surface_triangles<D>(model_.node_count, element_nodes);
       std::filesystem::create_directories(obj_folder_);
     }
     RolloutOptions record;
@@ -209,7 +209,7 @@ class FemScenario final : public Scenario {
         char file[32];
         std::snprintf(file, sizeof file, "step_%06d.obj", t);
         std::ofstream out(std::filesystem::path(obj_folder_) / file);
-        sb::write_obj<D>(out, state.first(static_cast<std::size_t>(D * model_.node_count)), surface);
+        fem::write_obj<D>(out, state.first(static_cast<std::size_t>(D * model_.node_count)), surface);
       }
       if (t % stride != 0 && t != steps) return;
       nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
@@ -231,7 +231,7 @@ class FemScenario final : public Scenario {
 
   // Regions of a mesh from "region_boxes": [{"min", "max"}, ...]: an element whose centroid lies in
   // box k is in region k + 1 (the first box that holds it); the rest stay in region 0.
-  static void assign_regions(const ScenarioNode& root, sb::FemMesh<D>& mesh) {
+  static void assign_regions(const ScenarioNode& root, fem::FemMesh<D>& mesh) {
     std::vector<std::pair<Vec<double, D>, Vec<double, D>>> boxes;
     for (const ScenarioNode& b : root.array("region_boxes")) {
       const ScenarioNode box = b.as_object();
@@ -290,8 +290,8 @@ class FemScenario final : public Scenario {
     if (reference.has("csv")) {
       const std::filesystem::path csv = reference.existing_file("csv");
       try {
-        reference_ = sb::read_marker_csv(csv.string(), D);
-        stride_ = sb::steps_per_frame(reference_, model_.settings.dt, csv.string());
+        reference_ = fem::read_marker_csv(csv.string(), D);
+        stride_ = fem::steps_per_frame(reference_, model_.settings.dt, csv.string());
       } catch (const std::invalid_argument& e) {
         reference.fail("csv", e.what());
       }
@@ -368,11 +368,11 @@ class FemScenario final : public Scenario {
       for (double& x : a->values()) x = v[k++];
   }
 
-  sb::FemModel<D> model_;
+  fem::FemModel<D> model_;
   std::string obj_folder_;  // "surface_obj": where frames() also writes the surface as .obj
   int obj_every_ = 1;
-  std::unique_ptr<sb::Fem<D>> system_;
-  sb::MarkerTrajectory reference_;
+  std::unique_ptr<fem::Fem<D>> system_;
+  fem::MarkerTrajectory reference_;
   int stride_ = 1;
   std::unique_ptr<TrajectoryLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;
@@ -386,7 +386,7 @@ std::unique_ptr<Scenario> load_fem_scenario(const ScenarioNode& root, const Scen
   return std::make_unique<FemScenario<3>>(root, overrides);
 }
 
-const sb::MarkerTrajectory& fem_reference(const Scenario& scenario) {
+const fem::MarkerTrajectory& fem_reference(const Scenario& scenario) {
   if (const auto* s2 = dynamic_cast<const FemScenario<2>*>(&scenario)) return s2->reference();
   if (const auto* s3 = dynamic_cast<const FemScenario<3>*>(&scenario)) return s3->reference();
   throw std::invalid_argument("not a fem scenario");
@@ -399,7 +399,7 @@ SimulatorInfo fem_info() {
                      "neo-Hookean material per region with Rayleigh damping; symplectic or implicit Euler; generated "
                      "or TetGen meshes, pinned nodes, ground, walls and static boxes with friction; fitted to marker "
                      "motion (CSV)";
-  info.tunables = tune::tunable_infos(sb::fem_tunables<3>());
+  info.tunables = tune::tunable_infos(fem::fem_tunables<3>());
   info.load = load_fem_scenario;
   return info;
 }

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "app/scenario.hpp"
-#include "sims/softbody/marker_csv.hpp"
+#include "sims/fem/marker_csv.hpp"
 
 namespace simgrad::app {
 
@@ -15,7 +15,7 @@ std::unique_ptr<Scenario> load_fem_scenario(const ScenarioNode& root, const Scen
 
 // The reference marker trajectory a fem scenario fits (read from its CSV or generated); throws
 // std::invalid_argument for another simulator's scenario.
-const softbody::MarkerTrajectory& fem_reference(const Scenario& scenario);
+const fem::MarkerTrajectory& fem_reference(const Scenario& scenario);
 
 // The simulator's entry in `simgrad list`.
 SimulatorInfo fem_info();

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     scenario["loss"] = loss;
     scenario["loss"]["type"] = "trajectory_match";
     const auto s = simgrad::app::load_scenario_text(scenario.dump(), argv[1]);
-    simgrad::softbody::write_marker_csv(std::cout, simgrad::app::fem_reference(*s));
+    simgrad::fem::write_marker_csv(std::cout, simgrad::app::fem_reference(*s));
   } catch (const std::exception& e) {
     std::cerr << "fem_reference: " << e.what() << "\n";
     return 1;

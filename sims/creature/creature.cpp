@@ -49,11 +49,11 @@ Creature::Creature(softbody::MassSpringModel<2>& model, Controller& controller, 
   model.actuation.set_differentiable(true);
 }
 
-Creature::Creature(softbody::FemModel<2>& model, Controller& controller, double peak_temperature)
+Creature::Creature(fem::FemModel<2>& model, Controller& controller, double peak_temperature)
     : peak_temperature(peak_temperature), controller_(controller) {
   check_layout(controller.layout(), model.node_count, model.actuator_count);
   model.actuation.set_differentiable(true);
-  elements_ = std::make_unique<softbody::Fem<2>>(model);
+  elements_ = std::make_unique<fem::Fem<2>>(model);
   body_ = elements_.get();
   actuation_ = &model.actuation;
   actuator_count_ = model.actuator_count;

@@ -19,7 +19,7 @@
 #include "core/system.hpp"
 #include "sims/creature/controller.hpp"
 #include "sims/creature/water.hpp"
-#include "sims/softbody/fem.hpp"
+#include "sims/fem/fem.hpp"
 #include "sims/softbody/mass_spring.hpp"
 
 namespace simgrad::creature {
@@ -29,7 +29,7 @@ class Creature final : public System {
   // `model` holds the controller's creatures, each with controller.layout().nodes nodes in turn.
   Creature(softbody::MassSpringModel<2>& model, Controller& controller, double peak_temperature = 0.01);
   // The same with an FEM body (symplectic Euler; no water).
-  Creature(softbody::FemModel<2>& model, Controller& controller, double peak_temperature = 0.01);
+  Creature(fem::FemModel<2>& model, Controller& controller, double peak_temperature = 0.01);
 
   Index state_size() const override { return body_size() + creatures(); }
   void initial_state(std::span<double> state) override;
@@ -66,7 +66,7 @@ class Creature final : public System {
   std::span<double> signal_row(int t, bool adjoint);
 
   std::unique_ptr<softbody::MassSpring<2>> springs_;  // the body: mass-spring,
-  std::unique_ptr<softbody::Fem<2>> elements_;        // or FEM
+  std::unique_ptr<fem::Fem<2>> elements_;        // or FEM
   System* body_;
   Array<1>* actuation_;  // the body's signals, a row of actuator_count_ per step
   int actuator_count_;

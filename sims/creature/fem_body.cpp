@@ -8,7 +8,7 @@ namespace simgrad::creature {
 
 std::vector<double> assemble_fem(const std::vector<std::string>& rows, const GridOptions& grid,
                                  const FemBodyOptions& options, const CreatureSettings& settings,
-                                 softbody::FemModel<2>& model) {
+                                 fem::FemModel<2>& model) {
   const BodyPlan plan = parse_grid(rows, grid);  // validates the rows and numbers the nodes
   // Node of each grid point, keyed by doubled grid coordinates as ModuleGrid keys them.
   std::map<std::pair<long, long>, std::int32_t> node_at;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sims/creature/body_plan.hpp"
-#include "sims/softbody/fem_model.hpp"
+#include "sims/fem/model.hpp"
 
 namespace simgrad::creature {
 
@@ -20,7 +20,7 @@ struct FemBodyOptions {
   double youngs_modulus = 1e4;  // N/m per unit thickness; stable at dt = 0.004 with the lumped masses
   double poisson_ratio = 0.3;
   double damping = 0.0;         // Rayleigh stiffness-proportional beta (s)
-  softbody::MaterialModel material = softbody::MaterialModel::kNeoHookean;
+  fem::MaterialModel material = fem::MaterialModel::kNeoHookean;
 };
 
 // Assembles the rows into `model` with the creature settings (time step, steps, gravity, drag
@@ -30,6 +30,6 @@ struct FemBodyOptions {
 // rows without an actuator.
 std::vector<double> assemble_fem(const std::vector<std::string>& rows, const GridOptions& grid,
                                  const FemBodyOptions& options, const CreatureSettings& settings,
-                                 softbody::FemModel<2>& model);
+                                 fem::FemModel<2>& model);
 
 }  // namespace simgrad::creature

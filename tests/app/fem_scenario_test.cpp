@@ -77,7 +77,7 @@ TEST(FemScenario, ReadsAMarkerCsvReference) {
   const std::filesystem::path csv = std::filesystem::temp_directory_path() / "simgrad_fem_strip_markers.csv";
   {
     std::ofstream out(csv);
-    softbody::write_marker_csv(out, fem_reference(*generated));
+    fem::write_marker_csv(out, fem_reference(*generated));
   }
   auto from_csv = load_scenario_text(
       R"({"simulator": "fem", "dimension": 2, "dt": 0.001, "steps": 200, "mesh": {"type": "rectangle", "cells": [4, 1], "size": [0.4, 0.1]},

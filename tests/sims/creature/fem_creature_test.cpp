@@ -35,7 +35,7 @@ CreatureSettings smooth_ground(int steps) {
 
 // An FEM creature of the walker rows with a controller, a walking loss and a rollout problem.
 struct FemRig {
-  softbody::FemModel<2> model;
+  fem::FemModel<2> model;
   std::unique_ptr<Controller> controller;
   std::unique_ptr<Creature> creature;
   std::unique_ptr<TaskLoss> loss;
@@ -66,7 +66,7 @@ struct FemRig {
 };
 
 TEST(FemCreature, RowsBecomeTwoTrianglesPerSquareAndOneActuatorPerActuatedModule) {
-  softbody::FemModel<2> model;
+  fem::FemModel<2> model;
   const GridOptions grid;
   const std::vector<double> strength = assemble_fem({".^R", "BHV"}, grid, FemBodyOptions{}, CreatureSettings{}, model);
   const BodyPlan plan = parse_grid({".^R", "BHV"}, grid);
@@ -94,12 +94,12 @@ TEST(FemCreature, AnActuatedCellSettlesAtItsStretchedRestShape) {
   settings.steps = 1500;
   settings.gravity = 0.0;
   settings.ground = false;
-  softbody::FemModel<2> model;
+  fem::FemModel<2> model;
   const GridOptions grid;
   assemble_fem({"H"}, grid, FemBodyOptions{}, settings, model);
   const double signal = 0.12;
   std::fill(model.actuation.values().begin(), model.actuation.values().end(), signal);
-  softbody::Fem<2> fem(model);
+  fem::Fem<2> fem(model);
   std::vector<double> a(static_cast<std::size_t>(fem.state_size())), b(a.size());
   fem.initial_state(a);
   for (int t = 0; t < settings.steps; ++t) {

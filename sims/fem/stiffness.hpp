@@ -9,9 +9,9 @@
 
 #include <Eigen/SparseCore>
 
-#include "sims/softbody/fem_model.hpp"
+#include "sims/fem/model.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 // One element's Jacobian blocks over its D (D + 1) degrees of freedom (slot by slot, then
 // component): dx[r][q] = d force_r / d x_q, and dv likewise for velocities (damped elements).
@@ -41,4 +41,4 @@ template <int D>
 void force_jacobians(const FemModel<D>& model, std::span<const double> mu, std::span<const double> lambda,
                      const double* beta, std::span<const double> x, std::span<const double> v, ForceJacobians& out);
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

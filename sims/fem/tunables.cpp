@@ -1,6 +1,6 @@
-#include "sims/softbody/fem_tunables.hpp"
+#include "sims/fem/tunables.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 template <int D>
 const tune::TunableTable<FemModel<D>>& fem_tunables() {
@@ -31,4 +31,4 @@ const tune::TunableTable<FemModel<D>>& fem_tunables() {
 template const tune::TunableTable<FemModel<2>>& fem_tunables<2>();
 template const tune::TunableTable<FemModel<3>>& fem_tunables<3>();
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -1,4 +1,4 @@
-#include "sims/softbody/fem_mesh.hpp"
+#include "sims/fem/mesh.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 FemMesh<3> make_box_mesh(int nx, int ny, int nz, Vec<double, 3> size, Vec<double, 3> origin) {
   if (nx < 1 || ny < 1 || nz < 1) throw std::invalid_argument("box mesh: at least one cell along each axis");
@@ -233,4 +233,4 @@ template std::vector<std::array<std::int32_t, 3>> surface_triangles<3>(Index, st
 template void write_obj<2>(std::ostream&, std::span<const double>, std::span<const std::array<std::int32_t, 3>>);
 template void write_obj<3>(std::ostream&, std::span<const double>, std::span<const std::array<std::int32_t, 3>>);
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/parallel.hpp"
-#include "sims/softbody/fem.hpp"
-#include "sims/softbody/fem_mesh.hpp"
+#include "sims/fem/fem.hpp"
+#include "sims/fem/mesh.hpp"
 
 namespace {
 
@@ -55,7 +55,7 @@ void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { counte
 void operator delete(void* p, const std::nothrow_t&) noexcept { counted_release(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_release(p); }
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 namespace {
 
 // Allocations made by `steps` steps and adjoint steps of a small damped 2D body on the ground,
@@ -120,4 +120,4 @@ TEST(FemAllocation, ImplicitStepsAllocateNothing) {
 }
 
 }  // namespace
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -22,13 +22,16 @@
 
 #include "core/kernel.hpp"
 #include "core/system.hpp"
-#include "sims/softbody/fem_force.hpp"
-#include "sims/softbody/fem_implicit.hpp"
-#include "sims/softbody/fem_model.hpp"
-#include "sims/softbody/fem_stiffness.hpp"
+#include "sims/fem/force.hpp"
+#include "sims/fem/implicit.hpp"
+#include "sims/fem/model.hpp"
+#include "sims/fem/stiffness.hpp"
 #include "sims/softbody/integrate.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
+
+// Nodes move as the mass-spring body's do: symplectic Euler with contact (sims/softbody/integrate.hpp).
+using softbody::Integrate;
 
 template <int D>
 class Fem : public System {
@@ -94,4 +97,4 @@ class Fem : public System {
 extern template class Fem<2>;
 extern template class Fem<3>;
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

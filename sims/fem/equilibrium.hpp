@@ -5,9 +5,9 @@
 
 #include <span>
 
-#include "sims/softbody/fem.hpp"
+#include "sims/fem/fem.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 struct StaticResult {
   int iterations = 0;
@@ -22,4 +22,4 @@ template <int D>
 StaticResult solve_static(Fem<D>& fem, std::span<double> positions, double tolerance = 1e-6,
                           int max_iterations = 30);
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

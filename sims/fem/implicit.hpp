@@ -15,7 +15,7 @@
 #include <memory>
 #include <span>
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 template <int D>
 class Fem;
@@ -50,4 +50,4 @@ class ImplicitEuler {
 extern template class ImplicitEuler<2>;
 extern template class ImplicitEuler<3>;
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

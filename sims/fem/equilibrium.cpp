@@ -1,4 +1,4 @@
-#include "sims/softbody/fem_static.hpp"
+#include "sims/fem/equilibrium.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -8,7 +8,7 @@
 
 #include <Eigen/SparseCholesky>
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 namespace {
 
@@ -71,4 +71,4 @@ StaticResult solve_static(Fem<D>& fem, std::span<double> positions, double toler
 template StaticResult solve_static<2>(Fem<2>&, std::span<double>, double, int);
 template StaticResult solve_static<3>(Fem<3>&, std::span<double>, double, int);
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

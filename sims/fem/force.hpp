@@ -12,9 +12,9 @@
 #include <cmath>
 
 #include "core/kernel.hpp"
-#include "sims/softbody/fem_material.hpp"
+#include "sims/fem/material.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 // The forces of one element on its nodes, given the nodes' positions x and velocities v, its
 // rest inverse Dm^-1 and volume, and its material: the physics of the element kernel, shared with
@@ -162,4 +162,4 @@ struct ExpandMaterial {
   }
 };
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

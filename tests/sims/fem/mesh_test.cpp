@@ -1,6 +1,6 @@
 // FEM meshes: generated meshes cover their shapes (volumes add up), TetGen files read back, the
 // surface of a box is its six faces, and .obj output lists them.
-#include "sims/softbody/fem_mesh.hpp"
+#include "sims/fem/mesh.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sims/softbody/fem_model.hpp"
+#include "sims/fem/model.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 namespace {
 
 template <int D>
@@ -94,4 +94,4 @@ TEST(FemMesh, TetGenErrorsNameFileAndLine) {
 }
 
 }  // namespace
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -11,9 +11,15 @@
 #include "core/field.hpp"
 #include "core/incidence.hpp"
 #include "sims/softbody/contact.hpp"
-#include "sims/softbody/fem_material.hpp"
+#include "sims/fem/material.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
+
+// An FEM body touches the world as the mass-spring body does (sims/softbody/contact.hpp).
+using softbody::ContactBox;
+using softbody::ContactModel;
+using softbody::ContactPlane;
+using softbody::PenaltySettings;
 
 enum class FemIntegrator { kSymplecticEuler, kImplicitEuler };
 
@@ -89,4 +95,4 @@ struct FemModel {
 extern template struct FemModel<2>;
 extern template struct FemModel<3>;
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

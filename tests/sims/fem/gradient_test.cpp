@@ -10,11 +10,11 @@
 #include "core/gradcheck.hpp"
 #include "core/rng.hpp"
 #include "core/rollout.hpp"
-#include "sims/softbody/fem.hpp"
-#include "sims/softbody/fem_mesh.hpp"
+#include "sims/fem/fem.hpp"
+#include "sims/fem/mesh.hpp"
 #include "sims/softbody/losses.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 namespace {
 
 // A deterministic pseudo-random number in [-1, 1) for entry i of stream k.
@@ -159,7 +159,7 @@ void check_rollout(MaterialModel material, FemIntegrator integrator = FemIntegra
   for (int frame = 0; frame <= steps / stride; ++frame)
     for (Index i = 0; i < model.node_count * D; ++i)
       reference.push_back(model.initial_position.values()[i] + 0.001 * frame * (i % D == 0));
-  TrajectoryMatchLoss<D> loss(model.node_count, markers, stride, reference);
+  softbody::TrajectoryMatchLoss<D> loss(model.node_count, markers, stride, reference);
   RolloutOptions rollout_options;
   rollout_options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, steps, rollout_options);
@@ -233,4 +233,4 @@ TEST(FemGradient, ImplicitEulerRolloutWithContact3DReplayed) {
 }
 
 }  // namespace
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 struct MarkerTrajectory {
   std::vector<std::int32_t> markers;  // node per marker
@@ -30,4 +30,4 @@ void write_marker_csv(std::ostream& out, const MarkerTrajectory& trajectory);
 // naming `name` unless it is a whole number (within 1e-6) of at least 1.
 int steps_per_frame(const MarkerTrajectory& trajectory, double dt, const std::string& name);
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

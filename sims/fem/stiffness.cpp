@@ -1,11 +1,11 @@
-#include "sims/softbody/fem_stiffness.hpp"
+#include "sims/fem/stiffness.hpp"
 
 #include <vector>
 
 #include "core/local_ad.hpp"
-#include "sims/softbody/fem_force.hpp"
+#include "sims/fem/force.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 template <int D>
 void element_jacobian(const FemModel<D>& model, Index e, std::span<const double> mu, std::span<const double> lambda,
@@ -74,4 +74,4 @@ template void force_jacobians<2>(const FemModel<2>&, std::span<const double>, st
 template void force_jacobians<3>(const FemModel<3>&, std::span<const double>, std::span<const double>, const double*,
                                  std::span<const double>, std::span<const double>, ForceJacobians&);
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

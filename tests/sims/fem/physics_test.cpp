@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/rollout.hpp"
-#include "sims/softbody/fem.hpp"
-#include "sims/softbody/fem_mesh.hpp"
-#include "sims/softbody/fem_static.hpp"
+#include "sims/fem/fem.hpp"
+#include "sims/fem/mesh.hpp"
+#include "sims/fem/equilibrium.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 namespace {
 
 // A loss that is always zero: rollouts here are run for their states.
@@ -165,4 +165,4 @@ TEST(FemPhysics, ThinCantileverDeflectsAsEulerBernoulliPredicts) {
 }
 
 }  // namespace
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -1,4 +1,4 @@
-#include "sims/softbody/fem_model.hpp"
+#include "sims/fem/model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 namespace {
 
@@ -116,4 +116,4 @@ double FemModel<D>::total_mass() const {
 template struct FemModel<2>;
 template struct FemModel<3>;
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

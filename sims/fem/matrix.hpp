@@ -6,7 +6,7 @@
 #include "core/field.hpp"
 #include "core/vec.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 template <class S, int D>
 struct Mat {
@@ -142,4 +142,4 @@ Mat<S, 3> cofactor(const Mat<S, 3>& x) {
   return r;
 }
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -1,4 +1,4 @@
-#include "sims/softbody/marker_csv.hpp"
+#include "sims/fem/marker_csv.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 int MarkerTrajectory::frames() const {
   const std::size_t per_frame = markers.size() * static_cast<std::size_t>(dimension);
@@ -104,4 +104,4 @@ int steps_per_frame(const MarkerTrajectory& t, double dt, const std::string& nam
   return static_cast<int>(steps);
 }
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -7,12 +7,12 @@
 
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
-#include "sims/softbody/fem.hpp"
-#include "sims/softbody/fem_mesh.hpp"
+#include "sims/fem/fem.hpp"
+#include "sims/fem/mesh.hpp"
 #include "sims/softbody/losses.hpp"
 #include "tests/sims/state_hash.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 namespace {
 
 using simgrad::testing::Hashes;
@@ -47,7 +47,7 @@ Hashes run(int threads, const char* policy) {
   for (int f = 0; f < 3; ++f)
     for (std::int32_t i : markers)
       for (int c = 0; c < 3; ++c) reference.push_back(m.initial_position.values()[3 * i + c] + 0.001 * c);
-  TrajectoryMatchLoss<3> loss(m.node_count, markers, 4, reference);
+  softbody::TrajectoryMatchLoss<3> loss(m.node_count, markers, 4, reference);
   RolloutOptions options;
   options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, steps, options);
@@ -68,4 +68,4 @@ TEST(FemDeterminism, SameHashesForEveryThreadCountAndCheckpointPolicy) {
 }
 
 }  // namespace
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -1,5 +1,5 @@
 // Marker CSVs: a trajectory written and read back is the same; bad files name the line.
-#include "sims/softbody/marker_csv.hpp"
+#include "sims/fem/marker_csv.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 namespace {
 
 TEST(MarkerCsv, RoundTrips) {
@@ -48,4 +48,4 @@ TEST(MarkerCsv, ErrorsNameTheLine) {
 }
 
 }  // namespace
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

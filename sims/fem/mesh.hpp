@@ -11,7 +11,7 @@
 
 #include "core/vec.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 // Node positions (nodes x D), element nodes (elements x (D + 1)) and each element's region.
 template <int D>
@@ -60,4 +60,4 @@ template <int D>
 void write_obj(std::ostream& out, std::span<const double> positions,
                std::span<const std::array<std::int32_t, 3>> triangles);
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -1,4 +1,4 @@
-#include "sims/softbody/fem_implicit.hpp"
+#include "sims/fem/implicit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include "core/local_ad.hpp"
 #include "core/sparse_lu.hpp"
 #include "sims/softbody/contact_adjoint.hpp"
-#include "sims/softbody/fem.hpp"
+#include "sims/fem/fem.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 template <int D>
 struct ImplicitEuler<D>::Workspace {
@@ -159,7 +159,7 @@ void ImplicitEuler<D>::factorize() {
       Vec<Var, D> f = Vec<Var, D>::zero();
       for (const ContactPlane<D>& plane : m.planes) f += penalty_contact_force(plane, m.settings.penalty, xi, vi);
       for (const ContactBox<D>& box : m.boxes)
-        f += penalty_contact_force(box.face_plane(values_of(xi)), m.settings.penalty, xi, vi);
+        f += penalty_contact_force(box.face_plane(softbody::values_of(xi)), m.settings.penalty, xi, vi);
       for (int r = 0; r < D; ++r) {
         if (f[r].i == 0) continue;  // no contact: a constant
         tape.clear_adjoints();
@@ -264,4 +264,4 @@ void ImplicitEuler<D>::step_adjoint(std::span<const double> state, std::span<con
 template class ImplicitEuler<2>;
 template class ImplicitEuler<3>;
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

@@ -13,9 +13,9 @@
 
 #include <cmath>
 
-#include "sims/softbody/fem_matrix.hpp"
+#include "sims/fem/matrix.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 enum class MaterialModel { kCorotated, kNeoHookean };
 
@@ -191,4 +191,4 @@ void viscous_stress_adjoint(const Mat<double, D>& f, const Mat<double, D>& f_rat
   f_rate_bar = f_rate_bar + f * e_bar;
 }
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem

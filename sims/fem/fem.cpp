@@ -1,11 +1,11 @@
-#include "sims/softbody/fem.hpp"
+#include "sims/fem/fem.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "sims/softbody/node_state.hpp"
 
-namespace simgrad::softbody {
+namespace simgrad::fem {
 
 template <int D>
 Fem<D>::Fem(FemModel<D>& model)
@@ -50,12 +50,12 @@ bool Fem<D>::adjoint_reads_forces() const {
 
 template <int D>
 Field<D> Fem<D>::positions(std::span<const double> state, double* adjoint) const {
-  return state_positions<D>(state, adjoint, model_.node_count);
+  return softbody::state_positions<D>(state, adjoint, model_.node_count);
 }
 
 template <int D>
 Field<D> Fem<D>::velocities(std::span<const double> state, double* adjoint) const {
-  return state_velocities<D>(state, adjoint, model_.node_count);
+  return softbody::state_velocities<D>(state, adjoint, model_.node_count);
 }
 
 template <int D>
@@ -84,7 +84,7 @@ bool Fem<D>::damped() const {
 
 template <int D>
 Integrate<D> Fem<D>::integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next) {
-  return integrate_step<D>(model_, x, v, force, x_next, v_next,
+  return softbody::integrate_step<D>(model_, x, v, force, x_next, v_next,
                           std::exp(-model_.mass_damping.values()[0] * model_.settings.dt));
 }
 
@@ -146,14 +146,14 @@ void Fem<D>::actuate_adjoint(int t) {
 template <int D>
 void Fem<D>::initial_state(std::span<double> state) {
   expand_materials();
-  write_initial_state(model_.initial_position, model_.initial_velocity, state);
+  softbody::write_initial_state(model_.initial_position, model_.initial_velocity, state);
 }
 
 template <int D>
 void Fem<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
   // The element parameters' adjoints, summed over every step, go back to the regions.
   expand_materials_.adjoint(material_body());
-  add_initial_state_adjoint(model_.initial_position, model_.initial_velocity, state_adjoint);
+  softbody::add_initial_state_adjoint(model_.initial_position, model_.initial_velocity, state_adjoint);
 }
 
 template <int D>
@@ -257,7 +257,7 @@ void Fem<D>::force_jacobians(std::span<const double> state, ForceJacobians& out)
 
 template <int D>
 void Fem<D>::force_jacobians_at(std::span<const double> x, std::span<const double> v, ForceJacobians& out) {
-  softbody::force_jacobians(model_, mu_.values(), lambda_.values(), damped() ? beta_.values().data() : nullptr, x, v,
+  fem::force_jacobians(model_, mu_.values(), lambda_.values(), damped() ? beta_.values().data() : nullptr, x, v,
                             out);
 }
 
@@ -283,4 +283,4 @@ double Fem<D>::energy(std::span<const double> state) {
 template class Fem<2>;
 template class Fem<3>;
 
-}  // namespace simgrad::softbody
+}  // namespace simgrad::fem
