@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "sims/fluid/band_scatter.hpp"
+#include "core/band_scatter.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/maccormack.hpp"
 

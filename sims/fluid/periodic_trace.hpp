@@ -14,7 +14,7 @@
 #include <span>
 
 #include "core/parallel.hpp"
-#include "sims/fluid/band_scatter.hpp"
+#include "core/band_scatter.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/periodic_rows.hpp"
 

@@ -7,7 +7,7 @@
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
 #include "core/vector_clones.hpp"
-#include "sims/fluid/conjugate_gradient.hpp"
+#include "core/conjugate_gradient.hpp"
 #include "sims/fluid/periodic_rows.hpp"
 
 namespace simgrad::fluid {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "core/parallel.hpp"
-#include "sims/fluid/conjugate_gradient.hpp"
+#include "core/conjugate_gradient.hpp"
 
 namespace simgrad::fluid {
 

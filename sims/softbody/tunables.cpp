@@ -6,23 +6,21 @@ template <int D>
 const tune::TunableTable<MassSpringModel<D>>& mass_spring_tunables() {
   using Model = MassSpringModel<D>;
   using tune::TunableDefault;
-  static const tune::TunableTable<Model> table = {
-      {{"stiffness", "N/m", "spring", "force per unit extension", TunableDefault::number(0.0)},
-       [](Model& m) { return tune::array_storage(m.stiffness); }},
-      {{"damping", "N s/m", "spring", "dashpot force per unit stretching speed", TunableDefault::number(0.0)},
-       [](Model& m) { return tune::array_storage(m.damping); }},
-      {{"rest_length", "m", "spring", "length at which the spring carries no force",
-        TunableDefault::text("each spring's initial length")},
-       [](Model& m) { return tune::array_storage(m.rest_length); }},
-      {{"actuation", "1", "step and actuator", "relative change of the rest length of driven springs", TunableDefault::number(0.0)},
-       [](Model& m) { return tune::array_storage(m.actuation); }},
-      {{"gravity", "m/s^2", "model", "gravitational acceleration vector", TunableDefault::number(0.0)},
-       [](Model& m) { return tune::array_storage(m.gravity); }},
-      {{"initial_position", "m", "node", "position at step 0", TunableDefault::text("the body's nodes")},
-       [](Model& m) { return tune::array_storage(m.initial_position); }},
-      {{"initial_velocity", "m/s", "node", "velocity at step 0", TunableDefault::number(0.0)},
-       [](Model& m) { return tune::array_storage(m.initial_velocity); }},
-  };
+  static const tune::TunableTable<Model> table = [] {
+    tune::TunableTable<Model> t = {
+        {{"stiffness", "N/m", "spring", "force per unit extension", TunableDefault::number(0.0)},
+         [](Model& m) { return tune::array_storage(m.stiffness); }},
+        {{"damping", "N s/m", "spring", "dashpot force per unit stretching speed", TunableDefault::number(0.0)},
+         [](Model& m) { return tune::array_storage(m.damping); }},
+        {{"rest_length", "m", "spring", "length at which the spring carries no force",
+          TunableDefault::text("each spring's initial length")},
+         [](Model& m) { return tune::array_storage(m.rest_length); }},
+        {{"actuation", "1", "step and actuator", "relative change of the rest length of driven springs", TunableDefault::number(0.0)},
+         [](Model& m) { return tune::array_storage(m.actuation); }},
+    };
+    append_node_tunables(t, "the body's nodes");
+    return t;
+  }();
   return table;
 }
 

@@ -11,7 +11,7 @@
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
 
-namespace simgrad::fluid {
+namespace simgrad {
 
 // a . b, summed per block into `partial` (block_count(n) entries) and then in block order.
 inline double blocked_dot(std::span<const double> a, std::span<const double> b, std::vector<double>& partial) {
@@ -93,4 +93,4 @@ int preconditioned_cg(const Matrix& apply_matrix, const Preconditioner& precondi
   return iterations;
 }
 
-}  // namespace simgrad::fluid
+}  // namespace simgrad

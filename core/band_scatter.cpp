@@ -1,11 +1,11 @@
-#include "sims/fluid/band_scatter.hpp"
+#include "core/band_scatter.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "core/vector_clones.hpp"
 
-namespace simgrad::fluid {
+namespace simgrad {
 
 namespace {
 
@@ -88,4 +88,4 @@ void BandScatter::gather(std::span<const Target> targets) {
   }
 }
 
-}  // namespace simgrad::fluid
+}  // namespace simgrad

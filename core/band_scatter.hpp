@@ -18,7 +18,7 @@
 #include "core/parallel.hpp"
 #include "core/vec.hpp"
 
-namespace simgrad::fluid {
+namespace simgrad {
 
 class BandScatter {
  public:
@@ -115,4 +115,4 @@ class BandScatter {
   std::vector<double> storage_;
 };
 
-}  // namespace simgrad::fluid
+}  // namespace simgrad
