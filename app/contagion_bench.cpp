@@ -48,8 +48,8 @@ cg::DiseaseModel bench_model(const cg::Population& p, int days) {
   m.settings.sampled_deaths = false;
   m.settings.count_window = 1;
   m.reset(p.age_groups, p.layers);
-  for (double& r : m.parameters.reproduction.value) r = 2.5;
-  m.parameters.initial_infected.value[0] = 0.001;
+  m.parameters.reproduction.fill(2.5);
+  m.parameters.initial_infected.values()[0] = 0.001;
   return m;
 }
 
@@ -100,9 +100,9 @@ json measure_simgrad(const std::filesystem::path& dir, int days, int repeats, in
           {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
           {"loss", value},
           {"daily_infections", infections},
-          {"gradient", {{"reproduction", q.reproduction.adjoint}, {"mortality", q.mortality.adjoint},
-                        {"initial_infected", q.initial_infected.adjoint}, {"susceptibility", q.susceptibility.adjoint},
-                        {"infectiousness", q.infectiousness.adjoint}, {"profile", q.profile.adjoint}}}};
+          {"gradient", {{"reproduction", q.reproduction.adjoints()}, {"mortality", q.mortality.adjoints()},
+                        {"initial_infected", q.initial_infected.adjoints()}, {"susceptibility", q.susceptibility.adjoints()},
+                        {"infectiousness", q.infectiousness.adjoints()}, {"profile", q.profile.adjoints()}}}};
 }
 
 // The PyTorch peer's side, run in this (child) process's own child.
@@ -125,10 +125,10 @@ json measure_peer(const std::string& python, const std::filesystem::path& dir, c
                          {"layer_weight", m.settings.layer_weight},
                          {"mean_interactions", m.settings.mean_interactions},
                          {"observations", obs},
-                         {"parameters", {{"reproduction", q.reproduction.value}, {"mortality", q.mortality.value[0]},
-                                         {"initial_infected", q.initial_infected.value[0]},
-                                         {"susceptibility", q.susceptibility.value}, {"infectiousness", q.infectiousness.value},
-                                         {"profile", q.profile.value}}}};
+                         {"parameters", {{"reproduction", q.reproduction.values()}, {"mortality", q.mortality.values()[0]},
+                                         {"initial_infected", q.initial_infected.values()[0]},
+                                         {"susceptibility", q.susceptibility.values()}, {"infectiousness", q.infectiousness.values()},
+                                         {"profile", q.profile.values()}}}};
   return run_peer(python, "contagion_torch.py", settings, dir / "peer_settings.json");
 }
 

@@ -93,19 +93,20 @@ cg::Count count_of(const std::string& name) {
   return cg::Count::kInfectious;
 }
 
-// A number for every entry of a quantity: one for all, or one each.
-void read_values(const ScenarioNode& node, std::string_view key, cg::Quantity& q) {
+// A number for every entry of a parameter: one for all, or one each.
+void read_values(const ScenarioNode& node, std::string_view key, Array<1>& q) {
   if (!node.has(key)) return;
   const ScenarioNode v = node.member(key);
   if (v.json().is_number()) {
-    std::fill(q.value.begin(), q.value.end(), v.as_number());
+    q.fill(v.as_number());
     return;
   }
   const std::vector<double> values = node.numbers(key);
-  if (values.empty() || values.size() > q.value.size())
-    node.fail(key, "expected one number or 1 to " + std::to_string(q.value.size()) + " numbers");
+  const std::span<double> entries = q.values();
+  if (values.empty() || values.size() > entries.size())
+    node.fail(key, "expected one number or 1 to " + std::to_string(entries.size()) + " numbers");
   // Fewer numbers than entries: later entries repeat the last (R of later weeks).
-  for (std::size_t i = 0; i < q.value.size(); ++i) q.value[i] = values[std::min(i, values.size() - 1)];
+  for (std::size_t i = 0; i < entries.size(); ++i) entries[i] = values[std::min(i, values.size() - 1)];
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -204,16 +205,16 @@ class ContagionScenario final : public Scenario {
               {"fit_windows", fit_.observations.size()},
               {"forecast_windows", held_out_.size()}};
     const cg::DiseaseParameters& p = model_.parameters;
-    j["reproduction"] = p.reproduction.value;
-    j["mortality"] = p.mortality.value[0];
-    j["initial_infected"] = p.initial_infected.value[0];
-    j["reporting"] = p.reporting.value[0];
-    if (!also_fit_.empty()) j["ascertainment"] = p.ascertainment.value[0];
+    j["reproduction"] = p.reproduction.values();
+    j["mortality"] = p.mortality.values()[0];
+    j["initial_infected"] = p.initial_infected.values()[0];
+    j["reporting"] = p.reporting.values()[0];
+    if (!also_fit_.empty()) j["ascertainment"] = p.ascertainment.values()[0];
     if (population_.complete) {
       // Expected infections caused by one infective in a susceptible population (week 1's R).
       double shed = 0.0;
       for (int k = 0; k < model_.settings.removal_day(); ++k) shed += model_.shedding(k);
-      j["r0"] = p.reproduction.value[0] * p.susceptibility.value[0] / model_.settings.mean_interactions[0] * shed;
+      j["r0"] = p.reproduction.values()[0] * p.susceptibility.values()[0] / model_.settings.mean_interactions[0] * shed;
     }
     std::vector<cg::Observation> all = fit_.observations;
     all.insert(all.end(), held_out_.begin(), held_out_.end());
@@ -226,7 +227,7 @@ class ContagionScenario final : public Scenario {
     j["data"] = truth;
     // R of the weeks the fitted data cannot see follows the report's rule (held-out windows only).
     cg::DiseaseModel forecast_model = model_;
-    j["reproduction_forecast"] = extend_reproduction(forecast_model.parameters.reproduction.value);
+    j["reproduction_forecast"] = extend_reproduction(forecast_model.parameters.reproduction);
     const cg::Spread tuned = cg::hard_counts_over_seeds(population_, forecast_model, fit_, all, steps, report_seeds_);
     j["hard_model"] = {{"seeds", report_seeds_}, {"mean", tuned.mean}, {"sd", tuned.sd}};
     std::vector<double> fit_truth(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(fit_.observations.size()));
@@ -258,16 +259,16 @@ class ContagionScenario final : public Scenario {
     cg::Series expert_series = fit_;
     expert_series.delay = 0;
     cg::DiseaseModel expert = model_;
-    std::fill(expert.parameters.reproduction.value.begin(), expert.parameters.reproduction.value.end(), 2.5);
-    expert.parameters.mortality.value[0] = 0.02;
-    expert.parameters.initial_infected.value[0] = 0.005;
+    expert.parameters.reproduction.fill(2.5);
+    expert.parameters.mortality.values()[0] = 0.02;
+    expert.parameters.initial_infected.values()[0] = 0.005;
     const std::vector<double> fixed =
         forecast_of(cg::hard_counts_over_seeds(population_, expert, expert_series, all, steps, report_seeds_).mean);
     forecast["expert"] = metrics_json(cg::forecast_metrics(fixed, held));
     forecast["expert"]["forecast"] = fixed;
     cg::SeirmBaseline seirm{static_cast<double>(population_.agents), static_cast<double>(model_.settings.exposed_days),
                             static_cast<double>(model_.settings.infectious_days), 200, false, identified_weeks(), {}, smoothness_};
-    seirm.extend_reproduction = [&](std::vector<double>& r) { forecast["seirm_reproduction_forecast"] = extend_reproduction(r); };
+    seirm.extend_reproduction = [&](Array<1>& r) { forecast["seirm_reproduction_forecast"] = extend_reproduction(r); };
     const std::vector<double> ode = forecast_of(cg::seirm_fit_and_forecast(seirm, fitted_series(), scale_, all, steps));
     forecast["seirm"] = metrics_json(cg::forecast_metrics(ode, held));
     forecast["seirm"]["forecast"] = ode;
@@ -329,7 +330,7 @@ class ContagionScenario final : public Scenario {
       data["y"].push_back(o.value);
     }
     const cg::DiseaseSettings& s = model_.settings;
-    const double reporting = cg::share_of(model_.parameters, fit_.share).value[0];
+    const double reporting = cg::share_of(model_.parameters, fit_.share).values()[0];
     const int stride = std::max(1, steps / 80);
     json frames = json::array();
     RolloutOptions o;
@@ -377,7 +378,7 @@ class ContagionScenario final : public Scenario {
     // A few seeds, so that the rings show two or three steps of spread.
     constexpr std::size_t most = 200, seeds = 4;
     const cg::DiseaseSettings& s = model_.settings;
-    const double p = model_.parameters.initial_infected.value[0];
+    const double p = model_.parameters.initial_infected.values()[0];
     std::vector<Index> chosen;
     std::unordered_set<Index> taken;
     for (Index i = 0; i < population_.agents && chosen.size() < seeds; ++i)
@@ -425,7 +426,8 @@ class ContagionScenario final : public Scenario {
 
   // Sets R of the weeks after the identified ones by the report's rule ("auto": the rule whose
   // backtest on the identified weeks' R scores best); returns the rule and the backtest errors.
-  json extend_reproduction(std::vector<double>& r) const {
+  json extend_reproduction(Array<1>& reproduction) const {
+    std::vector<double> r(reproduction.values().begin(), reproduction.values().end());
     const int fitted = std::min(identified_weeks(), static_cast<int>(r.size()));
     const int horizon = std::max(1, static_cast<int>(r.size()) - fitted);
     cg::ReproductionForecast f = forecast_rule_;
@@ -436,6 +438,7 @@ class ContagionScenario final : public Scenario {
     }
     if (auto_rule_) f.rule = cg::best_rule(f.weeks, r, fitted, horizon);
     cg::apply_forecast(f, r, fitted);
+    reproduction.assign(r, true);
     return {{"rule", cg::rule_name(f.rule)}, {"weeks", f.weeks}, {"backtest_log_error", backtest}, {"reproduction", r}};
   }
 
@@ -531,15 +534,15 @@ class ContagionScenario final : public Scenario {
       if (info.name == "profile" && node.has("profile") && node.member("profile").json().is_object()) {
         const ScenarioNode profile = node.child("profile");
         if (auto gamma = profile.optional_child("gamma")) {
-          model_.parameters.profile.value = cg::gamma_profile(gamma->positive("mean"), gamma->positive("sd"), model_.settings.removal_day());
+          model_.parameters.profile.assign(
+              cg::gamma_profile(gamma->positive("mean"), gamma->positive("sd"), model_.settings.removal_day()), true);
         } else {
           // A discrete distribution from a CSV column (a published serial interval).
           std::vector<double> v = read_column(profile.existing_file("file"), profile.string("column"), "", "", profile);
           const std::size_t skip = static_cast<std::size_t>(profile.integer("skip", 0, 1000, 0));
           if (v.size() < skip + static_cast<std::size_t>(model_.settings.removal_day()))
             profile.fail("file", "expected at least exposed_days + infectious_days values after the skipped ones");
-          model_.parameters.profile.value.assign(v.begin() + static_cast<std::ptrdiff_t>(skip),
-                                                 v.begin() + static_cast<std::ptrdiff_t>(skip) + model_.settings.removal_day());
+          model_.parameters.profile.assign(std::span(v).subspan(skip, static_cast<std::size_t>(model_.settings.removal_day())), true);
         }
         continue;
       }

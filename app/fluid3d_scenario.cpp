@@ -89,12 +89,11 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     }
     const fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h(), 3);
     model_.reset(std::move(grid), s);
-    if (s.confinement) model_.confinement.value[0] = root.non_negative("vorticity_confinement");
+    if (s.confinement) model_.confinement.values()[0] = root.non_negative("vorticity_confinement");
     if (root.has("initial_velocity")) {
       const std::vector<double> v = root.numbers("initial_velocity", 3);
-      std::size_t at = 0;
-      for (int a = 0; a < 3; ++a)
-        for (Index k = 0, n = model_.grid.face_count(a); k < n; ++k) model_.initial_velocity.value[at++] = v[static_cast<std::size_t>(a)];
+      auto at = model_.initial_velocity.values().begin();
+      for (int a = 0; a < 3; ++a) at = std::fill_n(at, model_.grid.face_count(a), v[static_cast<std::size_t>(a)]);
     }
     read_fluid_sources(root, model_, 3);
     set_up(root, overrides, read_loss(root.child("loss")));
@@ -158,7 +157,7 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     if (!region_.empty()) rectangle(region_[0], region_[1], region_[3], region_[4], 0.5);
     for (int s = 0; s < model_.source_count(); ++s) {
       const std::size_t si = static_cast<std::size_t>(s);
-      circle(model_.source_x.value[si], model_.source_y.value[si], model_.source_radius.value[si], 1.0);
+      circle(model_.source_x.values()[si], model_.source_y.values()[si], model_.source_radius.values()[si], 1.0);
     }
     for (const std::array<double, 4>& segment : vent_segments(model_))
       lines.push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
@@ -176,8 +175,8 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
         const double speed = model_.scheduled(model_.speed, s, times[f], knot, fraction);
         const double angle = model_.scheduled(model_.angle, s, times[f], knot, fraction);
         const double tilt = model_.scheduled(model_.tilt, s, times[f], knot, fraction);
-        const double length = 2.0 * model_.source_radius.value[static_cast<std::size_t>(s)] * std::min(2.0, speed) * std::cos(tilt);
-        arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
+        const double length = 2.0 * model_.source_radius.values()[static_cast<std::size_t>(s)] * std::min(2.0, speed) * std::cos(tilt);
+        arrows.push_back({model_.source_x.values()[static_cast<std::size_t>(s)], model_.source_y.values()[static_cast<std::size_t>(s)],
                           length * std::cos(angle), length * std::sin(angle)});
       }
       add_vent_arrows(model_, times[f], arrows);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <functional>
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "app/bench_support.hpp"
@@ -57,13 +58,13 @@ SmokeTask smoke_task(int n, int steps, bool jacobi, fl::Backtrace backtrace = fl
   const double h = 1.0 / n;
   task.model.reset(fl::Grid(n, n, h, fl::Side::kPeriodic, fl::Side::kPeriodic, fl::Side::kPeriodic, fl::Side::kPeriodic), s);
   const fl::Grid& g = task.model.grid;
-  for (std::size_t k = 0; k < task.model.initial_velocity.size(); ++k)
-    task.model.initial_velocity.value[k] = 0.2 * standard_normal(3, 0, k);
+  const std::span<double> velocity = task.model.initial_velocity.values(), density = task.model.initial_density.values();
+  for (std::size_t k = 0; k < velocity.size(); ++k) velocity[k] = 0.2 * standard_normal(3, 0, k);
   task.loss.target.assign(static_cast<std::size_t>(g.cells()), 0.0);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) {
       const std::size_t c = static_cast<std::size_t>(g.cell(i, j));
-      task.model.initial_density.value[c] = ((i / 16 + j / 16) % 2 == 0) ? 1.0 : 0.0;
+      density[c] = ((i / 16 + j / 16) % 2 == 0) ? 1.0 : 0.0;
       task.loss.target[c] = std::hypot((i + 0.5) * h - 0.5, (j + 0.5) * h - 0.5) < 0.4 ? 1.0 : 0.0;
     }
   return task;
@@ -132,7 +133,7 @@ json measure(SmokeTaskOf<Model> task, int repeats, int threads) {
           {"loss", value},
           {"pressure_iterations_max", system.projection().max_iterations_seen()},
           {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
-          {"gradient", task.model.initial_velocity.adjoint}};
+          {"gradient", task.model.initial_velocity.adjoints()}};
 }
 
 // The PyTorch peer on the same task.
@@ -147,8 +148,8 @@ json measure_peer(const std::string& python, const SmokeTask& task, int repeats,
                          {"backtrace", m.settings.backtrace == fl::Backtrace::kEuler ? "euler" : "midpoint"},
                          {"threads", threads},
                          {"repeats", repeats},
-                         {"initial_density", m.initial_density.value},
-                         {"initial_velocity", m.initial_velocity.value},
+                         {"initial_density", m.initial_density.values()},
+                         {"initial_velocity", m.initial_velocity.values()},
                          {"target", task.loss.target}};
   const std::filesystem::path file =
       std::filesystem::temp_directory_path() / ("simgrad_smoke_peer_" + std::to_string(getpid()) + ".json");
@@ -205,7 +206,7 @@ void fluid_benchmarks(const std::regex& filter, int repeats, int threads, const 
         s.velocity_advection = s.carried_advection = fl::AdvectionScheme::kMacCormack;
       } else if (v == "solver:cg/confinement:0.2") {
         s.confinement = true;
-        task.model.confinement.value[0] = 0.2;
+        task.model.confinement.values()[0] = 0.2;
       }
       json r = measure(std::move(task), repeats, threads);
       r.erase("gradient");

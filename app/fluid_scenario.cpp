@@ -94,9 +94,9 @@ void read_interior_sources(const ScenarioNode& root, Model& model, int dimension
                      src.non_negative("density_rate", fluid_default("density_rate")),
                      src.non_negative("temperature_rate", fluid_default("temperature_rate")), 0.0, 0.0, 0.0);
     const std::size_t first = static_cast<std::size_t>((model.source_count() - 1) * knots);
-    auto schedule = [&](fl::Quantity& q, const char* key, double fallback) {
+    auto schedule = [&](Array<1>& q, const char* key, double fallback) {
       const std::vector<double> values = read_schedule(src, key, knots, fallback);
-      std::copy(values.begin(), values.end(), q.value.begin() + static_cast<std::ptrdiff_t>(first));
+      std::copy(values.begin(), values.end(), q.values().begin() + static_cast<std::ptrdiff_t>(first));
     };
     schedule(model.speed, "speed", fluid_default("speed"));
     schedule(model.angle, "angle", fluid_default("angle"));
@@ -136,7 +136,7 @@ void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions) {
       vent.fail("side", "a vent on an open side needs the \"cg\" pressure solver");
     const std::vector<double> speed = read_schedule(vent, "speed", model.knots, fluid_default("vent_speed"));
     std::copy(speed.begin(), speed.end(),
-              model.vent_speed.value.begin() + static_cast<std::ptrdiff_t>((model.vent_count() - 1) * model.knots));
+              model.vent_speed.values().begin() + static_cast<std::ptrdiff_t>((model.vent_count() - 1) * model.knots));
   }
   // Vents that overlap on an open side are refused by the system; named here by field.
   try {
@@ -170,8 +170,8 @@ std::vector<std::array<double, 4>> vent_segments(const Model& model) {
                                    std::min(extent_of(model.grid, tangent), centre + 0.5 * width)};
     };
     if (axis == 2) {
-      const auto x = span_along(0, model.vent_position.value[vs], model.vent_width.value[vs]);
-      const auto y = span_along(1, model.vent_position2.value[vs], model.vent_width2.value[vs]);
+      const auto x = span_along(0, model.vent_position.values()[vs], model.vent_width.values()[vs]);
+      const auto y = span_along(1, model.vent_position2.values()[vs], model.vent_width2.values()[vs]);
       out.push_back({x[0], y[0], x[1], y[0]});
       out.push_back({x[1], y[0], x[1], y[1]});
       out.push_back({x[1], y[1], x[0], y[1]});
@@ -179,7 +179,7 @@ std::vector<std::array<double, 4>> vent_segments(const Model& model) {
       continue;
     }
     const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis);
-    const auto t = span_along(1 - axis, model.vent_position.value[vs], model.vent_width.value[vs]);
+    const auto t = span_along(1 - axis, model.vent_position.values()[vs], model.vent_width.values()[vs]);
     out.push_back(axis == 0 ? std::array<double, 4>{wall, t[0], wall, t[1]} : std::array<double, 4>{t[0], wall, t[1], wall});
   }
   return out;
@@ -198,8 +198,8 @@ void add_vent_arrows(const Model& model, int t, json& arrows) {
     double fraction;
     const double speed = model.scheduled(model.vent_speed, v, t, knot, fraction);
     const double inward = side % 2 == 0 ? 1.0 : -1.0;
-    const double length = model.vent_width.value[vs] * std::min(2.0, std::abs(speed)) * inward * (speed < 0 ? -1 : 1);
-    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis), along = model.vent_position.value[vs];
+    const double length = model.vent_width.values()[vs] * std::min(2.0, std::abs(speed)) * inward * (speed < 0 ? -1 : 1);
+    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis), along = model.vent_position.values()[vs];
     if (axis == 0) arrows.push_back({wall, along, length, 0.0});
     else arrows.push_back({along, wall, 0.0, length});
   }
@@ -349,13 +349,13 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     }
     const fl::SmokeSettings s = read_smoke_settings(root, steps, grid.h());
     model_.reset(std::move(grid), s);
-    if (s.confinement) model_.confinement.value[0] = root.non_negative("vorticity_confinement");
+    if (s.confinement) model_.confinement.values()[0] = root.non_negative("vorticity_confinement");
     const fl::Grid& g = model_.grid;
-    if (auto d = root.optional_child("initial_density")) model_.initial_density.value = read_density(*d, g);
+    if (auto d = root.optional_child("initial_density")) model_.initial_density.assign(read_density(*d, g), true);
     if (root.has("initial_velocity")) {
       const std::vector<double> v = root.numbers("initial_velocity", 2);
-      std::fill_n(model_.initial_velocity.value.begin(), g.u_count(), v[0]);
-      std::fill(model_.initial_velocity.value.begin() + g.u_count(), model_.initial_velocity.value.end(), v[1]);
+      std::fill_n(model_.initial_velocity.values().begin(), g.u_count(), v[0]);
+      std::fill(model_.initial_velocity.values().begin() + g.u_count(), model_.initial_velocity.values().end(), v[1]);
     }
     read_fluid_sources(root, model_, 2);
     set_up(root, overrides, read_loss(root.child("loss")));
@@ -432,8 +432,8 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
         if (open(i, j + 1)) background["lines"].push_back({x0, y1, x1, y1, -1.0});
       }
     for (int s = 0; s < model_.source_count(); ++s)
-      outline({true, {model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
-                      model_.source_radius.value[static_cast<std::size_t>(s)]}},
+      outline({true, {model_.source_x.values()[static_cast<std::size_t>(s)], model_.source_y.values()[static_cast<std::size_t>(s)],
+                      model_.source_radius.values()[static_cast<std::size_t>(s)]}},
               1.0);
     for (const std::array<double, 4>& segment : vent_segments(model_))
       background["lines"].push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
@@ -449,9 +449,9 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
         double fraction;
         const double speed = model_.scheduled(model_.speed, s, times[f], knot, fraction);
         const double angle = model_.scheduled(model_.angle, s, times[f], knot, fraction);
-        const double r = model_.source_radius.value[static_cast<std::size_t>(s)];
+        const double r = model_.source_radius.values()[static_cast<std::size_t>(s)];
         const double length = 2.0 * r * std::min(2.0, std::abs(speed));
-        arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
+        arrows.push_back({model_.source_x.values()[static_cast<std::size_t>(s)], model_.source_y.values()[static_cast<std::size_t>(s)],
                           length * std::cos(angle) * (speed < 0 ? -1 : 1), length * std::sin(angle) * (speed < 0 ? -1 : 1)});
       }
       add_vent_arrows(model_, times[f], arrows);

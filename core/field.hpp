@@ -2,8 +2,10 @@
 // the same shape. A Field is a cheap view that kernels read and write; an Array owns the storage.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <initializer_list>
 #include <new>
 #include <span>
 #include <type_traits>
@@ -72,12 +74,31 @@ class Array {
   Array() = default;
   explicit Array(Index size, bool differentiable = false) { resize(size, differentiable); }
 
-  // Resizes to `size` entries, zero-filled.
-  void resize(Index size, bool differentiable) {
-    value_.assign(static_cast<std::size_t>(size * D), 0.0);
+  // Resizes to `size` entries, every number `value` (zero unless given), adjoints zero.
+  void resize(Index size, bool differentiable, double value = 0.0) {
+    value_.assign(static_cast<std::size_t>(size * D), value);
     adjoint_.assign(differentiable ? static_cast<std::size_t>(size * D) : 0, 0.0);
     size_ = size;
   }
+  // Resizes to the entries in `values` (D numbers each) and copies them in, adjoints zero.
+  void assign(std::span<const double> values, bool differentiable) {
+    value_.assign(values.begin(), values.end());
+    adjoint_.assign(differentiable ? value_.size() : 0, 0.0);
+    size_ = static_cast<Index>(values.size()) / D;
+  }
+  // The same from a braced list of numbers.
+  void assign(std::initializer_list<double> values, bool differentiable) {
+    assign(std::span<const double>(values.begin(), values.size()), differentiable);
+  }
+  // Appends `count` entries, every number `value`, keeping the others (and their adjoints); an
+  // empty array cannot tell whether it is differentiable, so the caller says, as to resize.
+  void append(Index count, double value, bool differentiable) {
+    value_.resize(value_.size() + static_cast<std::size_t>(count * D), value);
+    adjoint_.resize(differentiable ? value_.size() : 0, 0.0);
+    size_ += count;
+  }
+  // Sets every value to `value`, keeping the adjoints.
+  void fill(double value) { std::fill(value_.begin(), value_.end(), value); }
 
   Index size() const { return size_; }
   bool differentiable() const { return !adjoint_.empty(); }

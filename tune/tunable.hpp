@@ -125,16 +125,11 @@ BoundParameter bind(const TunableTable<Model>& table, Model& model, std::string_
   return bind_tunable(t->info, [&model, locate = t->storage] { return locate(model); }, request);
 }
 
-// The storage of a core::Array, its adjoint switched on.
+// The storage of a core::Array, its adjoint switched on; `entries_per_item` as in TunableStorage.
 template <int D>
-TunableStorage array_storage(Array<D>& array, int components = D) {
+TunableStorage array_storage(Array<D>& array, int components = D, int entries_per_item = 1) {
   if (!array.differentiable()) array.set_differentiable(true);
-  return {array.values(), array.adjoints(), components, 1, {}};
-}
-
-// The storage of a value vector and its adjoint vector of the same length.
-inline TunableStorage vector_storage(std::vector<double>& values, std::vector<double>& adjoints, int entries_per_item = 1) {
-  return {values, adjoints, 1, entries_per_item, {}};
+  return {array.values(), array.adjoints(), components, entries_per_item, {}};
 }
 
 // Fills every entry a request covers with `value` (a scenario's "initial").

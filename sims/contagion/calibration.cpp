@@ -46,7 +46,7 @@ Spread hard_counts_over_seeds(const Population& population, const DiseaseModel& 
   Spread s{std::vector<double>(windows.size(), 0.0), std::vector<double>(windows.size(), 0.0)};
   DiseaseModel m = model;
   m.settings.straight_through = true;
-  const double rho = share_of(m.parameters, series.share).value[0];
+  const double rho = share_of(m.parameters, series.share).values()[0];
   for (int k = 0; k < seeds; ++k) {
     m.settings.seed = model.settings.seed + static_cast<std::uint64_t>(k);
     const std::vector<double> c = run_counts(population, m, series, windows, days);
@@ -88,7 +88,7 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
   if (baseline.fit_reporting)
     bound.push_back(tuned("reporting", {.lower = 1e-3, .upper = 1.0, .transform = tune::Transform::logit}));
   if (ascertained) {
-    model.parameters.ascertainment.value[0] = 0.5;
+    model.parameters.ascertainment.values()[0] = 0.5;
     bound.push_back(tuned("ascertainment", {.lower = 1e-3, .upper = 1.0, .transform = tune::Transform::logit}));
   }
   tune::RolloutProblem problem(system, loss, last_fit_day, {}, std::move(bound));
@@ -103,9 +103,9 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
   optimizer->init(objective, space.to_optimizer(problem.initial()), lower, upper);
   while (!optimizer->finished()) optimizer->iterate();
   problem.assign(space.to_physical(optimizer->result().x));
-  if (baseline.extend_reproduction) baseline.extend_reproduction(model.parameters.reproduction.value);
+  if (baseline.extend_reproduction) baseline.extend_reproduction(model.parameters.reproduction);
   const Series& first = fit.front();
-  const double rho = share_of(model.parameters, first.share).value[0];
+  const double rho = share_of(model.parameters, first.share).values()[0];
   std::vector<double> counts = observe(system, days, windows, [&](const Observation& o, std::span<const double> state) {
     return rho * SeirmOde::count(first.count, o.window, first.delay, state);
   });

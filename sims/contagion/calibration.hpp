@@ -36,7 +36,7 @@ struct SeirmBaseline {
   int iterations = 200;
   bool fit_reporting = false;
   int weeks = 1;  // weeks of R fitted; later weeks follow the last, or:
-  std::function<void(std::vector<double>&)> extend_reproduction;  // sets R after the fitted weeks
+  std::function<void(Array<1>&)> extend_reproduction;  // sets R after the fitted weeks
   ReproductionSmoothness smoothness;
 };
 std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const std::vector<Series>& fit, Scale scale,

@@ -9,9 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
-#include "core/vec.hpp"
+#include "core/field.hpp"
 
 namespace simgrad::contagion {
 
@@ -70,31 +71,22 @@ struct DiseaseSettings {
   int history_days() const { return removal_day() + count_window; }
 };
 
-// A tuned quantity: values and the adjoints a backward pass accumulates.
-struct Quantity {
-  std::vector<double> value;
-  std::vector<double> adjoint;
-  void resize(std::size_t n, double v) {
-    value.assign(n, v);
-    adjoint.assign(n, 0.0);
-  }
-};
-
-// Every tuned parameter, GradABM's constants by default (../shared/data/README.md).
+// Every tuned parameter, GradABM's constants by default (../shared/data/README.md): values and
+// the adjoints a backward pass accumulates, always differentiable.
 struct DiseaseParameters {
-  Quantity reproduction;       // R per week (the last value holds for later weeks)
-  Quantity mortality;          // 1
-  Quantity initial_infected;   // share of agents infected on day 0
-  Quantity susceptibility;     // per age group
-  Quantity infectiousness;     // [exposed, infectious]: A of a stage
-  Quantity profile;            // g: per day since infection, exposed_days + infectious_days entries
-  Quantity contact_reduction;  // per layer, from settings.reduction_start on
-  Quantity vaccination_rate;   // share of agents protected per day from settings.vaccination_start on
-  Quantity reporting;          // share of counted events that the data records (losses scale by it)
-  Quantity ascertainment;      // share of cases that the data records, for series that say so (deaths
+  Array<1> reproduction;       // R per week (the last value holds for later weeks)
+  Array<1> mortality;          // 1
+  Array<1> initial_infected;   // share of agents infected on day 0
+  Array<1> susceptibility;     // per age group
+  Array<1> infectiousness;     // [exposed, infectious]: A of a stage
+  Array<1> profile;            // g: per day since infection, exposed_days + infectious_days entries
+  Array<1> contact_reduction;  // per layer, from settings.reduction_start on
+  Array<1> vaccination_rate;   // share of agents protected per day from settings.vaccination_start on
+  Array<1> reporting;          // share of counted events that the data records (losses scale by it)
+  Array<1> ascertainment;      // share of cases that the data records, for series that say so (deaths
                                // are nearly all recorded, cases far from all: two shares, fitted jointly)
 
-  std::vector<Quantity*> all() {
+  std::vector<Array<1>*> all() {
     return {&reproduction, &mortality, &initial_infected, &susceptibility, &infectiousness, &profile,
             &contact_reduction, &vaccination_rate, &reporting, &ascertainment};
   }
@@ -115,14 +107,14 @@ struct DiseaseModel {
     double next_share;
   };
   Knots reproduction_knots(int t) const {
-    const std::size_t n = parameters.reproduction.value.size();
+    const std::size_t n = parameters.reproduction.values().size();
     const std::size_t w = std::min(static_cast<std::size_t>(t / 7), n - 1);
     if (settings.reproduction_curve == ReproductionCurve::kWeekly || w + 1 >= n) return {w, 0.0};
     return {w, (t % 7) / 7.0};
   }
   // R on day t.
   double reproduction_on(int t) const {
-    const auto& r = parameters.reproduction.value;
+    const std::span<const double> r = parameters.reproduction.values();
     const Knots k = reproduction_knots(t);
     return k.next_share == 0.0 ? r[k.week] : (1.0 - k.next_share) * r[k.week] + k.next_share * r[k.week + 1];
   }

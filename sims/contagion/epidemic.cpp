@@ -35,8 +35,8 @@ struct PartialLayout {
 };
 
 PartialLayout layout_of(const DiseaseModel& m) {
-  return {m.parameters.susceptibility.value.size(), m.parameters.profile.value.size(),
-          m.parameters.contact_reduction.value.size()};
+  return {m.parameters.susceptibility.values().size(), m.parameters.profile.values().size(),
+          m.parameters.contact_reduction.values().size()};
 }
 
 // Adds the blocks' partials at [offset, offset + count) to target, block by block in order.
@@ -68,9 +68,9 @@ Epidemic::Epidemic(const Population& population, DiseaseModel& model)
       if (!(v >= 0.0 && v <= 1.0)) throw std::invalid_argument("active_share entries must lie in [0, 1]");
   }
   shedding_table_.assign(static_cast<std::size_t>(model.settings.removal_day()) + 1, 0.0);
-  if (model.parameters.susceptibility.value.size() < static_cast<std::size_t>(population.age_groups))
+  if (model.parameters.susceptibility.values().size() < static_cast<std::size_t>(population.age_groups))
     throw std::invalid_argument("the model has fewer susceptibility entries than the population has age groups");
-  if (model.parameters.contact_reduction.value.size() < static_cast<std::size_t>(population.layers))
+  if (model.parameters.contact_reduction.values().size() < static_cast<std::size_t>(population.layers))
     throw std::invalid_argument("the model has fewer contact layers than the population");
   partials_.assign(static_cast<std::size_t>(block_count(population.agents)) * layout_of(model).size, 0.0);
 }
@@ -85,7 +85,7 @@ double Epidemic::death_draw(int infection_day, Index i) const {
   return uniform01(model_.settings.seed, static_cast<std::uint64_t>(infection_day), static_cast<std::uint64_t>(i), kDeathDraw);
 }
 bool Epidemic::dies(double tau, Index i) const {
-  return death_draw(static_cast<int>(tau), i) < model_.parameters.mortality.value[0];
+  return death_draw(static_cast<int>(tau), i) < model_.parameters.mortality.values()[0];
 }
 
 bool Epidemic::wanes(int t, double tau, Index i) const {
@@ -96,7 +96,7 @@ bool Epidemic::wanes(int t, double tau, Index i) const {
 
 void Epidemic::initial_state(std::span<double> state) {
   const Index n = population_.agents;
-  const double p = model_.parameters.initial_infected.value[0];
+  const double p = model_.parameters.initial_infected.values()[0];
   const DiseaseSettings& s = model_.settings;
   std::fill(state.begin(), state.end(), 0.0);
   parallel_for_blocks(n, [&](Index first, Index last) {
@@ -112,7 +112,7 @@ void Epidemic::initial_state(std::span<double> state) {
 
 void Epidemic::initial_state_adjoint(std::span<const double> state_adjoint) {
   const Index n = population_.agents;
-  const double p = model_.parameters.initial_infected.value[0];
+  const double p = model_.parameters.initial_infected.values()[0];
   const DiseaseSettings& s = model_.settings;
   const PartialLayout layout = layout_of(model_);
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
@@ -123,7 +123,7 @@ void Epidemic::initial_state_adjoint(std::span<const double> state_adjoint) {
     }
     partials_[static_cast<std::size_t>(b) * layout.size + layout.seeding] = sum;
   });
-  flush(partials_, layout.size, block_count(n), layout.seeding, 1, model_.parameters.initial_infected.adjoint.data());
+  flush(partials_, layout.size, block_count(n), layout.seeding, 1, model_.parameters.initial_infected.adjoints().data());
 }
 
 void Epidemic::set_layer_weights(int t) {
@@ -265,7 +265,7 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
   set_layer_weights(t);
   shed(t, state);
   const DiseaseSettings& s = model_.settings;
-  const DiseaseParameters& p = model_.parameters;
+  const std::span<const double> susceptibility = model_.parameters.susceptibility.values();
   const double r = model_.reproduction_on(t);
   const double protect = model_.protected_share(t);
   const std::size_t h = static_cast<std::size_t>(history_);
@@ -293,7 +293,7 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
         // No shedding contact: no infection, and no gradient either (nothing can change that).
         if (hz != 0.0) {
           const int a = population_.age[static_cast<std::size_t>(i)];
-          const double k = r * p.susceptibility.value[static_cast<std::size_t>(a)] / s.mean_interactions[static_cast<std::size_t>(a)];
+          const double k = r * susceptibility[static_cast<std::size_t>(a)] / s.mean_interactions[static_cast<std::size_t>(a)];
           const double prob = (1.0 - protect) * -std::expm1(-k * hz);
           double z, hard;
           if (s.straight_through) {
@@ -345,6 +345,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const PartialLayout layout = layout_of(model_);
   const Index blocks = block_count(n);
   const std::size_t next_offset = day_offset(t + 1), today_offset = day_offset(t);
+  const std::span<const double> susceptibility = p.susceptibility.values();
 
   // Infection's adjoint: the history's, x's, H-bar per agent, and the partials of R, S and the
   // vaccination rate.
@@ -365,7 +366,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
           x_bar[i] += x1_bar[i];
         } else {
           const int a = population_.age[static_cast<std::size_t>(i)];
-          const double sa = p.susceptibility.value[static_cast<std::size_t>(a)];
+          const double sa = susceptibility[static_cast<std::size_t>(a)];
           const double ibar = s.mean_interactions[static_cast<std::size_t>(a)];
           const double k = r * sa / ibar;
           const double survive = std::exp(-k * hz);
@@ -398,15 +399,15 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   }
   const DiseaseModel::Knots knots = model_.reproduction_knots(t);
   if (knots.next_share == 0.0) {
-    flush(partials_, layout.size, blocks, layout.reproduction, 1, &p.reproduction.adjoint[knots.week]);
+    flush(partials_, layout.size, blocks, layout.reproduction, 1, &p.reproduction.adjoints()[knots.week]);
   } else {
     double r_bar = 0.0;
     flush(partials_, layout.size, blocks, layout.reproduction, 1, &r_bar);
-    p.reproduction.adjoint[knots.week] += (1.0 - knots.next_share) * r_bar;
-    p.reproduction.adjoint[knots.week + 1] += knots.next_share * r_bar;
+    p.reproduction.adjoints()[knots.week] += (1.0 - knots.next_share) * r_bar;
+    p.reproduction.adjoints()[knots.week + 1] += knots.next_share * r_bar;
   }
-  flush(partials_, layout.size, blocks, layout.susceptibility, p.susceptibility.value.size(), p.susceptibility.adjoint.data());
-  flush(partials_, layout.size, blocks, layout.vaccination, 1, p.vaccination_rate.adjoint.data());
+  flush(partials_, layout.size, blocks, layout.susceptibility, susceptibility.size(), p.susceptibility.adjoints().data());
+  flush(partials_, layout.size, blocks, layout.vaccination, 1, p.vaccination_rate.adjoints().data());
 
   // Shedding's adjoint: c-bar_j gathers H-bar over j's contacts (symmetric rows); then the
   // history of the last `removal` days, A and g.
@@ -417,6 +418,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const std::size_t layers = layer_weight_.size();
   const std::uint64_t* mask = adjoint_mask_.data();
   const double* table = shedding_table_.data();  // A[stage] g[k], as shed() left it
+  const std::span<const double> profile = p.profile.values(), infectiousness = p.infectiousness.values();
   // c-bar_j reaches the slots of days t - recent + 1 ... t. An agent whose last live slot is
   // older needs none: its c is 0, its slots there are 0 in value, and their adjoints are dropped
   // by the steps that wrote them, so skipping its row changes no bit of the result.
@@ -488,19 +490,19 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
         // Parameters see occupancies by value: most in the history are zero (escaped events).
         if (const double v = state[m]; v != 0.0) {
           const std::size_t stage = k < s.exposed_days ? 0 : 1;
-          part[layout.infectiousness + stage] += c_bar * v * p.profile.value[static_cast<std::size_t>(k)];
-          part[layout.profile + static_cast<std::size_t>(k)] += c_bar * v * p.infectiousness.value[stage];
+          part[layout.infectiousness + stage] += c_bar * v * profile[static_cast<std::size_t>(k)];
+          part[layout.profile + static_cast<std::size_t>(k)] += c_bar * v * infectiousness[stage];
         }
         m = m == base ? base + static_cast<std::size_t>(history_) - 1 : m - 1;  // the day before
       }
     }
   });
-  flush(partials_, layout.size, blocks, layout.infectiousness, 2, p.infectiousness.adjoint.data());
-  flush(partials_, layout.size, blocks, layout.profile, p.profile.value.size(), p.profile.adjoint.data());
+  flush(partials_, layout.size, blocks, layout.infectiousness, 2, p.infectiousness.adjoints().data());
+  flush(partials_, layout.size, blocks, layout.profile, profile.size(), p.profile.adjoints().data());
   // d weight / d reduction = -layer weight, from the start day on.
   if (t >= s.reduction_start)
     for (std::size_t l = 0; l < layers; ++l)
-      flush(partials_, layout.size, blocks, layout.reduction + l, 1, &p.contact_reduction.adjoint[l],
+      flush(partials_, layout.size, blocks, layout.reduction + l, 1, &p.contact_reduction.adjoints()[l],
             -s.layer_weight[l]);
 }
 
@@ -523,7 +525,7 @@ void Epidemic::pack_hazard_adjoints() {
 }
 
 void Epidemic::clear_adjoints() {
-  for (Quantity* q : model_.parameters.all()) std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
+  for (Array<1>* q : model_.parameters.all()) std::fill(q->adjoints().begin(), q->adjoints().end(), 0.0);
 }
 
 }  // namespace simgrad::contagion

@@ -40,6 +40,7 @@ ScoredRun scored_run(const Population& population, DiseaseModel& model, const Co
   std::vector<double> state(static_cast<std::size_t>(system.state_size())), next(state.size());
   std::vector<double> hazard(static_cast<std::size_t>(n));
   system.initial_state(state);
+  const std::span<const double> susceptibility = model.parameters.susceptibility.values();
   double score = 0.0;
   for (int t = 0; t < f.day; ++t) {
     system.step(t, state, next, hazard);
@@ -49,7 +50,7 @@ ScoredRun scored_run(const Population& population, DiseaseModel& model, const Co
       const double hz = hazard[static_cast<std::size_t>(i)];
       if (state[static_cast<std::size_t>(n + i)] >= 0.0 || hz == 0.0) continue;  // not at risk
       const int a = population.age[static_cast<std::size_t>(i)];
-      const double k_by_r = model.parameters.susceptibility.value[static_cast<std::size_t>(a)] /
+      const double k_by_r = susceptibility[static_cast<std::size_t>(a)] /
                             s.mean_interactions[static_cast<std::size_t>(a)];
       const double p = (1.0 - protect) * -std::expm1(-r * k_by_r * hz);
       const double dp = (1.0 - protect) * std::exp(-r * k_by_r * hz) * k_by_r * hz;
@@ -67,16 +68,16 @@ std::pair<double, double> pathwise_run(const Population& population, DiseaseMode
   CountOnDay loss(system, f);
   Rollout rollout(system, loss, f.day);
   const double count = rollout.loss_and_gradient();
-  const std::vector<double>& g = model.parameters.reproduction.adjoint;
+  const std::span<const double> g = model.parameters.reproduction.adjoints();
   return {count, std::accumulate(g.begin(), g.end(), 0.0)};
 }
 
 // f of one hard run with R moved to r everywhere.
 double count_at(const Population& population, DiseaseModel& model, const CountWindow& f, double r) {
-  std::vector<double> saved = model.parameters.reproduction.value;
-  std::fill(model.parameters.reproduction.value.begin(), model.parameters.reproduction.value.end(), r);
+  const Array<1> saved = model.parameters.reproduction;
+  model.parameters.reproduction.fill(r);
   const double count = scored_run(population, model, f).count;
-  model.parameters.reproduction.value = saved;
+  model.parameters.reproduction = saved;
   return count;
 }
 
@@ -93,7 +94,7 @@ EstimatorStats stats_of(const std::vector<double>& v) {
 
 EstimatorComparison compare_estimators(const Population& population, const DiseaseModel& model, const CountWindow& f,
                                        int seeds, double step) {
-  const std::vector<double>& r = model.parameters.reproduction.value;
+  const std::span<const double> r = model.parameters.reproduction.values();
   for (double v : r)
     if (v != r[0]) throw std::invalid_argument("compare_estimators: R must be one value for every week");
   if (seeds < 2) throw std::invalid_argument("compare_estimators: needs two seeds or more");

@@ -41,7 +41,7 @@ DayRange checked_days(const Epidemic& system, Count count, int t, int window, in
 // An agent's share of a death on infection day d, and its derivative by the mortality.
 Event death_share(const Epidemic& system, int d, Index i) {
   const DiseaseSettings& s = system.model().settings;
-  const double mortality = system.model().parameters.mortality.value[0];
+  const double mortality = system.model().parameters.mortality.values()[0];
   if (!s.sampled_deaths) return {mortality, mortality, 1.0};
   return sample_event(mortality, system.death_draw(d, i), s.sampler, s.temperature);
 }
@@ -106,7 +106,7 @@ void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::
     }
     return mortality_part;
   });
-  system.model().parameters.mortality.adjoint[0] += mortality_bar;
+  system.model().parameters.mortality.adjoints()[0] += mortality_bar;
 }
 
 double scaled(Scale scale, double x) {
@@ -127,9 +127,10 @@ double scaled_slope(Scale scale, double x) {
   return 1.0;
 }
 
-double reproduction_roughness(const ReproductionSmoothness& smoothness, Quantity& reproduction, bool add_adjoint,
+double reproduction_roughness(const ReproductionSmoothness& smoothness, Array<1>& reproduction, bool add_adjoint,
                               double seed) {
-  const std::vector<double>& r = reproduction.value;
+  const std::span<const double> r = reproduction.values();
+  const std::span<double> r_bar = reproduction.adjoints();
   const std::size_t n = smoothness.weeks > 0 ? std::min(r.size(), static_cast<std::size_t>(smoothness.weeks)) : r.size();
   const std::size_t order = smoothness.order == 1 ? 1 : 2;
   // Difference k of order 1 is log r[k+1] - log r[k]; of order 2, log r[k+2] - 2 log r[k+1] + log r[k].
@@ -142,7 +143,7 @@ double reproduction_roughness(const ReproductionSmoothness& smoothness, Quantity
     sum += d * d;
     if (!add_adjoint) continue;
     for (std::size_t j = 0; j <= order; ++j)
-      reproduction.adjoint[k + j] += seed * smoothness.weight * 2.0 * d * c[j] / r[k + j];
+      r_bar[k + j] += seed * smoothness.weight * 2.0 * d * c[j] / r[k + j];
   }
   return smoothness.weight * sum;
 }
@@ -164,7 +165,7 @@ double SeriesLoss::term(int t, std::span<const double> state) {
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      const double rho = share_of(parameters_, s.share).value[0];
+      const double rho = share_of(parameters_, s.share).values()[0];
       const double d = scaled(scale_, rho * count(s.count, t, o.window, s.delay, state)) - scaled(scale_, o.value);
       total += s.weight * d * d;
     }
@@ -176,12 +177,13 @@ void SeriesLoss::term_adjoint(int t, std::span<const double> state, double seed,
   for (const Series& s : series_)
     for (const Observation& o : s.observations) {
       if (o.day != t) continue;
-      Quantity& rho = share_of(parameters_, s.share);
+      Array<1>& share = share_of(parameters_, s.share);
+      const double rho = share.values()[0];
       const double c = count(s.count, t, o.window, s.delay, state);
-      const double d = scaled(scale_, rho.value[0] * c) - scaled(scale_, o.value);
-      const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho.value[0] * c);  // d term / d(rho count)
-      rho.adjoint[0] += bar * c;
-      count_adjoint(s.count, t, o.window, s.delay, state, bar * rho.value[0], state_adjoint);
+      const double d = scaled(scale_, rho * c) - scaled(scale_, o.value);
+      const double bar = seed * s.weight * 2.0 * d * scaled_slope(scale_, rho * c);  // d term / d(rho count)
+      share.adjoints()[0] += bar * c;
+      count_adjoint(s.count, t, o.window, s.delay, state, bar * rho, state_adjoint);
     }
 }
 

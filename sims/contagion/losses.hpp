@@ -40,7 +40,7 @@ struct Series {
 };
 
 // The tuned share that scales a series' counts.
-inline Quantity& share_of(DiseaseParameters& parameters, Share share) {
+inline Array<1>& share_of(DiseaseParameters& parameters, Share share) {
   return share == Share::kReporting ? parameters.reporting : parameters.ascertainment;
 }
 
@@ -55,7 +55,7 @@ struct ReproductionSmoothness {
 
 // The penalty of the smoothness on these values of R; with add_adjoint, seed x its gradient is
 // added to the quantity's adjoint.
-double reproduction_roughness(const ReproductionSmoothness& smoothness, Quantity& reproduction, bool add_adjoint,
+double reproduction_roughness(const ReproductionSmoothness& smoothness, Array<1>& reproduction, bool add_adjoint,
                               double seed);
 
 // The model's count of `count` in the window ending on day t - delay, from the state of day t

@@ -11,32 +11,32 @@ enum Slot { kS = 0, kE, kI, kR, kM, kDeaths, kCases = kDeaths + SeirmOde::kHisto
 }
 
 void SeirmModel::reset(int days, double reproduction, double mortality, double initial_infected) {
-  parameters.reproduction.resize(static_cast<std::size_t>((days + 6) / 7 + 1), reproduction);
-  parameters.mortality.resize(1, mortality);
-  parameters.initial_infected.resize(1, initial_infected);
-  parameters.reporting.resize(1, 1.0);
-  parameters.ascertainment.resize(1, 1.0);
+  parameters.reproduction.resize((days + 6) / 7 + 1, true, reproduction);
+  parameters.mortality.resize(1, true, mortality);
+  parameters.initial_infected.resize(1, true, initial_infected);
+  parameters.reporting.resize(1, true, 1.0);
+  parameters.ascertainment.resize(1, true, 1.0);
 }
 
 double SeirmOde::reproduction_on(int t) const {
-  const auto& r = model_.parameters.reproduction.value;
+  const std::span<const double> r = model_.parameters.reproduction.values();
   return r[std::min(static_cast<std::size_t>(t / 7), r.size() - 1)];
 }
 
 void SeirmOde::initial_state(std::span<double> s) {
   std::fill(s.begin(), s.end(), 0.0);
-  const double e0 = model_.parameters.initial_infected.value[0] * model_.population;
+  const double e0 = model_.parameters.initial_infected.values()[0] * model_.population;
   s[kS] = model_.population - e0;
   s[kE] = e0;
 }
 
 void SeirmOde::initial_state_adjoint(std::span<const double> a) {
-  model_.parameters.initial_infected.adjoint[0] += (a[kE] - a[kS]) * model_.population;
+  model_.parameters.initial_infected.adjoints()[0] += (a[kE] - a[kS]) * model_.population;
 }
 
 void SeirmOde::step(int t, std::span<const double> s, std::span<double> n, std::span<double>) {
   const double alpha = 1.0 / model_.exposed_days, gamma = 1.0 / model_.infectious_days;
-  const double beta = reproduction_on(t) * gamma, m = model_.parameters.mortality.value[0], pop = model_.population;
+  const double beta = reproduction_on(t) * gamma, m = model_.parameters.mortality.values()[0], pop = model_.population;
   const double infections = beta * s[kS] * s[kI] / pop;
   n[kS] = s[kS] - infections;
   n[kE] = s[kE] + infections - alpha * s[kE];
@@ -54,7 +54,7 @@ void SeirmOde::step(int t, std::span<const double> s, std::span<double> n, std::
 void SeirmOde::step_adjoint(int t, std::span<const double> s, std::span<const double>, std::span<const double> b,
                             std::span<double> a) {
   const double alpha = 1.0 / model_.exposed_days, gamma = 1.0 / model_.infectious_days;
-  const double r = reproduction_on(t), beta = r * gamma, m = model_.parameters.mortality.value[0];
+  const double r = reproduction_on(t), beta = r * gamma, m = model_.parameters.mortality.values()[0];
   const double pop = model_.population;
   const double infections_bar = -b[kS] + b[kE];
   a[kS] += b[kS] + infections_bar * beta * s[kI] / pop;
@@ -67,14 +67,14 @@ void SeirmOde::step_adjoint(int t, std::span<const double> s, std::span<const do
     a[kDeaths + k - 1] += b[kDeaths + k];
     a[kCases + k - 1] += b[kCases + k];
   }
-  model_.parameters.mortality.adjoint[0] += (-b[kR] + b[kM] + b[kDeaths]) * gamma * s[kI];
-  const auto& rv = model_.parameters.reproduction.value;
-  model_.parameters.reproduction.adjoint[std::min(static_cast<std::size_t>(t / 7), rv.size() - 1)] +=
+  model_.parameters.mortality.adjoints()[0] += (-b[kR] + b[kM] + b[kDeaths]) * gamma * s[kI];
+  const std::span<const double> rv = model_.parameters.reproduction.values();
+  model_.parameters.reproduction.adjoints()[std::min(static_cast<std::size_t>(t / 7), rv.size() - 1)] +=
       infections_bar * s[kS] * s[kI] / pop * gamma;
 }
 
 void SeirmOde::clear_adjoints() {
-  for (Quantity* q : model_.parameters.all()) std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
+  for (Array<1>* q : model_.parameters.all()) std::fill(q->adjoints().begin(), q->adjoints().end(), 0.0);
 }
 
 double SeirmOde::count(Count count, int window, int delay, std::span<const double> s) {

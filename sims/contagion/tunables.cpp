@@ -1,8 +1,10 @@
 #include "sims/contagion/tunables.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace simgrad::contagion {
 
@@ -15,13 +17,11 @@ tune::Tunable<DiseaseParameters> row(std::size_t k, tune::TunableInfo info) {
   DiseaseModel defaults;
   defaults.settings.days = 7;
   defaults.reset(8, 1);
-  const std::vector<double>& v = defaults.parameters.all()[k]->value;
+  const std::span<const double> v = defaults.parameters.all()[k]->values();
   const bool uniform = std::all_of(v.begin(), v.end(), [&](double e) { return e == v.front(); });
-  info.default_value = uniform ? tune::TunableDefault::number(v.front()) : tune::TunableDefault::list(v);
-  return {std::move(info), [k](DiseaseParameters& p) {
-            Quantity& q = *p.all()[k];
-            return tune::vector_storage(q.value, q.adjoint);
-          }};
+  info.default_value =
+      uniform ? tune::TunableDefault::number(v.front()) : tune::TunableDefault::list(std::vector<double>(v.begin(), v.end()));
+  return {std::move(info), [k](DiseaseParameters& p) { return tune::array_storage(*p.all()[k], 1); }};
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ const tune::TunableTable<DiseaseParameters>& epidemic_tunables() {
   return table;
 }
 
-Quantity& quantity(DiseaseParameters& parameters, std::string_view name) {
+Array<1>& quantity(DiseaseParameters& parameters, std::string_view name) {
   const auto& table = epidemic_tunables();
   for (std::size_t k = 0; k < table.size(); ++k)
     if (table[k].info.name == name) return *parameters.all()[k];

@@ -13,6 +13,6 @@ namespace simgrad::contagion {
 const tune::TunableTable<DiseaseParameters>& epidemic_tunables();
 
 // The quantity of `parameters` named `name`; throws std::invalid_argument for an unknown one.
-Quantity& quantity(DiseaseParameters& parameters, std::string_view name);
+Array<1>& quantity(DiseaseParameters& parameters, std::string_view name);
 
 }  // namespace simgrad::contagion

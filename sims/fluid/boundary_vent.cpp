@@ -118,10 +118,10 @@ template <class Model>
 VentWeight vent_weight(const Model& m, const SideFrame& frame, std::size_t v, const BoundaryFace& b) {
   const double e = kSoftnessCells * m.grid.h();
   const SegmentWeight x =
-      segment_weight(b.s[0], m.vent_position.value[v], m.vent_width.value[v], e, frame.periodic[0], frame.length[0]);
+      segment_weight(b.s[0], m.vent_position.values()[v], m.vent_width.values()[v], e, frame.periodic[0], frame.length[0]);
   if (!frame.patch) return {x.w, {x.dcentre, 0.0}, {x.dwidth, 0.0}};
   const SegmentWeight y =
-      segment_weight(b.s[1], m.vent_position2.value[v], m.vent_width2.value[v], e, frame.periodic[1], frame.length[1]);
+      segment_weight(b.s[1], m.vent_position2.values()[v], m.vent_width2.values()[v], e, frame.periodic[1], frame.length[1]);
   return {x.w * y.w, {x.dcentre * y.w, x.w * y.dcentre}, {x.dwidth * y.w, x.w * y.dwidth}};
 }
 
@@ -149,6 +149,7 @@ void for_each_vent_face(const Model& m, const F& f) {
 template <class Model, class View>
 void vents_forward(const Model& m, int t, const View& f) {
   const double dt = m.settings.dt;
+  const std::span<const double> density_rate = m.vent_density_rate.values(), temperature_rate = m.vent_temperature_rate.values();
   for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
     double weight_sum = 0.0, push = 0.0, density = 0.0, temperature = 0.0;
     for (std::size_t v = 0; v < m.vent_sides.size(); ++v) {
@@ -158,8 +159,8 @@ void vents_forward(const Model& m, int t, const View& f) {
       double fraction;
       weight_sum += w;
       push += w * frame.sign * m.scheduled(m.vent_speed, static_cast<int>(v), t, knot, fraction);
-      density += w * m.vent_density_rate.value[v];
-      temperature += w * m.vent_temperature_rate.value[v];
+      density += w * density_rate[v];
+      temperature += w * temperature_rate[v];
     }
     double& q = normal_velocity(f, side / 2)[static_cast<std::size_t>(b.face)];
     q = (1.0 - weight_sum) * q + push;
@@ -201,6 +202,11 @@ void face_scale(const Model& m, std::vector<double>& scale) {
 template <class Model, class View>
 void vents_adjoint(Model& m, int t, const View& a, const OpenVentReplay& replay) {
   const double dt = m.settings.dt;
+  const std::span<const double> density_rate = m.vent_density_rate.values(), temperature_rate = m.vent_temperature_rate.values();
+  const std::span<double> density_rate_adjoint = m.vent_density_rate.adjoints(),
+                          temperature_rate_adjoint = m.vent_temperature_rate.adjoints();
+  const std::span<double> position_adjoint = m.vent_position.adjoints(), width_adjoint = m.vent_width.adjoints(),
+                          position2_adjoint = m.vent_position2.adjoints(), width2_adjoint = m.vent_width2.adjoints();
   std::size_t open_face = 0;  // the face's entry in the record
   for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
     double& aq = normal_velocity(a, side / 2)[static_cast<std::size_t>(b.face)];
@@ -224,18 +230,18 @@ void vents_adjoint(Model& m, int t, const View& a, const OpenVentReplay& replay)
       int knot;
       double fraction;
       const double speed = m.scheduled(m.vent_speed, static_cast<int>(v), t, knot, fraction);
-      const double rate_d = m.vent_density_rate.value[v], rate_t = m.vent_temperature_rate.value[v];
+      const double rate_d = density_rate[v], rate_t = temperature_rate[v];
       weight_sum += vw.w;
       add_to_knots(m.vent_speed, m, static_cast<int>(v), knot, fraction, vw.w * frame.sign * aq);
-      m.vent_density_rate.adjoint[v] += dt * vw.w * ad;
-      m.vent_temperature_rate.adjoint[v] += dt * vw.w * at;
+      density_rate_adjoint[v] += dt * vw.w * ad;
+      temperature_rate_adjoint[v] += dt * vw.w * at;
       // A closed side's face started from zero (after the walls), so there w enters only as push.
       double dw = frame.sign * speed * aq + dt * (rate_d * ad + rate_t * at);
       if (open) dw += dw_open;
-      m.vent_position.adjoint[v] += dw * vw.dcentre[0];
-      m.vent_width.adjoint[v] += dw * vw.dwidth[0];
-      m.vent_position2.adjoint[v] += dw * vw.dcentre[1];
-      m.vent_width2.adjoint[v] += dw * vw.dwidth[1];
+      position_adjoint[v] += dw * vw.dcentre[0];
+      width_adjoint[v] += dw * vw.dwidth[0];
+      position2_adjoint[v] += dw * vw.dcentre[1];
+      width2_adjoint[v] += dw * vw.dwidth[1];
     }
     aq *= 1.0 - weight_sum;
   });

@@ -71,7 +71,7 @@ void Confinement::compute(std::span<const double> u, std::span<const double> v) 
 void Confinement::apply(const SmokeModel& m, std::span<double> u, std::span<double> v) {
   const Grid& g = *grid_;
   compute(u, v);
-  const double scale = m.confinement.value[0] * g.h(), dt = m.settings.dt;
+  const double scale = m.confinement.values()[0] * g.h(), dt = m.settings.dt;
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
       const std::size_t cs = static_cast<std::size_t>(c);
@@ -138,7 +138,7 @@ void Confinement::apply_adjoint(SmokeModel& m, std::span<const double> u, std::s
                                 std::span<double> du, std::span<double> dv) {
   const Grid& g = *grid_;
   compute(u, v);
-  const double epsilon = m.confinement.value[0], h = g.h(), dt = m.settings.dt, half_h = 0.5 / h;
+  const double epsilon = m.confinement.values()[0], h = g.h(), dt = m.settings.dt, half_h = 0.5 / h;
   // The forces' adjoints (a gather of the faces beside each cell), epsilon's per block, and the
   // adjoints of omega (direct part) and of eta.
   parallel_for_indexed_blocks(g.cells(), [&](Index block, Index first, Index last) {
@@ -172,7 +172,7 @@ void Confinement::apply_adjoint(SmokeModel& m, std::span<const double> u, std::s
   });
   double de = 0.0;
   for (double p : partial_) de += p;
-  m.confinement.adjoint[0] += de;
+  m.confinement.adjoints()[0] += de;
   // eta = central differences of |omega|; |omega| = sqrt(omega^2 + tiny).
   difference_adjoint(a_eta_x_.data(), a_eta_y_.data(), a_magnitude_.data(), a_magnitude_.data());
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {

@@ -93,7 +93,7 @@ void Confinement3::compute(const ConstVelocity3& velocity) {
 void Confinement3::apply(const SmokeModel3& m, const Velocity3& velocity) {
   const Grid3& g = *grid_;
   compute({velocity[0], velocity[1], velocity[2]});
-  const double scale = m.confinement.value[0] * g.h(), dt = m.settings.dt;
+  const double scale = m.confinement.values()[0] * g.h(), dt = m.settings.dt;
   // f_b = epsilon h (N_{b+1} omega_{b+2} - N_{b+2} omega_{b+1}).
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
@@ -152,7 +152,7 @@ void Confinement3::apply_adjoint(SmokeModel3& m, const ConstVelocity3& velocity,
   const Grid3& g = *grid_;
   const Lattice3 cl = g.cell_lattice();
   compute(velocity);
-  const double epsilon = m.confinement.value[0], h = g.h(), dt = m.settings.dt, half_h = 0.5 / h;
+  const double epsilon = m.confinement.values()[0], h = g.h(), dt = m.settings.dt, half_h = 0.5 / h;
   // The forces' adjoints F (a gather of the faces beside each cell), epsilon's per block, and the
   // adjoints of omega (direct part: epsilon h F x N) and of eta (through N: epsilon h omega x F).
   parallel_for_indexed_blocks(g.cells(), [&](Index block, Index first, Index last) {
@@ -191,7 +191,7 @@ void Confinement3::apply_adjoint(SmokeModel3& m, const ConstVelocity3& velocity,
   });
   double de = 0.0;
   for (double p : partial_) de += p;
-  m.confinement.adjoint[0] += de;
+  m.confinement.adjoints()[0] += de;
   // eta_a = D_a |omega|; |omega| = sqrt(|omega|^2 + tiny).
   std::fill(a_magnitude_.begin(), a_magnitude_.end(), 0.0);
   for (int a = 0; a < 3; ++a) add_difference_transpose(a, 1.0, a_eta_[static_cast<std::size_t>(a)], a_magnitude_);

@@ -36,9 +36,9 @@ struct SourceValues {
 SourceValues source_values(const SmokeModel& m, int s, int t) {
   SourceValues sv{};
   const std::size_t i = static_cast<std::size_t>(s);
-  sv.cx = m.source_x.value[i];
-  sv.cy = m.source_y.value[i];
-  sv.r = m.source_radius.value[i];
+  sv.cx = m.source_x.values()[i];
+  sv.cy = m.source_y.values()[i];
+  sv.r = m.source_radius.values()[i];
   sv.speed = m.scheduled(m.speed, s, t, sv.speed_knot, sv.speed_fraction);
   sv.angle = m.scheduled(m.angle, s, t, sv.angle_knot, sv.angle_fraction);
   return sv;
@@ -49,8 +49,8 @@ SourceValues source_values(const SmokeModel& m, int s, int t) {
 void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
   const Grid& g = m.grid;
   const SourceValues sv = source_values(m, s, t);
-  const double rate_d = m.settings.dt * m.density_rate.value[static_cast<std::size_t>(s)];
-  const double rate_t = m.settings.dt * m.temperature_rate.value[static_cast<std::size_t>(s)];
+  const double rate_d = m.settings.dt * m.density_rate.values()[static_cast<std::size_t>(s)];
+  const double rate_t = m.settings.dt * m.temperature_rate.values()[static_cast<std::size_t>(s)];
   const double tx = sv.speed * std::cos(sv.angle), ty = sv.speed * std::sin(sv.angle);
   const Lattice cl = g.cell_lattice(), ul = g.u_lattice(), vl = g.v_lattice();
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
@@ -84,7 +84,7 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u
   const std::size_t si = static_cast<std::size_t>(s);
   const SourceValues sv = source_values(m, s, t);
   const double dt = m.settings.dt;
-  const double rate_d = dt * m.density_rate.value[si], rate_t = dt * m.temperature_rate.value[si];
+  const double rate_d = dt * m.density_rate.values()[si], rate_t = dt * m.temperature_rate.values()[si];
   const double cs = std::cos(sv.angle), sn = std::sin(sv.angle);
   const double tx = sv.speed * cs, ty = sv.speed * sn;
   const Lattice cl = g.cell_lattice(), ul = g.u_lattice(), vl = g.v_lattice();
@@ -136,11 +136,11 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u
   double total[kSums] = {};
   for (std::size_t b = 0; b < needed / kSums; ++b)
     for (int q = 0; q < kSums; ++q) total[q] += scratch[b * kSums + static_cast<std::size_t>(q)];
-  m.source_x.adjoint[si] += total[kCx];
-  m.source_y.adjoint[si] += total[kCy];
-  m.source_radius.adjoint[si] += total[kR];
-  m.density_rate.adjoint[si] += total[kRateD];
-  m.temperature_rate.adjoint[si] += total[kRateT];
+  m.source_x.adjoints()[si] += total[kCx];
+  m.source_y.adjoints()[si] += total[kCy];
+  m.source_radius.adjoints()[si] += total[kR];
+  m.density_rate.adjoints()[si] += total[kRateD];
+  m.temperature_rate.adjoints()[si] += total[kRateT];
   add_to_knots(m.speed, m, s, sv.speed_knot, sv.speed_fraction, total[kTx] * cs + total[kTy] * sn);
   add_to_knots(m.angle, m, s, sv.angle_knot, sv.angle_fraction, sv.speed * (-total[kTx] * sn + total[kTy] * cs));
 }

@@ -34,8 +34,8 @@ struct Source3 {
 Source3 source_at(const SmokeModel3& m, int s, int t) {
   Source3 v{};
   const std::size_t i = static_cast<std::size_t>(s);
-  v.centre = {m.source_x.value[i], m.source_y.value[i], m.source_z.value[i]};
-  v.r = m.source_radius.value[i];
+  v.centre = {m.source_x.values()[i], m.source_y.values()[i], m.source_z.values()[i]};
+  v.r = m.source_radius.values()[i];
   v.speed = m.scheduled(m.speed, s, t, v.knot[0], v.fraction[0]);
   v.angle = m.scheduled(m.angle, s, t, v.knot[1], v.fraction[1]);
   v.tilt = m.scheduled(m.tilt, s, t, v.knot[2], v.fraction[2]);
@@ -67,8 +67,8 @@ Footprint3 footprint_at(const Grid3& g, const Lattice3& l, Index k, const Source
 void apply_source(const SmokeModel3& m, int s, int t, const Fields3View& f) {
   const Grid3& g = m.grid;
   const Source3 src = source_at(m, s, t);
-  const double rate_d = m.settings.dt * m.density_rate.value[static_cast<std::size_t>(s)];
-  const double rate_t = m.settings.dt * m.temperature_rate.value[static_cast<std::size_t>(s)];
+  const double rate_d = m.settings.dt * m.density_rate.values()[static_cast<std::size_t>(s)];
+  const double rate_t = m.settings.dt * m.temperature_rate.values()[static_cast<std::size_t>(s)];
   const Lattice3 cl = g.cell_lattice();
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
@@ -97,7 +97,7 @@ void apply_source_adjoint(SmokeModel3& m, int s, int t, const ConstVelocity3& be
   const std::size_t si = static_cast<std::size_t>(s);
   const Source3 src = source_at(m, s, t);
   const double dt = m.settings.dt;
-  const double rate_d = dt * m.density_rate.value[si], rate_t = dt * m.temperature_rate.value[si];
+  const double rate_d = dt * m.density_rate.values()[si], rate_t = dt * m.temperature_rate.values()[si];
   double dc[3] = {0.0, 0.0, 0.0}, dr = 0.0, d_rate_d = 0.0, d_rate_t = 0.0, dtarget[3] = {0.0, 0.0, 0.0};
   // The footprint's adjoint: d(out)/dg times dg/d(centre, radius).
   auto add_footprint = [&](const Footprint3& fp, double dg) {
@@ -129,12 +129,12 @@ void apply_source_adjoint(SmokeModel3& m, int s, int t, const ConstVelocity3& be
       av[ks] = (1.0 - fp.g) * av[ks];
     }
   }
-  m.source_x.adjoint[si] += dc[0];
-  m.source_y.adjoint[si] += dc[1];
-  m.source_z.adjoint[si] += dc[2];
-  m.source_radius.adjoint[si] += dr;
-  m.density_rate.adjoint[si] += d_rate_d;
-  m.temperature_rate.adjoint[si] += d_rate_t;
+  m.source_x.adjoints()[si] += dc[0];
+  m.source_y.adjoints()[si] += dc[1];
+  m.source_z.adjoints()[si] += dc[2];
+  m.source_radius.adjoints()[si] += dr;
+  m.density_rate.adjoints()[si] += d_rate_d;
+  m.temperature_rate.adjoints()[si] += d_rate_t;
   // target = speed (cos tilt cos angle, cos tilt sin angle, sin tilt).
   const double ca = std::cos(src.angle), sa = std::sin(src.angle), ct = std::cos(src.tilt), st = std::sin(src.tilt);
   const double dspeed = dtarget[0] * ct * ca + dtarget[1] * ct * sa + dtarget[2] * st;

@@ -47,17 +47,20 @@ double SmokeLossOf<Model>::region_density(std::span<const double> state) const {
 template <class Model>
 double SmokeLossOf<Model>::smoothness_penalty(bool add_adjoint, double seed) {
   double sum = 0.0;
-  for (Quantity* q : {&model_.speed, &model_.angle, &model_.tilt, &model_.vent_speed})
+  for (Array<1>* q : {&model_.speed, &model_.angle, &model_.tilt, &model_.vent_speed}) {
+    const std::span<const double> value = q->values();
+    const std::span<double> adjoint = q->adjoints();
     for (int s = 0, count = q == &model_.vent_speed ? model_.vent_count() : model_.source_count(); s < count; ++s)
       for (int k = 0; k + 1 < model_.knots; ++k) {
         const std::size_t i = static_cast<std::size_t>(s * model_.knots + k);
-        const double d = q->value[i + 1] - q->value[i];
+        const double d = value[i + 1] - value[i];
         sum += d * d;
         if (add_adjoint) {
-          q->adjoint[i + 1] += seed * settings_.smoothness * 2.0 * d;
-          q->adjoint[i] -= seed * settings_.smoothness * 2.0 * d;
+          adjoint[i + 1] += seed * settings_.smoothness * 2.0 * d;
+          adjoint[i] -= seed * settings_.smoothness * 2.0 * d;
         }
       }
+  }
   return settings_.smoothness * sum;
 }
 

@@ -43,25 +43,26 @@ void Smoke::initial_state(std::span<double> state) {
   refresh_open_vents();
   const Grid& g = model_.grid;
   const FieldsView f = fields_of(g, state);
-  const auto& v0 = model_.initial_velocity.value;
+  const std::span<const double> v0 = model_.initial_velocity.values();
   std::copy(v0.begin(), v0.begin() + g.u_count(), f.u.begin());
   std::copy(v0.begin() + g.u_count(), v0.end(), f.v.begin());
   zero_walls(g, f.u, f.v);
-  std::copy(model_.initial_density.value.begin(), model_.initial_density.value.end(), f.density.begin());
-  std::copy(model_.initial_temperature.value.begin(), model_.initial_temperature.value.end(), f.temperature.begin());
+  std::copy(model_.initial_density.values().begin(), model_.initial_density.values().end(), f.density.begin());
+  std::copy(model_.initial_temperature.values().begin(), model_.initial_temperature.values().end(), f.temperature.begin());
 }
 
 void Smoke::initial_state_adjoint(std::span<const double> state_adjoint) {
   const Grid& g = model_.grid;
   const ConstFieldsView a = fields_of(g, state_adjoint);
-  auto& dv0 = model_.initial_velocity.adjoint;
+  const std::span<double> dv0 = model_.initial_velocity.adjoints();
+  const std::span<double> density0 = model_.initial_density.adjoints(), temperature0 = model_.initial_temperature.adjoints();
   for (Index k = 0; k < g.u_count(); ++k)
     if (!g.u_wall(k)) dv0[static_cast<std::size_t>(k)] += a.u[static_cast<std::size_t>(k)];
   for (Index k = 0; k < g.v_count(); ++k)
     if (!g.v_wall(k)) dv0[static_cast<std::size_t>(g.u_count() + k)] += a.v[static_cast<std::size_t>(k)];
   for (Index c = 0; c < g.cells(); ++c) {
-    model_.initial_density.adjoint[static_cast<std::size_t>(c)] += a.density[static_cast<std::size_t>(c)];
-    model_.initial_temperature.adjoint[static_cast<std::size_t>(c)] += a.temperature[static_cast<std::size_t>(c)];
+    density0[static_cast<std::size_t>(c)] += a.density[static_cast<std::size_t>(c)];
+    temperature0[static_cast<std::size_t>(c)] += a.temperature[static_cast<std::size_t>(c)];
   }
 }
 

@@ -43,25 +43,26 @@ void Smoke3::initial_state(std::span<double> state) {
   temperature_inert_ = model_.temperature_inert();
   refresh_open_vents();
   const Grid3& g = model_.grid;
-  const std::vector<double>& v0 = model_.initial_velocity.value;
+  const std::span<const double> v0 = model_.initial_velocity.values();
   std::copy(v0.begin(), v0.end(), state.begin());
   const Fields3View f = fields_of(g, state);
   zero_walls(g, f.velocity);
-  std::copy(model_.initial_density.value.begin(), model_.initial_density.value.end(), f.density.begin());
-  std::copy(model_.initial_temperature.value.begin(), model_.initial_temperature.value.end(), f.temperature.begin());
+  std::copy(model_.initial_density.values().begin(), model_.initial_density.values().end(), f.density.begin());
+  std::copy(model_.initial_temperature.values().begin(), model_.initial_temperature.values().end(), f.temperature.begin());
 }
 
 void Smoke3::initial_state_adjoint(std::span<const double> state_adjoint) {
   const Grid3& g = model_.grid;
-  std::vector<double>& dv0 = model_.initial_velocity.adjoint;
+  const std::span<double> dv0 = model_.initial_velocity.adjoints();
+  const std::span<double> density0 = model_.initial_density.adjoints(), temperature0 = model_.initial_temperature.adjoints();
   std::size_t at = 0;
   for (int a = 0; a < 3; ++a)
     for (Index k = 0, n = g.face_count(a); k < n; ++k, ++at)
       if (!g.wall(a, k)) dv0[at] += state_adjoint[at];
   const ConstFields3View s = fields_of(g, state_adjoint);
   for (std::size_t c = 0; c < s.density.size(); ++c) {
-    model_.initial_density.adjoint[c] += s.density[c];
-    model_.initial_temperature.adjoint[c] += s.temperature[c];
+    density0[c] += s.density[c];
+    temperature0[c] += s.temperature[c];
   }
 }
 

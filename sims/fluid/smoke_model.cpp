@@ -11,30 +11,25 @@ template <class G>
 void SmokeModelOf<G>::reset(G g, SmokeSettings s) {
   grid = std::move(g);
   settings = s;
-  initial_velocity.resize(static_cast<std::size_t>(grid.face_count()));
-  initial_density.resize(static_cast<std::size_t>(grid.cells()));
-  initial_temperature.resize(static_cast<std::size_t>(grid.cells()));
-  confinement.resize(1);
+  initial_velocity.resize(grid.face_count(), true);
+  initial_density.resize(grid.cells(), true);
+  initial_temperature.resize(grid.cells(), true);
+  confinement.resize(1, true);
   source_names.clear();
   knots = 1;
-  for (Quantity* q : {&source_x, &source_y, &source_z, &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt})
-    q->resize(0);
+  for (Array<1>* q : {&source_x, &source_y, &source_z, &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt})
+    q->resize(0, true);
   vent_names.clear();
   vent_sides.clear();
-  for (Quantity* q : {&vent_position, &vent_position2, &vent_width, &vent_width2, &vent_speed, &vent_density_rate,
+  for (Array<1>* q : {&vent_position, &vent_position2, &vent_width, &vent_width2, &vent_speed, &vent_density_rate,
                       &vent_temperature_rate})
-    q->resize(0);
+    q->resize(0, true);
 }
 
 namespace {
 
-// Appends `count` copies of v to a quantity.
-void push(Quantity& q, double v, int count) {
-  for (int k = 0; k < count; ++k) {
-    q.value.push_back(v);
-    q.adjoint.push_back(0.0);
-  }
-}
+// Appends `count` copies of v to a tunable array, differentiable as reset made it.
+void push(Array<1>& q, double v, int count) { q.append(count, v, true); }
 
 }  // namespace
 
@@ -85,20 +80,20 @@ void SmokeModelOf<G>::add_boundary_vent(const std::string& name, int side, const
 template <class G>
 void SmokeModelOf<G>::set_knots(int k) {
   if (k < 1) throw std::invalid_argument("a schedule needs at least one knot");
-  auto respace = [&](Quantity* q, int count) {
+  auto respace = [&](Array<1>* q, int count) {
     std::vector<double> first;
-    for (int s = 0; s < count; ++s) first.push_back(q->value[static_cast<std::size_t>(s * knots)]);
-    q->resize(static_cast<std::size_t>(count * k));
-    for (int s = 0; s < count; ++s) std::fill_n(q->value.begin() + s * k, k, first[static_cast<std::size_t>(s)]);
+    for (int s = 0; s < count; ++s) first.push_back(q->values()[static_cast<std::size_t>(s * knots)]);
+    q->resize(count * k, true);
+    for (int s = 0; s < count; ++s) std::fill_n(q->values().begin() + s * k, k, first[static_cast<std::size_t>(s)]);
   };
-  for (Quantity* q : {&speed, &angle, &tilt}) respace(q, source_count());
+  for (Array<1>* q : {&speed, &angle, &tilt}) respace(q, source_count());
   respace(&vent_speed, vent_count());
   knots = k;
 }
 
 template <class G>
-double SmokeModelOf<G>::scheduled(const Quantity& q, int s, int t, int& knot, double& fraction) const {
-  const double* a = q.value.data() + static_cast<std::size_t>(s * knots);
+double SmokeModelOf<G>::scheduled(const Array<1>& q, int s, int t, int& knot, double& fraction) const {
+  const double* a = q.values().data() + static_cast<std::size_t>(s * knots);
   if (knots == 1) {
     knot = 0;
     fraction = 0.0;
@@ -112,17 +107,18 @@ double SmokeModelOf<G>::scheduled(const Quantity& q, int s, int t, int& knot, do
 
 template <class G>
 void SmokeModelOf<G>::clear_adjoints() {
-  for (Quantity* q : {&initial_velocity, &initial_density, &initial_temperature, &source_x, &source_y, &source_z,
+  for (Array<1>* q : {&initial_velocity, &initial_density, &initial_temperature, &source_x, &source_y, &source_z,
                       &source_radius, &density_rate, &temperature_rate, &speed, &angle, &tilt, &confinement, &vent_position,
                       &vent_position2, &vent_width, &vent_width2, &vent_speed, &vent_density_rate, &vent_temperature_rate})
-    std::fill(q->adjoint.begin(), q->adjoint.end(), 0.0);
+    std::fill(q->adjoints().begin(), q->adjoints().end(), 0.0);
 }
 
 template <class G>
 bool SmokeModelOf<G>::temperature_inert() const {
-  auto zero = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; }); };
-  return settings.buoyancy == 0.0 && zero(temperature_rate.value) && zero(vent_temperature_rate.value) &&
-         zero(initial_temperature.value);
+  auto zero = [](const Array<1>& a) {
+    return std::all_of(a.values().begin(), a.values().end(), [](double x) { return x == 0.0; });
+  };
+  return settings.buoyancy == 0.0 && zero(temperature_rate) && zero(vent_temperature_rate) && zero(initial_temperature);
 }
 
 template struct SmokeModelOf<Grid>;

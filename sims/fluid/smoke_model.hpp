@@ -19,23 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "core/field.hpp"
 #include "sims/fluid/advect.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/grid3d.hpp"
 #include "sims/fluid/pressure.hpp"
 
 namespace simgrad::fluid {
-
-// A tunable array and its adjoint.
-struct Quantity {
-  std::vector<double> value, adjoint;
-
-  void resize(std::size_t n) {
-    value.assign(n, 0.0);
-    adjoint.assign(n, 0.0);
-  }
-  std::size_t size() const { return value.size(); }
-};
 
 struct SmokeSettings {
   double dt = 0.03;
@@ -60,20 +50,21 @@ template <class G>
 struct SmokeModelOf {
   G grid;
   SmokeSettings settings;
-  // Initial state: velocity on the faces (axis by axis), density and temperature per cell.
-  Quantity initial_velocity, initial_density, initial_temperature;
+  // Initial state: velocity on the faces (axis by axis), density and temperature per cell. Every
+  // tunable array is differentiable (its adjoints exist) from reset on.
+  Array<1> initial_velocity, initial_density, initial_temperature;
   // Sources, one entry each (speed, angle and tilt: `knots` entries each, source-major).
   std::vector<std::string> source_names;
   int knots = 1;
-  Quantity source_x, source_y, source_z, source_radius, density_rate, temperature_rate, speed, angle, tilt;
+  Array<1> source_x, source_y, source_z, source_radius, density_rate, temperature_rate, speed, angle, tilt;
   // Vorticity confinement strength epsilon (one value; 2D only).
-  Quantity confinement;
+  Array<1> confinement;
   // Boundary vents, one entry each (vent_speed: `knots` entries each, vent-major); the side
   // index counts as Grid's and Grid3's sides do; position and width along the side's first
   // tangent axis, and in 3D its second one (position2, width2).
   std::vector<std::string> vent_names;
   std::vector<int> vent_sides;
-  Quantity vent_position, vent_position2, vent_width, vent_width2, vent_speed, vent_density_rate, vent_temperature_rate;
+  Array<1> vent_position, vent_position2, vent_width, vent_width2, vent_speed, vent_density_rate, vent_temperature_rate;
 
   // Sets the grid and sizes the initial fields (zero); no sources.
   void reset(G g, SmokeSettings s);
@@ -94,7 +85,7 @@ struct SmokeModelOf {
   int source_count() const { return static_cast<int>(source_names.size()); }
   Index state_size() const { return grid.face_count() + 2 * grid.cells(); }
   // The value of source s's schedule `q` at step t, and the knot weights that make it.
-  double scheduled(const Quantity& q, int s, int t, int& knot, double& fraction) const;
+  double scheduled(const Array<1>& q, int s, int t, int& knot, double& fraction) const;
   // Zeroes every adjoint.
   void clear_adjoints();
   // Whether temperature is zero throughout and acts on nothing (no buoyancy, no hot source, none

@@ -26,8 +26,8 @@ inline void axis_offset(double d, bool periodic, double length, double& offset, 
 
 // Spreads the adjoint of source s's scheduled value onto its two knots.
 template <class Model>
-void add_to_knots(Quantity& q, const Model& m, int s, int knot, double fraction, double adjoint) {
-  double* a = q.adjoint.data() + static_cast<std::size_t>(s * m.knots);
+void add_to_knots(Array<1>& q, const Model& m, int s, int knot, double fraction, double adjoint) {
+  double* a = q.adjoints().data() + static_cast<std::size_t>(s * m.knots);
   a[knot] += (1.0 - fraction) * adjoint;
   if (m.knots > 1) a[knot + 1] += fraction * adjoint;
 }

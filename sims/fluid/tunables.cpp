@@ -7,10 +7,8 @@ namespace simgrad::fluid {
 
 namespace {
 
-// A quantity with one entry per item (or `knots` per item: a schedule).
-tune::TunableStorage storage(Quantity& q, int entries_per_item = 1) {
-  return tune::vector_storage(q.value, q.adjoint, entries_per_item);
-}
+// A tunable array with one entry per item (or `knots` per item: a schedule).
+tune::TunableStorage storage(Array<1>& q, int entries_per_item = 1) { return tune::array_storage(q, 1, entries_per_item); }
 
 }  // namespace
 

@@ -24,13 +24,13 @@ inline DiseaseModel small_model(const Population& p, int days, double initial_in
   DiseaseModel m;
   m.settings.days = days;
   m.reset(p.age_groups, p.layers);
-  m.parameters.initial_infected.value[0] = initial_infected;
-  for (double& r : m.parameters.reproduction.value) r = 3.0;
-  m.parameters.mortality.value[0] = 0.2;
+  m.parameters.initial_infected.values()[0] = initial_infected;
+  m.parameters.reproduction.fill(3.0);
+  m.parameters.mortality.values()[0] = 0.2;
   m.settings.reduction_start = 5;
   m.settings.vaccination_start = 3;
-  m.parameters.vaccination_rate.value[0] = 0.004;
-  for (double& c : m.parameters.contact_reduction.value) c = 0.2;
+  m.parameters.vaccination_rate.values()[0] = 0.004;
+  m.parameters.contact_reduction.fill(0.2);
   return m;
 }
 

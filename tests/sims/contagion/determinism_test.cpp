@@ -31,7 +31,8 @@ Hashes run(const Population& pop, bool straight_through, int threads, const char
     model.settings.active_share = {std::vector<double>(static_cast<std::size_t>(pop.layers), 0.5),
                                    std::vector<double>(static_cast<std::size_t>(pop.layers), 1.0)};
     model.settings.reproduction_curve = ReproductionCurve::kLinear;
-    for (std::size_t w = 0; w < model.parameters.reproduction.value.size(); ++w) model.parameters.reproduction.value[w] = 2.0 + (w % 2);
+    const std::span<double> r = model.parameters.reproduction.values();
+    for (std::size_t w = 0; w < r.size(); ++w) r[w] = 2.0 + (w % 2);
   }
   Epidemic system(pop, model);
   system.record_steps(records);
@@ -43,7 +44,7 @@ Hashes run(const Population& pop, bool straight_through, int threads, const char
   Rollout rollout(system, loss, days, options);
   rollout.loss_and_gradient();
   std::uint64_t g = simgrad::testing::kHashStart;
-  for (Quantity* q : model.parameters.all()) g = hash_doubles(q->adjoint, g);
+  for (Array<1>* q : model.parameters.all()) g = hash_doubles(q->adjoints(), g);
   set_thread_count(0);
   return {hash_doubles(rollout.final_state()), g};
 }

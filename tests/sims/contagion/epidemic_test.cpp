@@ -79,7 +79,8 @@ TEST(Epidemic, SeirsGradientOfEveryParameterMatchesFiniteDifferences) {
 TEST(Epidemic, LinearReproductionCurveGradientOfEveryParameterMatchesFiniteDifferences) {
   check_every_parameter(Sampler::kGumbelSoftmax, 0.7, 0, [](DiseaseModel& m) {
     m.settings.reproduction_curve = ReproductionCurve::kLinear;
-    for (std::size_t w = 0; w < m.parameters.reproduction.value.size(); ++w) m.parameters.reproduction.value[w] = 2.0 + 0.5 * static_cast<double>(w % 3);
+    const std::span<double> r = m.parameters.reproduction.values();
+    for (std::size_t w = 0; w < r.size(); ++w) r[w] = 2.0 + 0.5 * static_cast<double>(w % 3);
   });
 }
 
@@ -99,7 +100,7 @@ TEST(Epidemic, ReproductionCurvePassesThroughItsWeeklyKnots) {
   DiseaseModel m;
   m.settings.days = 21;
   m.reset(1, 1);
-  m.parameters.reproduction.value = {1.0, 3.0, 2.0, 2.0};
+  m.parameters.reproduction.assign({1.0, 3.0, 2.0, 2.0}, true);
   m.settings.reproduction_curve = ReproductionCurve::kLinear;
   EXPECT_EQ(m.reproduction_on(0), 1.0);
   EXPECT_EQ(m.reproduction_on(7), 3.0);
@@ -169,7 +170,7 @@ struct DeathsOnDay60 {
   std::unique_ptr<tune::RolloutProblem> problem;
   explicit DeathsOnDay60(bool straight_through) {
     model = small_model(pop, 60, 0.01);
-    for (double& r : model.parameters.reproduction.value) r = 2.0;
+    model.parameters.reproduction.fill(2.0);
     model.settings.straight_through = straight_through;
     model.settings.sampled_deaths = false;
     system = std::make_unique<Epidemic>(pop, model);
@@ -217,7 +218,7 @@ TEST(Epidemic, SkippingConstantHistoryChangesNoGradientBit) {
         system.skip_dead_history(skip);
         rollout.loss_and_gradient();
         std::vector<double> g;
-        for (Quantity* q : model.parameters.all()) g.insert(g.end(), q->adjoint.begin(), q->adjoint.end());
+        for (Array<1>* q : model.parameters.all()) g.insert(g.end(), q->adjoints().begin(), q->adjoints().end());
         gradients.push_back(g);
       }
       ASSERT_EQ(gradients[0].size(), gradients[1].size());
@@ -295,11 +296,11 @@ struct CompleteSir {
     model.settings.infectious_days = 5;
     model.settings.mean_interactions = {1.0};
     model.reset(1, 1);
-    model.parameters.susceptibility.value = {1.0};
-    model.parameters.infectiousness.value = {1.0, 1.0};
-    model.parameters.profile.value.assign(5, 0.2);
-    for (double& x : model.parameters.reproduction.value) x = r;
-    model.parameters.initial_infected.value[0] = 0.002;
+    model.parameters.susceptibility.assign({1.0}, true);
+    model.parameters.infectiousness.assign({1.0, 1.0}, true);
+    model.parameters.profile.resize(5, true, 0.2);
+    model.parameters.reproduction.fill(r);
+    model.parameters.initial_infected.values()[0] = 0.002;
   }
   // Share of agents ever infected after the run.
   double final_size() {
@@ -329,7 +330,7 @@ TEST(Epidemic, NothingSpreadsWithRZero) {
   EXPECT_LT(seeded, 0.01);  // only the seeds (0.2%, drawn)
   const Population pop = small_population(3000);
   DiseaseModel model = small_model(pop, 30);
-  for (double& r : model.parameters.reproduction.value) r = 0.0;
+  model.parameters.reproduction.fill(0.0);
   Epidemic system(pop, model);
   std::vector<double> s0(static_cast<std::size_t>(system.state_size())), s(s0.size()), s1(s0.size());
   system.initial_state(s0);
@@ -364,7 +365,7 @@ TEST(Epidemic, CompletePopulationEqualsAnExplicitCompleteGraph) {
     CountLoss loss(system, made_up_series(28), Scale::kSqrt);
     Rollout rollout(system, loss, 28);
     const double l = rollout.loss_and_gradient();
-    return std::pair{l, sir.model.parameters.reproduction.adjoint[1]};
+    return std::pair{l, sir.model.parameters.reproduction.adjoints()[1]};
   };
   const auto [complete_loss, complete_gradient] = loss_and_gradient(sir.pop, 1.0);
   const auto [graph_loss, graph_gradient] = loss_and_gradient(graph, 1.0 / static_cast<double>(n - 1));

@@ -31,7 +31,7 @@ TEST(Losses, CountsReadEveryAgentsInfectionDay) {
   model.settings.days = 30;
   model.settings.sampled_deaths = false;
   model.reset(1, 1);
-  model.parameters.mortality.value[0] = 0.25;
+  model.parameters.mortality.values()[0] = 0.25;
   Epidemic system(pop, model);
   // Exposed 3 days, infectious 5: cases on tau + 3, deaths on tau + 8.
   const std::vector<double> s = state_of(system, {-1, 2, 4, 5, 10, 12});
@@ -45,7 +45,7 @@ TEST(Losses, CountsReadEveryAgentsInfectionDay) {
   EXPECT_EQ(adjoint[system.slot(1, 2)], 0.5);  // died on day 10
   EXPECT_EQ(adjoint[system.slot(4, 10)], 0.0);  // dies on day 18
   EXPECT_EQ(adjoint[system.slot(4, 3)], 0.5);  // would have died on day 11, had it been infected on day 3
-  EXPECT_EQ(model.parameters.mortality.adjoint[0], 2.0 * 3);
+  EXPECT_EQ(model.parameters.mortality.adjoints()[0], 2.0 * 3);
 }
 
 TEST(Losses, TermIsTheSquaredDifferenceOnTheScaleWithTheReportedShare) {
@@ -53,7 +53,7 @@ TEST(Losses, TermIsTheSquaredDifferenceOnTheScaleWithTheReportedShare) {
   DiseaseModel model;
   model.settings.days = 10;
   model.reset(1, 1);
-  model.parameters.reporting.value[0] = 0.5;
+  model.parameters.reporting.values()[0] = 0.5;
   Epidemic system(pop, model);
   CountLoss loss(system, {{Count::kInfections, {{3, 3, 7.0}}, 2.0}}, Scale::kSqrt);
   const std::vector<double> s = state_of(system, {1, 2, 3, -1});
@@ -64,7 +64,7 @@ TEST(Losses, TermIsTheSquaredDifferenceOnTheScaleWithTheReportedShare) {
   std::vector<double> adjoint(s.size(), 0.0);
   loss.term_adjoint(3, s, 1.0, adjoint);
   const double slope = 2.0 * 2.0 * d * 0.5 / std::sqrt(0.5 * 3 + 1);  // d term / d(reported count)
-  EXPECT_DOUBLE_EQ(model.parameters.reporting.adjoint[0], slope * 3);
+  EXPECT_DOUBLE_EQ(model.parameters.reporting.adjoints()[0], slope * 3);
   EXPECT_DOUBLE_EQ(adjoint[system.slot(0, 1)], slope * 0.5);
   EXPECT_DOUBLE_EQ(adjoint[system.slot(3, 2)], slope * 0.5);  // not infected, but its near-miss counts
   EXPECT_EQ(adjoint[system.slot(3, 4)], 0.0);
@@ -77,7 +77,7 @@ TEST(Losses, ACountRecordedLateIsTheCountOfTheWindowThatManyDaysEarlier) {
   model.settings.sampled_deaths = false;
   model.settings.count_window = 7 + 4;  // a week's window recorded 4 days late
   model.reset(1, 1);
-  model.parameters.mortality.value[0] = 0.25;
+  model.parameters.mortality.values()[0] = 0.25;
   Epidemic system(pop, model);
   const std::vector<double> s = state_of(system, {-1, 2, 4, 5, 10, 12});
   // Cases (tau + 3) on days 5, 7, 8, 13, 15; recorded 4 days late, the window (9, 16] holds those of (5, 12].
@@ -98,8 +98,8 @@ TEST(Losses, AscertainedSeriesScaleByTheAscertainmentAndReportedOnesByTheReporti
   DiseaseModel model;
   model.settings.days = 10;
   model.reset(1, 1);
-  model.parameters.reporting.value[0] = 0.5;
-  model.parameters.ascertainment.value[0] = 0.25;
+  model.parameters.reporting.values()[0] = 0.5;
+  model.parameters.ascertainment.values()[0] = 0.25;
   Epidemic system(pop, model);
   Series reported{Count::kInfections, {{3, 3, 7.0}}, 1.0};
   Series ascertained{Count::kInfections, {{3, 3, 7.0}}, 1.0, 0, Share::kAscertainment};
@@ -108,36 +108,34 @@ TEST(Losses, AscertainedSeriesScaleByTheAscertainmentAndReportedOnesByTheReporti
   EXPECT_DOUBLE_EQ(loss.term(3, s), (0.5 * 3 - 7) * (0.5 * 3 - 7) + (0.25 * 3 - 7) * (0.25 * 3 - 7));
   std::vector<double> adjoint(s.size(), 0.0);
   loss.term_adjoint(3, s, 1.0, adjoint);
-  EXPECT_DOUBLE_EQ(model.parameters.reporting.adjoint[0], 2.0 * (0.5 * 3 - 7) * 3);
-  EXPECT_DOUBLE_EQ(model.parameters.ascertainment.adjoint[0], 2.0 * (0.25 * 3 - 7) * 3);
+  EXPECT_DOUBLE_EQ(model.parameters.reporting.adjoints()[0], 2.0 * (0.5 * 3 - 7) * 3);
+  EXPECT_DOUBLE_EQ(model.parameters.ascertainment.adjoints()[0], 2.0 * (0.25 * 3 - 7) * 3);
 }
 
 TEST(Losses, RoughnessOfRVanishesOnTheCurvesItPrefersAndItsGradientMatchesFiniteDifferences) {
-  Quantity r;
-  r.resize(6, 1.0);
+  Array<1> r(6, true);
   // A log-linear R (falling 20% a week) has no second differences; a flat one no first either.
-  for (std::size_t w = 0; w < 6; ++w) r.value[w] = 2.0 * std::pow(0.8, static_cast<double>(w));
+  for (std::size_t w = 0; w < 6; ++w) r.values()[w] = 2.0 * std::pow(0.8, static_cast<double>(w));
   EXPECT_NEAR(reproduction_roughness({3.0, 2, 0}, r, false, 0.0), 0.0, 1e-24);
   EXPECT_NEAR(reproduction_roughness({3.0, 1, 0}, r, false, 0.0), 3.0 * 5 * std::log(0.8) * std::log(0.8), 1e-12);
   // A bent curve; only the first `weeks` entries count.
-  r.value = {2.0, 1.5, 1.6, 0.9, 0.7, 5.0};
+  r.assign({2.0, 1.5, 1.6, 0.9, 0.7, 5.0}, true);
   const double bent = std::log(1.6) - 2 * std::log(1.5) + std::log(2.0);
   EXPECT_NEAR(reproduction_roughness({1.0, 2, 3}, r, false, 0.0), bent * bent, 1e-12);
   for (int order : {1, 2}) {
     const ReproductionSmoothness smooth{0.7, order, 5};
-    std::fill(r.adjoint.begin(), r.adjoint.end(), 0.0);
+    std::fill(r.adjoints().begin(), r.adjoints().end(), 0.0);
     reproduction_roughness(smooth, r, true, 1.0);
-    const std::vector<double> x = r.value;
     const GradCheckReport report = check_gradient(
         [&](std::span<const double> p) {
-          Quantity q = r;
-          q.value.assign(p.begin(), p.end());
+          Array<1> q;
+          q.assign(p, true);
           return reproduction_roughness(smooth, q, false, 0.0);
         },
-        x, r.adjoint);
+        r.values(), r.adjoints());
     for (const auto& c : report.checks) EXPECT_TRUE(c.ok) << "order " << order << " " << c.label << " ad " << c.ad << " fd " << c.fd;
-    EXPECT_EQ(r.adjoint[5], 0.0);  // past the penalised weeks
-    EXPECT_NE(r.adjoint[0], 0.0);
+    EXPECT_EQ(r.adjoints()[5], 0.0);  // past the penalised weeks
+    EXPECT_NE(r.adjoints()[0], 0.0);
   }
 }
 
@@ -147,10 +145,10 @@ TEST(Losses, JointCasesAndDeathsWithDelaysAscertainmentAndSmoothRMatchFiniteDiff
   DiseaseModel model = testing::small_model(pop, days);
   model.settings.straight_through = false;  // the relaxed twin: smooth in the parameters with the noise fixed
   model.settings.count_window = 7 + 5;
-  model.parameters.initial_infected.value[0] = 0.05;
-  model.parameters.reproduction.value = {3.0, 2.4, 2.0, 1.5, 1.2};
-  model.parameters.mortality.value[0] = 0.2;
-  model.parameters.ascertainment.value[0] = 0.3;
+  model.parameters.initial_infected.values()[0] = 0.05;
+  model.parameters.reproduction.assign({3.0, 2.4, 2.0, 1.5, 1.2}, true);
+  model.parameters.mortality.values()[0] = 0.2;
+  model.parameters.ascertainment.values()[0] = 0.3;
   Epidemic system(pop, model);
   Series deaths{Count::kDeaths, {}, 1.0, 5, Share::kReporting}, cases{Count::kCases, {}, 0.5, 2, Share::kAscertainment};
   for (int d = 6; d < days; d += 7) {

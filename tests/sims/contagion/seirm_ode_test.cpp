@@ -35,7 +35,7 @@ TEST(SeirmOde, DelayedAscertainedSeriesAndSmoothRMatchFiniteDifferences) {
   SeirmModel model;
   model.population = 70000;
   model.reset(42, 2.2, 0.01, 0.002);
-  model.parameters.ascertainment.value[0] = 0.4;
+  model.parameters.ascertainment.values()[0] = 0.4;
   SeirmOde system(model);
   Series deaths{Count::kDeaths, {}, 1.0, 10, Share::kReporting}, cases{Count::kCases, {}, 0.5, 3, Share::kAscertainment};
   for (int d = 7; d <= 42; d += 7) {

@@ -81,12 +81,12 @@ SmokeModel vented_room(int nx, int ny, int steps) {
   solid[static_cast<std::size_t>(g.cell(0, ny / 2))] = 1;
   g.set_solid(solid);
   m.reset(g, s);
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(15, 0, k);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.2 * standard_normal(15, 0, k);
   m.add_source("emitter", 0.55, 0.3, 0.15, 1.0, 0.0, 0.3, 1.4);
   m.add_boundary_vent("inlet", kLeft, {0.47 * ny * h, 0.0}, {0.33 * ny * h, 0.0}, 0.8, 1.5, 0.6);
   m.add_boundary_vent("outlet", kBottom, {0.62, 0.0}, {0.27, 0.0}, -0.4, 0.0, 0.0);
   m.set_knots(3);
-  m.vent_speed.value = {0.8, 1.0, 0.7, -0.4, -0.3, -0.5};
+  m.vent_speed.assign({0.8, 1.0, 0.7, -0.4, -0.3, -0.5}, true);
   return m;
 }
 
@@ -333,11 +333,11 @@ SmokeModel3 vented_room3(int steps, int refine = 1) {
   const SmokeSettings s = room_settings(steps, 0.0);
   Grid3 g({5 * refine, 4 * refine, 4 * refine}, 0.25 / refine, {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kClosed, Side::kClosed});
   m.reset(g, s);
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(25, 0, k);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.2 * standard_normal(25, 0, k);
   m.add_boundary_vent("inlet", kLeft, {0.45, 0.52}, {0.4, 0.45}, 0.7, 1.2, 0.5);
   m.add_boundary_vent("outlet", kFront, {0.7, 0.4}, {0.45, 0.35}, -0.3, 0.0, 0.0);
   m.set_knots(2);
-  m.vent_speed.value = {0.7, 0.9, -0.3, -0.45};
+  m.vent_speed.assign({0.7, 0.9, -0.3, -0.45}, true);
   return m;
 }
 
@@ -441,13 +441,13 @@ SmokeModel open_vented_room(int nx, int ny, int steps) {
   const SmokeSettings s = room_settings(steps, 0.01);
   const double h = 1.0 / nx, height = ny * h;
   m.reset(Grid(nx, ny, h, Side::kClosed, Side::kOpen, Side::kClosed, Side::kOpen), s);
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(35, 0, k);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.2 * standard_normal(35, 0, k);
   m.add_source("emitter", 0.45, 0.3, 0.15, 1.0, 0.0, 0.3, 1.4);
   m.add_boundary_vent("fan", kRight, {0.52 * height, 0.0}, {0.35 * height, 0.0}, -0.6, 0.0, 0.0);
   m.add_boundary_vent("grille", kTop, {0.38, 0.0}, {0.3, 0.0}, 0.5, 1.2, 0.4);
   m.add_boundary_vent("inlet", kLeft, {0.4 * height, 0.0}, {0.3 * height, 0.0}, 0.4, 0.0, 0.0);
   m.set_knots(2);
-  m.vent_speed.value = {-0.6, -0.8, 0.5, 0.7, 0.4, 0.3};
+  m.vent_speed.assign({-0.6, -0.8, 0.5, 0.7, 0.4, 0.3}, true);
   return m;
 }
 
@@ -459,12 +459,12 @@ SmokeModel3 open_vented_room3(int steps, int refine = 1) {
   m.reset(Grid3({5 * refine, 4 * refine, 4 * refine}, 0.25 / refine,
                 {Side::kClosed, Side::kClosed, Side::kClosed, Side::kOpen, Side::kOpen, Side::kClosed}),
           s);
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.2 * standard_normal(45, 0, k);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.2 * standard_normal(45, 0, k);
   m.add_boundary_vent("fan", kTop, {0.6, 0.5}, {0.45, 0.4}, -0.5, 0.0, 0.0);
   m.add_boundary_vent("grille", kFront, {0.55, 0.45}, {0.4, 0.35}, 0.6, 1.1, 0.5);
   m.add_boundary_vent("inlet", kLeft, {0.45, 0.52}, {0.4, 0.45}, 0.3, 0.0, 0.0);
   m.set_knots(2);
-  m.vent_speed.value = {-0.5, -0.7, 0.6, 0.4, 0.3, 0.35};
+  m.vent_speed.assign({-0.5, -0.7, 0.6, 0.4, 0.3, 0.35}, true);
   return m;
 }
 

@@ -332,13 +332,13 @@ SmokeModel forcing_model(const Grid& g) {
   m.add_source("emitter", 0.55, 0.41, 0.3, 2.0, 3.0, 1.2, 0.7);
   m.add_source("vent", 0.93, 0.2, 0.25, 0.0, 0.0, 0.8, 2.0);
   m.set_knots(3);
-  m.speed.value = {1.2, 0.9, 1.4, 0.8, 0.5, 1.1};
-  m.angle.value = {0.7, 0.3, 1.0, 2.0, 2.4, 1.9};
+  m.speed.assign({1.2, 0.9, 1.4, 0.8, 0.5, 1.1}, true);
+  m.angle.assign({0.7, 0.3, 1.0, 2.0, 2.4, 1.9}, true);
   return m;
 }
 
 // Source parameters as a flat vector: x, y, radius, density rate, temperature rate, speed, angle.
-std::vector<Quantity*> source_quantities(SmokeModel& m) {
+std::vector<Array<1>*> source_quantities(SmokeModel& m) {
   return {&m.source_x, &m.source_y, &m.source_radius, &m.density_rate, &m.temperature_rate, &m.speed, &m.angle};
 }
 
@@ -347,20 +347,20 @@ TEST(FluidKernels, SourceAdjointMatchesFiniteDifferencesInFieldsAndParameters) {
     SmokeModel m = forcing_model(g);
     const int t = 4;  // between knots 0 and 1
     std::size_t np = 0;
-    for (Quantity* q : source_quantities(m)) np += q->size();
+    for (Array<1>* q : source_quantities(m)) np += q->values().size();
     const std::size_t ns = static_cast<std::size_t>(m.state_size());
     auto set_params = [&](std::span<const double> x) {
       std::size_t k = ns;
-      for (Quantity* q : source_quantities(m))
-        for (double& v : q->value) v = x[k++];
+      for (Array<1>* q : source_quantities(m))
+        for (double& v : q->values()) v = x[k++];
     };
     std::vector<double> base(ns + np);
     {
       std::vector<double> fields = random_values(ns, 31, 0.3);
       std::copy(fields.begin(), fields.end(), base.begin());
       std::size_t k = ns;
-      for (Quantity* q : source_quantities(m))
-        for (double v : q->value) base[k++] = v;
+      for (Array<1>* q : source_quantities(m))
+        for (double v : q->values()) base[k++] = v;
     }
     const std::vector<double> w = random_values(ns, 32, 1.0);
     auto f = [&](std::span<const double> x) {
@@ -385,7 +385,7 @@ TEST(FluidKernels, SourceAdjointMatchesFiniteDifferencesInFieldsAndParameters) {
                            b.subspan(static_cast<std::size_t>(g.u_count())), fields_of(g, std::span<double>(a)));
     }
     std::vector<double> grad(a);
-    for (Quantity* q : source_quantities(m)) grad.insert(grad.end(), q->adjoint.begin(), q->adjoint.end());
+    for (Array<1>* q : source_quantities(m)) grad.insert(grad.end(), q->adjoints().begin(), q->adjoints().end());
     GradCheckOptions o;
     o.rtol = 1e-5;
     o.atol = 1e-8;
@@ -435,17 +435,17 @@ TEST(FluidKernels, VorticityConfinementAdjointMatchesFiniteDifferences) {
     check_stage(
         nu + nv + 1, nu + nv,
         [&](std::span<const double> x, std::span<double> out) {
-          m.confinement.value[0] = x[nu + nv];
+          m.confinement.values()[0] = x[nu + nv];
           std::copy(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(nu + nv), out.begin());
           confinement.apply(m, out.subspan(0, nu), out.subspan(nu, nv));
         },
         [&](std::span<const double> x, std::span<const double> w) {
-          m.confinement.value[0] = x[nu + nv];
+          m.confinement.values()[0] = x[nu + nv];
           m.clear_adjoints();
           std::vector<double> dx(w.begin(), w.end());
           std::span<double> d(dx);
           confinement.apply_adjoint(m, x.subspan(0, nu), x.subspan(nu, nv), d.subspan(0, nu), d.subspan(nu, nv));
-          dx.push_back(m.confinement.adjoint[0]);
+          dx.push_back(m.confinement.adjoints()[0]);
           return dx;
         },
         71, 1.0);

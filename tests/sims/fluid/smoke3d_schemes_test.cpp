@@ -137,16 +137,16 @@ TEST(Smoke3dSchemes, VorticityConfinementAdjointMatchesFiniteDifferences) {
     check_stage(
         nf + 1, nf,
         [&](std::span<const double> x, std::span<double> out) {
-          m.confinement.value[0] = x[nf];
+          m.confinement.values()[0] = x[nf];
           std::copy(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(nf), out.begin());
           confinement.apply(m, split_velocity(g, out));
         },
         [&](std::span<const double> x, std::span<const double> w) {
-          m.confinement.value[0] = x[nf];
-          m.confinement.adjoint[0] = 0.0;
+          m.confinement.values()[0] = x[nf];
+          m.confinement.adjoints()[0] = 0.0;
           std::vector<double> dx(w.begin(), w.end());
           confinement.apply_adjoint(m, split_velocity(g, x.subspan(0, nf)), split_velocity(g, std::span<double>(dx)));
-          dx.push_back(m.confinement.adjoint[0]);
+          dx.push_back(m.confinement.adjoints()[0]);
           return dx;
         },
         121);
@@ -190,21 +190,21 @@ SmokeModel3 room(const SmokeSettings& settings, std::array<int, 3> n = {6, 5, 4}
   SmokeModel3 m;
   m.reset(grid_with_solid(n, kRoom), settings);
   const Grid3& g = m.grid;
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.3 * standard_normal(15, 0, k);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.3 * standard_normal(15, 0, k);
   const Lattice3 cl = g.cell_lattice();
   for (Index c = 0; c < g.cells(); ++c) {
     const std::array<int, 3> ijk = cl.coordinates(c);
     const std::size_t cs = static_cast<std::size_t>(c);
-    m.initial_density.value[cs] = 0.5 + 0.3 * std::sin(0.7 * ijk[0] + 0.3) * std::cos(0.5 * ijk[1]) * std::cos(0.4 * ijk[2]);
-    m.initial_temperature.value[cs] = 0.4 + 0.2 * std::cos(0.6 * ijk[0]) * std::sin(0.4 * ijk[1] + 0.2 + 0.3 * ijk[2]);
+    m.initial_density.values()[cs] = 0.5 + 0.3 * std::sin(0.7 * ijk[0] + 0.3) * std::cos(0.5 * ijk[1]) * std::cos(0.4 * ijk[2]);
+    m.initial_temperature.values()[cs] = 0.4 + 0.2 * std::cos(0.6 * ijk[0]) * std::sin(0.4 * ijk[1] + 0.2 + 0.3 * ijk[2]);
   }
   m.add_source("emitter", {0.31, 0.2, 0.35}, 0.18, 2.0, 0.8, 1.2, 0.7, 0.3);
   m.add_source("vent", {0.7, 0.45, 0.3}, 0.15, 0.0, 0.0, 0.8, 2.0, -0.4);
   m.set_knots(2);
-  m.speed.value = {1.2, 0.9, 0.8, 0.5};
-  m.angle.value = {0.7, 0.3, 2.0, 2.4};
-  m.tilt.value = {0.3, 0.5, -0.4, -0.2};
-  m.confinement.value[0] = 0.6;
+  m.speed.assign({1.2, 0.9, 0.8, 0.5}, true);
+  m.angle.assign({0.7, 0.3, 2.0, 2.4}, true);
+  m.tilt.assign({0.3, 0.5, -0.4, -0.2}, true);
+  m.confinement.values()[0] = 0.6;
   return m;
 }
 
@@ -255,7 +255,7 @@ void check_rollout_gradient(const SmokeSettings& settings) {
   Smoke3 system(m);
   SmokeLoss3 loss(m, room_loss(m));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, room_parameters(m));
-  check_problem_gradient(problem, problem.dimension() - m.initial_velocity.size(), 3);
+  check_problem_gradient(problem, problem.dimension() - m.initial_velocity.values().size(), 3);
 }
 
 TEST(Smoke3dSchemes, RolloutGradientMatchesFiniteDifferencesWithMacCormackAndConfinement) {
@@ -401,7 +401,7 @@ double vortex_energy(bool ring, bool confinement, double epsilon) {
   s.confinement = confinement;
   SmokeModel3 m;
   m.reset(Grid3({12, 12, 12}, 1.0 / 12, {}), s);
-  m.confinement.value[0] = epsilon;
+  m.confinement.values()[0] = epsilon;
   const Grid3& g = m.grid;
   std::size_t at = 0;
   for (int a = 0; a < 3; ++a) {
@@ -425,7 +425,7 @@ double vortex_energy(bool ring, bool confinement, double epsilon) {
         velocity[1] = v_y;
         velocity[2] = rho > 0.0 ? v_rho * p[2] / rho : 0.0;
       }
-      m.initial_velocity.value[at] = velocity[a];
+      m.initial_velocity.values()[at] = velocity[a];
     }
   }
   Smoke3 system(m);

@@ -126,13 +126,13 @@ SmokeModel3 forcing_model(const Grid3& g, int steps) {
   m.add_source("emitter", {0.41, 0.3, 0.37}, 0.3, 2.0, 3.0, 1.2, 0.7, 0.3);
   m.add_source("vent", {0.83, 0.52, 0.2}, 0.25, 0.0, 0.0, 0.8, 2.0, -0.4);
   m.set_knots(3);
-  m.speed.value = {1.2, 0.9, 1.4, 0.8, 0.5, 1.1};
-  m.angle.value = {0.7, 0.3, 1.0, 2.0, 2.4, 1.9};
-  m.tilt.value = {0.3, 0.5, 0.1, -0.4, -0.2, 0.2};
+  m.speed.assign({1.2, 0.9, 1.4, 0.8, 0.5, 1.1}, true);
+  m.angle.assign({0.7, 0.3, 1.0, 2.0, 2.4, 1.9}, true);
+  m.tilt.assign({0.3, 0.5, 0.1, -0.4, -0.2, 0.2}, true);
   return m;
 }
 
-std::vector<Quantity*> source_quantities(SmokeModel3& m) {
+std::vector<Array<1>*> source_quantities(SmokeModel3& m) {
   return {&m.source_x, &m.source_y, &m.source_z, &m.source_radius, &m.density_rate, &m.temperature_rate,
           &m.speed,    &m.angle,    &m.tilt};
 }
@@ -145,11 +145,11 @@ TEST(Smoke3d, SourceAdjointMatchesFiniteDifferencesInFieldsAndParameters) {
     const std::size_t ns = static_cast<std::size_t>(m.state_size()), nf = static_cast<std::size_t>(g.face_count());
     auto set_params = [&](std::span<const double> x) {
       std::size_t k = ns;
-      for (Quantity* q : source_quantities(m))
-        for (double& v : q->value) v = x[k++];
+      for (Array<1>* q : source_quantities(m))
+        for (double& v : q->values()) v = x[k++];
     };
     std::vector<double> base = random_values(ns, 71, 0.3);
-    for (Quantity* q : source_quantities(m)) base.insert(base.end(), q->value.begin(), q->value.end());
+    for (Array<1>* q : source_quantities(m)) base.insert(base.end(), q->values().begin(), q->values().end());
     const std::vector<double> w = random_values(ns, 72, 1.0);
     auto f = [&](std::span<const double> x) {
       set_params(x);
@@ -170,7 +170,7 @@ TEST(Smoke3d, SourceAdjointMatchesFiniteDifferencesInFieldsAndParameters) {
       apply_source_adjoint(m, s, t, fields_of(g, std::span<const double>(before[static_cast<std::size_t>(s)])).velocity,
                            fields_of(g, std::span<double>(a)));
     std::vector<double> grad(a);
-    for (Quantity* q : source_quantities(m)) grad.insert(grad.end(), q->adjoint.begin(), q->adjoint.end());
+    for (Array<1>* q : source_quantities(m)) grad.insert(grad.end(), q->adjoints().begin(), q->adjoints().end());
     GradCheckOptions o;
     o.rtol = 1e-5;
     o.atol = 1e-8;
@@ -216,12 +216,12 @@ SmokeModel3 small_room(std::array<int, 3> n, int steps, double tolerance) {
   m.settings.dt = 0.04;
   m.settings.viscosity = 0.01;
   m.settings.pressure.tolerance = tolerance;
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.3 * standard_normal(5, 0, k);
-  for (std::size_t c = 0; c < m.initial_density.size(); ++c) m.initial_density.value[c] = uniform01(6, 0, c);
-  m.source_x.value = {0.31, 0.7};
-  m.source_y.value = {0.2, 0.45};
-  m.source_z.value = {0.35, 0.3};
-  m.source_radius.value = {0.18, 0.15};
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.3 * standard_normal(5, 0, k);
+  for (std::size_t c = 0; c < m.initial_density.values().size(); ++c) m.initial_density.values()[c] = uniform01(6, 0, c);
+  m.source_x.assign({0.31, 0.7}, true);
+  m.source_y.assign({0.2, 0.45}, true);
+  m.source_z.assign({0.35, 0.3}, true);
+  m.source_radius.assign({0.18, 0.15}, true);
   return m;
 }
 
@@ -253,7 +253,7 @@ TEST(Smoke3d, RolloutGradientMatchesFiniteDifferences) {
   SmokeLoss3 loss(m, small_loss(m));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, all_parameters(m));
   // The source parameters one by one, the initial velocity in random directions.
-  check_problem_gradient(problem, problem.dimension() - m.initial_velocity.size(), 4);
+  check_problem_gradient(problem, problem.dimension() - m.initial_velocity.values().size(), 4);
 }
 
 TEST(Smoke3d, ProjectionLeavesDivergenceBelowTolerance) {
@@ -261,7 +261,7 @@ TEST(Smoke3d, ProjectionLeavesDivergenceBelowTolerance) {
     SmokeModel3 m = small_room({10, 9, 8}, 1, tolerance);
     const Grid3& g = m.grid;
     Projection3 projection(g, m.settings.pressure);
-    std::vector<double> v = m.initial_velocity.value;
+    std::vector<double> v(m.initial_velocity.values().begin(), m.initial_velocity.values().end());
     v.resize(static_cast<std::size_t>(m.state_size()));
     const Velocity3 u = velocity_in(g, v);
     zero_walls(g, u);
@@ -289,8 +289,8 @@ TEST(Smoke3d, UniformFlowTranslatesSmokeExactly) {
   const std::array<double, 3> speed = {h / dt, -h / dt, 2.0 * h / dt};
   std::size_t at = 0;
   for (int a = 0; a < 3; ++a)
-    for (Index k = 0; k < g.face_count(a); ++k) m.initial_velocity.value[at++] = speed[static_cast<std::size_t>(a)];
-  for (std::size_t c = 0; c < m.initial_density.size(); ++c) m.initial_density.value[c] = uniform01(9, 0, c);
+    for (Index k = 0; k < g.face_count(a); ++k) m.initial_velocity.values()[at++] = speed[static_cast<std::size_t>(a)];
+  for (std::size_t c = 0; c < m.initial_density.values().size(); ++c) m.initial_density.values()[c] = uniform01(9, 0, c);
   Smoke3 system(m);
   SmokeLoss3 loss(m, {});
   Rollout rollout(system, loss, s.steps, {});
@@ -303,7 +303,7 @@ TEST(Smoke3d, UniformFlowTranslatesSmokeExactly) {
         auto wrap = [](int x, int count) { return ((x % count) + count) % count; };
         const Index from = g.cell(wrap(i - s.steps, n[0]), wrap(j + s.steps, n[1]), wrap(k - 2 * s.steps, n[2]));
         worst = std::max(worst, std::abs(f.density[static_cast<std::size_t>(g.cell(i, j, k))] -
-                                         m.initial_density.value[static_cast<std::size_t>(from)]));
+                                         m.initial_density.values()[static_cast<std::size_t>(from)]));
       }
   EXPECT_LT(worst, 1e-12);
 }

@@ -41,13 +41,13 @@ SmokeModel small_room(int nx, int ny, int steps, PressureSettings pressure) {
   solid[static_cast<std::size_t>(g.cell(nx / 2, ny / 2))] = 1;
   g.set_solid(solid);
   m.reset(g, s);
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.3 * standard_normal(5, 0, k);
-  for (std::size_t c = 0; c < m.initial_density.size(); ++c) m.initial_density.value[c] = uniform01(6, 0, c);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.3 * standard_normal(5, 0, k);
+  for (std::size_t c = 0; c < m.initial_density.values().size(); ++c) m.initial_density.values()[c] = uniform01(6, 0, c);
   m.add_source("emitter", 0.31, 0.22, 0.15, 2.0, 1.5, 0.6, 1.2);
   m.add_source("vent", 0.83, 0.5, 0.12, 0.0, 0.0, 0.9, 2.6);
   m.set_knots(3);
-  m.speed.value = {0.6, 0.8, 0.5, 0.9, 0.7, 1.1};
-  m.angle.value = {1.2, 1.4, 1.0, 2.6, 2.9, 2.4};
+  m.speed.assign({0.6, 0.8, 0.5, 0.9, 0.7, 1.1}, true);
+  m.angle.assign({1.2, 1.4, 1.0, 2.6, 2.9, 2.4}, true);
   return m;
 }
 
@@ -88,23 +88,23 @@ void check_rollout_gradient(AdvectionScheme velocity, AdvectionScheme carried, d
     for (int j = 0; j < m.grid.ny(); ++j)
       for (int i = 0; i < m.grid.nx(); ++i) {
         const std::size_t c = static_cast<std::size_t>(m.grid.cell(i, j));
-        m.initial_density.value[c] = 0.5 + 0.3 * std::sin(0.7 * i + 0.3) * std::cos(0.5 * j);
-        m.initial_temperature.value[c] = 0.4 + 0.2 * std::cos(0.6 * i) * std::sin(0.4 * j + 0.2);
+        m.initial_density.values()[c] = 0.5 + 0.3 * std::sin(0.7 * i + 0.3) * std::cos(0.5 * j);
+        m.initial_temperature.values()[c] = 0.4 + 0.2 * std::cos(0.6 * i) * std::sin(0.4 * j + 0.2);
       }
-    m.temperature_rate.value[1] = 0.8;
+    m.temperature_rate.values()[1] = 0.8;
   }
   m.settings.velocity_advection = velocity;
   m.settings.carried_advection = carried;
   m.settings.backtrace = backtrace;
   m.settings.confinement = confinement >= 0.0;
-  m.confinement.value[0] = confinement;
+  m.confinement.values()[0] = confinement;
   Smoke system(m);
   SmokeLoss loss(m, small_loss(m));
   tune::RolloutProblem problem(system, loss, m.settings.steps, {}, all_parameters(m));
   const std::vector<double> x = problem.initial();
   std::vector<double> g(x.size());
   problem.value_and_gradient(x, g);
-  const std::size_t sources = x.size() - m.initial_velocity.size();
+  const std::size_t sources = x.size() - m.initial_velocity.values().size();
   GradCheckOptions o;
   o.step = 1e-6;
   o.rtol = 1e-5;
@@ -179,7 +179,7 @@ TEST(Smoke, NonFiniteStepNamesTheFirstNonFiniteElement) {
     p.solver = PressureSolver::kJacobi;
     // Big enough (about 3,600 state values) that two threads check several blocks each.
     SmokeModel m = small_room(32, 28, 3, p);
-    m.initial_density.value[static_cast<std::size_t>(m.grid.cell(20, 17))] = std::nan("");
+    m.initial_density.values()[static_cast<std::size_t>(m.grid.cell(20, 17))] = std::nan("");
     Smoke system(m);
     std::vector<double> state(static_cast<std::size_t>(system.state_size())), next(state.size());
     system.initial_state(state);
@@ -206,8 +206,8 @@ TEST(Smoke, ProjectionLeavesDivergenceBelowTolerance) {
     SmokeModel m = small_room(24, 20, 1, p);
     const Grid& g = m.grid;
     Projection projection(g, p);
-    std::vector<double> u(m.initial_velocity.value.begin(), m.initial_velocity.value.begin() + g.u_count());
-    std::vector<double> v(m.initial_velocity.value.begin() + g.u_count(), m.initial_velocity.value.end());
+    std::vector<double> u(m.initial_velocity.values().begin(), m.initial_velocity.values().begin() + g.u_count());
+    std::vector<double> v(m.initial_velocity.values().begin() + g.u_count(), m.initial_velocity.values().end());
     for (Index k = 0; k < g.u_count(); ++k)
       if (g.u_wall(k)) u[static_cast<std::size_t>(k)] = 0.0;
     for (Index k = 0; k < g.v_count(); ++k)
@@ -242,8 +242,8 @@ TEST(Smoke, TaylorGreenVortexDecaysAtTheViscousRate) {
   const double a = 0.01;
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) {
-      m.initial_velocity.value[static_cast<std::size_t>(g.u_face(i, j))] = a * std::sin(i * h) * std::cos((j + 0.5) * h);
-      m.initial_velocity.value[static_cast<std::size_t>(g.u_count() + g.v_face(i, j))] =
+      m.initial_velocity.values()[static_cast<std::size_t>(g.u_face(i, j))] = a * std::sin(i * h) * std::cos((j + 0.5) * h);
+      m.initial_velocity.values()[static_cast<std::size_t>(g.u_count() + g.v_face(i, j))] =
           -a * std::cos((i + 0.5) * h) * std::sin(j * h);
     }
   Smoke system(m);
@@ -372,8 +372,8 @@ TEST(Smoke, ConservativeAdvectionConservesSmokeMassInAClosedBox) {
   solid[static_cast<std::size_t>(m.grid.cell(9, 8))] = solid[static_cast<std::size_t>(m.grid.cell(10, 8))] = 1;
   m.grid.set_solid(solid);
   // Upwind fluxes need dt (|u| + |v|) / h <= 1: gentle velocities.
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.1 * standard_normal(5, 0, k);
-  for (std::size_t c = 0; c < m.initial_density.size(); ++c) m.initial_density.value[c] = solid[c] ? 0.0 : uniform01(6, 0, c);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.1 * standard_normal(5, 0, k);
+  for (std::size_t c = 0; c < m.initial_density.values().size(); ++c) m.initial_density.values()[c] = solid[c] ? 0.0 : uniform01(6, 0, c);
   m.settings.carried_advection = AdvectionScheme::kConservative;
   m.settings.velocity_advection = AdvectionScheme::kMacCormack;
   Smoke system(m);
@@ -427,10 +427,10 @@ TEST(Smoke, DeterministicAcrossThreadsOnAPeriodicGridWithBothTraces) {
       s.pressure.solver = PressureSolver::kJacobi;
       const int n = 40;  // four blocks of cells: two threads split them
       m.reset(Grid(n, n, 1.0 / n, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic), s);
-      for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.5 * standard_normal(8, 0, k);
-      for (std::size_t c = 0; c < m.initial_density.size(); ++c) m.initial_density.value[c] = uniform01(9, 0, c);
+      for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.5 * standard_normal(8, 0, k);
+      for (std::size_t c = 0; c < m.initial_density.values().size(); ++c) m.initial_density.values()[c] = uniform01(9, 0, c);
       SmokeLossSettings l;
-      l.target.resize(m.initial_density.size());
+      l.target.resize(m.initial_density.values().size());
       for (std::size_t c = 0; c < l.target.size(); ++c) l.target[c] = uniform01(10, 0, c);
       Smoke system(m);
       SmokeLoss loss(m, l);
@@ -454,7 +454,7 @@ TEST(Smoke, DeterministicAcrossThreadsWithMacCormackConservativeAndConfinement) 
     m.settings.velocity_advection = AdvectionScheme::kMacCormack;
     m.settings.carried_advection = AdvectionScheme::kConservative;
     m.settings.confinement = true;
-    m.confinement.value[0] = 0.5;
+    m.confinement.values()[0] = 0.5;
     m.settings.viscosity = 0.0;  // explicit viscosity would need a smaller step at 40 x 40
     Smoke system(m);
     SmokeLoss loss(m, small_loss(m));

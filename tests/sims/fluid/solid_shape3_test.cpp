@@ -73,7 +73,7 @@ TEST(SolidShape3, FlowDoesNotEnterSolids) {
   g.set_solid(solid_mask(g, {SolidShape3{SolidShape3::kSphere, {0.5, 0.4, 0.5, 0.2}, 1},
                              SolidShape3{SolidShape3::kCylinder, {0.8, 0.3, 0.1, 0.0, 0.7}, 1}}));
   m.reset(g, s);
-  for (std::size_t k = 0; k < m.initial_velocity.size(); ++k) m.initial_velocity.value[k] = 0.3 * standard_normal(3, 0, k);
+  for (std::size_t k = 0; k < m.initial_velocity.values().size(); ++k) m.initial_velocity.values()[k] = 0.3 * standard_normal(3, 0, k);
   m.add_boundary_vent("inlet", 0, {0.4, 0.5}, {0.3, 0.3}, 1.0, 1.0, 1.0);
   Smoke3 system(m);
   SmokeLoss3 loss(m, {{}, 1.0, std::vector<std::uint8_t>(static_cast<std::size_t>(g.cells()), 1), -1, {}, 0.0});
