@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/creature_frames.hpp"
 #include "sims/creature/body_plan.hpp"
 #include "sims/creature/creature.hpp"
 #include "sims/creature/fem_body.hpp"
@@ -213,83 +214,18 @@ class CreatureScenario final : public Scenario {
     return loss;
   }
 
-  nlohmann::json summary() override {
-    const auto state = problem_->rollout().final_state();
-    const auto& x0 = plan_.nodes[static_cast<std::size_t>(plan_.head)];
-    nlohmann::json body = fem_ ? nlohmann::json{{"nodes", fem_->node_count},
-                                                 {"triangles", fem_->element_count()},
-                                                 {"actuators", fem_->actuator_count}}
-                               : nlohmann::json{{"nodes", model_.node_count},
-                                                 {"springs", model_.spring_count()},
-                                                 {"actuators", model_.actuator_count}};
-    body.update(nlohmann::json{
-            {"head_x", state[static_cast<std::size_t>(2 * plan_.head)]},
-            {"head_travel", state[static_cast<std::size_t>(2 * plan_.head)] - x0[0]},
-            {"task_figure", loss_->figure(state, 0)}});
-    return body;
-  }
+  nlohmann::json summary() override { return creature_summary(body(), *loss_, problem_->rollout().final_state()); }
 
-  // Nodes and edges (springs, or the triangles' sides) every few steps, coloured by strain
-  // (actuated ones included), the ground as background, and the head's x over time.
+  // Nodes and edges every few steps coloured by strain, the ground, and the head's x over time
+  // (report/creature_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    std::vector<std::pair<Index, Index>> edge_nodes;
-    if (fem_) {
-      for (Index e = 0; e < fem_->element_count(); ++e)
-        for (int k = 0; k < 3; ++k) {
-          const Index a = fem_->elements.node(e, k), b = fem_->elements.node(e, (k + 1) % 3);
-          edge_nodes.emplace_back(std::min(a, b), std::max(a, b));
-        }
-      std::sort(edge_nodes.begin(), edge_nodes.end());
-      edge_nodes.erase(std::unique(edge_nodes.begin(), edge_nodes.end()), edge_nodes.end());
-    } else {
-      for (Index e = 0; e < model_.spring_count(); ++e) edge_nodes.emplace_back(model_.springs.node(e, 0), model_.springs.node(e, 1));
-    }
-    nlohmann::json edges = nlohmann::json::array();
-    std::vector<double> rest;
-    for (const auto& edge : edge_nodes) {
-      edges.push_back({edge.first, edge.second});
-      const Vec<double, 2> d = plan_.nodes[static_cast<std::size_t>(edge.second)] - plan_.nodes[static_cast<std::size_t>(edge.first)];
-      rest.push_back(std::sqrt(dot(d, d)));
-    }
-    if (!fem_)
-      for (Index e = 0; e < model_.spring_count(); ++e) rest[static_cast<std::size_t>(e)] = model_.rest_length.values()[e];
-    nlohmann::json out = {{"legend", fem_ ? "triangle sides coloured by strain (red stretched, blue compressed); ground line"
-                                          : "springs coloured by strain (red stretched, blue compressed); ground line"},
-                          {"edges", edges},
-                          {"frames", nlohmann::json::array()}};
-    const std::vector<sb::ContactPlane<2>>& planes = fem_ ? fem_->planes : model_.planes;
-    if (!planes.empty()) {
-      const double ground = planes.front().offset;
-      out["background"] = {{"lines", {{-1.0, ground, 3.0, ground, 0.0}}}};
-    }
-    const double dt = fem_ ? fem_->settings.dt : model_.settings.dt;
-    const auto nodes = static_cast<Index>(plan_.nodes.size());
-    const int stride = std::max(1, steps / 80);
-    std::vector<double> times, head;
-    RolloutOptions record;
-    record.observer = [&](int t, std::span<const double> state) {
-      times.push_back(t * dt);
-      head.push_back(state[static_cast<std::size_t>(2 * plan_.head)]);
-      if (t % stride != 0 && t != steps) return;
-      nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
-      for (Index i = 0; i < nodes; ++i) points.push_back({state[2 * i], state[2 * i + 1]});
-      for (std::size_t e = 0; e < edge_nodes.size(); ++e) {
-        const Index a = 2 * edge_nodes[e].first, b = 2 * edge_nodes[e].second;
-        const double dx = state[b] - state[a], dy = state[b + 1] - state[a + 1];
-        strain.push_back((std::sqrt(dx * dx + dy * dy) - rest[e]) / rest[e]);
-      }
-      out["frames"].push_back({{"label", "step " + std::to_string(t)}, {"points", points}, {"values", strain}});
-    };
-    Rollout(*creature_, *loss_, steps, record).loss();
-    out["charts"] = {{{"title", "head position"},
-                      {"x_label", "time"},
-                      {"y_label", "x"},
-                      {"series", {{{"name", "head x"}, {"x", times}, {"y", head}}}}}};
-    return out;
+    return creature_frames(body(), *creature_, *loss_, steps);
   }
 
  private:
+  CreatureBody body() const { return {plan_, model_, fem_.get()}; }
+
   cr::BodyPlan plan_;
   sb::MassSpringModel<2> model_;
   std::unique_ptr<sb::FemModel<2>> fem_;  // an FEM body instead (body.fem)

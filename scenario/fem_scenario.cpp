@@ -1,23 +1,19 @@
 #include "scenario/fem_scenario.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <cmath>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "report/fem_frames.hpp"
 #include "scenario/softbody_scenario.hpp"
 #include "scenario/tuned_parameter.hpp"
-#include "core/rng.hpp"
 #include "sims/softbody/fem.hpp"
 #include "sims/softbody/fem_mesh.hpp"
 #include "sims/softbody/fem_tunables.hpp"
 #include "sims/softbody/losses.hpp"
+#include "sims/softbody/marker_reference.hpp"
 
 namespace simgrad::app {
 
@@ -136,8 +132,8 @@ class FemScenario final : public Scenario {
       for (const ScenarioNode& b : root.array("boxes")) model_.boxes.push_back(read_box(b.as_object()));
 
     if (auto obj = root.optional_child("surface_obj")) {
-      obj_folder_ = obj->string("folder");
-      obj_every_ = static_cast<int>(obj->integer("every", 1, steps, std::max(1, steps / 100)));
+      obj_.folder = obj->string("folder");
+      obj_.every = static_cast<int>(obj->integer("every", 1, steps, std::max(1, steps / 100)));
     }
 
     system_ = std::make_unique<sb::Fem<D>>(model_);
@@ -162,73 +158,15 @@ class FemScenario final : public Scenario {
     return loss;
   }
 
-  nlohmann::json summary() override {
-    return {{"dimension", D},
-            {"nodes", model_.node_count},
-            {"elements", model_.element_count()},
-            {"regions", model_.region_count},
-            {"mass", model_.total_mass()}};
-  }
+  nlohmann::json summary() override { return fem_summary(model_); }
 
-  // Nodes and element edges every few steps, edges coloured by strain; 3D bodies seen from the
-  // side (x, z).
+  // Nodes and element edges every few steps, edges coloured by strain (report/fem_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    std::map<std::pair<Index, Index>, int> unique;
-    std::vector<std::pair<Index, Index>> edges;
-    for (Index e = 0; e < model_.element_count(); ++e)
-      for (int a = 0; a <= D; ++a)
-        for (int b = a + 1; b <= D; ++b) {
-          const Index p = model_.elements.node(e, a), q = model_.elements.node(e, b);
-          const auto key = std::minmax(p, q);
-          if (unique.emplace(key, 0).second) edges.push_back(key);
-        }
-    nlohmann::json edge_list = nlohmann::json::array();
-    for (const auto& edge : edges) edge_list.push_back({edge.first, edge.second});
-    std::vector<double> rest(edges.size());
-    const auto x0 = model_.initial_position.values();
-    for (std::size_t k = 0; k < edges.size(); ++k) rest[k] = distance(x0, edges[k].first, edges[k].second);
-    nlohmann::json out = {{"legend", "element edges coloured by strain (red stretched, blue compressed); nodes black"},
-                          {"edges", edge_list},
-                          {"frames", nlohmann::json::array()}};
-    const long frames = std::clamp<long>(400000 / std::max<long>(1, static_cast<long>(edges.size())), 10, 80);
-    const int stride = static_cast<int>(std::max<long>(1, steps / frames));
-    const int up = D - 1;
-    // With "surface_obj", the boundary surface of every obj_every_-th step as .obj files too.
-    std::vector<std::array<std::int32_t, 3>> surface;
-    std::vector<std::int32_t> element_nodes;
-    if (!obj_folder_.empty()) {
-      for (Index e = 0; e < model_.element_count(); ++e)
-        for (int k = 0; k <= D; ++k) element_nodes.push_back(static_cast<std::int32_t>(model_.elements.node(e, k)));
-      surface = sb::surface_triangles<D>(model_.node_count, element_nodes);
-      std::filesystem::create_directories(obj_folder_);
-    }
-    RolloutOptions record;
-    record.observer = [&](int t, std::span<const double> state) {
-      if (!obj_folder_.empty() && t % obj_every_ == 0) {
-        char file[32];
-        std::snprintf(file, sizeof file, "step_%06d.obj", t);
-        std::ofstream out(std::filesystem::path(obj_folder_) / file);
-        sb::write_obj<D>(out, state.first(static_cast<std::size_t>(D * model_.node_count)), surface);
-      }
-      if (t % stride != 0 && t != steps) return;
-      nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
-      for (Index i = 0; i < model_.node_count; ++i) points.push_back({state[i * D], state[i * D + up]});
-      for (std::size_t k = 0; k < edges.size(); ++k)
-        strain.push_back(distance(state, edges[k].first, edges[k].second) / rest[k] - 1.0);
-      out["frames"].push_back({{"label", "step " + std::to_string(t)}, {"points", points}, {"values", strain}});
-    };
-    Rollout(*system_, *loss_, steps, record).loss();
-    return out;
+    return fem_frames(*system_, *loss_, steps, obj_);
   }
 
  private:
-  static double distance(std::span<const double> x, Index a, Index b) {
-    double d2 = 0.0;
-    for (int k = 0; k < D; ++k) d2 += (x[b * D + k] - x[a * D + k]) * (x[b * D + k] - x[a * D + k]);
-    return std::sqrt(d2);
-  }
-
   // Regions of a mesh from "region_boxes": [{"min", "max"}, ...]: an element whose centroid lies in
   // box k is in region k + 1 (the first box that holds it); the rest stay in region 0.
   static void assign_regions(const ScenarioNode& root, sb::FemMesh<D>& mesh) {
@@ -317,60 +255,23 @@ class FemScenario final : public Scenario {
     reference_.dimension = D;
     reference_.frame_interval = stride_ * model_.settings.dt;
     const ScenarioNode generate = reference.child("generate");
-    const double noise = reference.non_negative("noise", 0.0);
-    const double noise_relative = reference.non_negative("noise_relative", 0.0);
-    const std::uint64_t seed = static_cast<std::uint64_t>(reference.integer("seed", 0, 1LL << 53, 1));
-    // Simulate with the generating values, then restore the model's own.
-    const std::vector<double> saved = material_values();
-    auto fill = [&](std::string_view key, Array<1>& a, double lo, double hi) {
-      if (generate.has(key)) {
-        const double v = generate.in_range(key, lo, hi);
-        for (double& x : a.values()) x = v;
-      }
+    const sb::MarkerNoise noise{reference.non_negative("noise", 0.0), reference.non_negative("noise_relative", 0.0),
+                                static_cast<std::uint64_t>(reference.integer("seed", 0, 1LL << 53, 1))};
+    // Simulated with the generating values (one for all regions).
+    std::vector<sb::GeneratingValue> generating;
+    auto add = [&](std::string_view key, Array<1>& quantity, double lo, double hi) {
+      if (generate.has(key)) generating.push_back({&quantity, generate.in_range(key, lo, hi)});
     };
-    fill("youngs_modulus", model_.youngs, 1e-300, 1e300);
-    fill("poisson_ratio", model_.poisson, -0.999, 0.499);
-    fill("damping", model_.damping, 0.0, 1e300);
-    fill("mass_damping", model_.mass_damping, 0.0, 1e300);
-    std::vector<double>& frames = reference_.positions;
-    {
-      sb::TrajectoryMatchLoss<D> recorder(model_.node_count, reference_.markers, stride_,
-                                          std::vector<double>(reference_.markers.size() * D, 0.0));
-      RolloutOptions record;
-      record.observer = [&](int t, std::span<const double> state) {
-        if (t % stride_ == 0) recorder.append_frame(state, frames);
-      };
-      Rollout(*system_, recorder, steps, record).loss();
-    }
-    double sigma = noise;
-    if (noise_relative > 0.0) {
-      const std::size_t per_frame = reference_.markers.size() * D;
-      double sum = 0.0;
-      for (std::size_t i = per_frame; i < frames.size(); ++i) {
-        const double d = frames[i] - frames[i % per_frame];
-        sum += d * d;
-      }
-      sigma += noise_relative * std::sqrt(sum / static_cast<double>(std::max<std::size_t>(1, frames.size() - per_frame)));
-    }
-    for (std::size_t i = 0; i < frames.size(); ++i) frames[i] += sigma * standard_normal(seed, 0, i);
-    restore_material_values(saved);
-  }
-
-  std::vector<double> material_values() const {
-    std::vector<double> v;
-    for (const Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping, &model_.mass_damping})
-      v.insert(v.end(), a->values().begin(), a->values().end());
-    return v;
-  }
-  void restore_material_values(const std::vector<double>& v) {
-    std::size_t k = 0;
-    for (Array<1>* a : {&model_.youngs, &model_.poisson, &model_.damping, &model_.mass_damping})
-      for (double& x : a->values()) x = v[k++];
+    add("youngs_modulus", model_.youngs, 1e-300, 1e300);
+    add("poisson_ratio", model_.poisson, -0.999, 0.499);
+    add("damping", model_.damping, 0.0, 1e300);
+    add("mass_damping", model_.mass_damping, 0.0, 1e300);
+    reference_.positions =
+        sb::simulate_marker_reference<D>(*system_, model_.node_count, reference_.markers, stride_, steps, generating, noise);
   }
 
   sb::FemModel<D> model_;
-  std::string obj_folder_;  // "surface_obj": where frames() also writes the surface as .obj
-  int obj_every_ = 1;
+  SurfaceObj obj_;  // "surface_obj": where frames() also writes the surface as .obj
   std::unique_ptr<sb::Fem<D>> system_;
   sb::MarkerTrajectory reference_;
   int stride_ = 1;

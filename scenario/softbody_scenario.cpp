@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "report/softbody_frames.hpp"
 #include "scenario/tuned_parameter.hpp"
-#include "core/rng.hpp"
 #include "sims/softbody/losses.hpp"
+#include "sims/softbody/marker_reference.hpp"
 #include "sims/softbody/mass_spring.hpp"
 #include "sims/softbody/tunables.hpp"
 
@@ -72,19 +74,6 @@ sb::MassSpringModel<D> read_body(const ScenarioNode& body, int steps) {
   return m;
 }
 
-// Uniform values for the "generate" section of a reference: the quantities used to make it.
-template <int D>
-void apply_values(sb::MassSpringModel<D>& m, const ScenarioNode& values) {
-  auto fill = [&](std::string_view key, Array<1>& a) {
-    if (values.has(key)) {
-      const double v = values.positive(key);
-      for (double& x : a.values()) x = v;
-    }
-  };
-  fill("stiffness", m.stiffness);
-  fill("damping", m.damping);
-}
-
 template <int D>
 class SoftbodyScenario final : public Scenario {
  public:
@@ -144,41 +133,12 @@ class SoftbodyScenario final : public Scenario {
     return loss;
   }
 
-  nlohmann::json summary() override {
-    nlohmann::json j = {{"dimension", D}, {"nodes", model_.node_count}, {"springs", model_.spring_count()}};
-    if (auto* area = dynamic_cast<sb::TriangleAreaLoss*>(loss_.get()))
-      j["final_area"] = area->area(problem_->rollout().final_state());
-    return j;
-  }
+  nlohmann::json summary() override { return mass_spring_summary(model_, *loss_, problem_->rollout().final_state()); }
 
-  // Nodes and springs every few steps, springs coloured by strain; 3D bodies seen from the side (x, z).
+  // Nodes and springs every few steps, springs coloured by strain (report/softbody_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    nlohmann::json edges = nlohmann::json::array();
-    for (Index e = 0; e < model_.spring_count(); ++e) edges.push_back({model_.springs.node(e, 0), model_.springs.node(e, 1)});
-    nlohmann::json out = {{"legend", "springs coloured by strain (red stretched, blue compressed); nodes black"},
-                          {"edges", edges},
-                          {"frames", nlohmann::json::array()}};
-    // About 80 frames, fewer for large bodies so the report stays a few megabytes.
-    const long frames = std::clamp<long>(400000 / std::max<long>(1, model_.spring_count()), 10, 80);
-    const int stride = static_cast<int>(std::max<long>(1, steps / frames));
-    const int up = D - 1;
-    RolloutOptions record;
-    record.observer = [&](int t, std::span<const double> state) {
-      if (t % stride != 0 && t != steps) return;
-      nlohmann::json strain = nlohmann::json::array(), points = nlohmann::json::array();
-      for (Index i = 0; i < model_.node_count; ++i) points.push_back({state[i * D], state[i * D + up]});
-      for (Index e = 0; e < model_.spring_count(); ++e) {
-        const Index a = model_.springs.node(e, 0) * D, b = model_.springs.node(e, 1) * D;
-        double d2 = 0.0;
-        for (int k = 0; k < D; ++k) d2 += (state[b + k] - state[a + k]) * (state[b + k] - state[a + k]);
-        const double rest = model_.rest_length.values()[e];
-        strain.push_back((std::sqrt(d2) - rest) / rest);
-      }
-      out["frames"].push_back({{"label", "step " + std::to_string(t)}, {"points", points}, {"values", strain}});
-    };
-    Rollout(*system_, *loss_, steps, record).loss();
-    return out;
+    return mass_spring_frames(*system_, *loss_, steps);
   }
 
  private:
@@ -206,25 +166,14 @@ class SoftbodyScenario final : public Scenario {
     const int stride = static_cast<int>(loss.integer("stride", 1, steps));
     const ScenarioNode reference = loss.child("reference");
     const ScenarioNode generate = reference.child("generate");
-    const double noise = reference.non_negative("noise", 0.0);
-    const std::uint64_t seed = static_cast<std::uint64_t>(reference.integer("seed", 0, 1LL << 53, 1));
-
-    // Simulate the reference with the generating values, then restore the model's own.
-    const std::vector<double> k0(model_.stiffness.values().begin(), model_.stiffness.values().end());
-    const std::vector<double> c0(model_.damping.values().begin(), model_.damping.values().end());
-    apply_values(model_, generate);
-    std::vector<double> frames;
-    {
-      sb::TrajectoryMatchLoss<D> recorder(*system_, markers, stride, std::vector<double>(markers.size() * D, 0.0));
-      RolloutOptions record;
-      record.observer = [&](int t, std::span<const double> state) {
-        if (t % stride == 0) recorder.append_frame(state, frames);
-      };
-      Rollout(*system_, recorder, steps, record).loss();
-    }
-    for (std::size_t i = 0; i < frames.size(); ++i) frames[i] += noise * standard_normal(seed, 0, i);
-    std::copy(k0.begin(), k0.end(), model_.stiffness.values().begin());
-    std::copy(c0.begin(), c0.end(), model_.damping.values().begin());
+    const sb::MarkerNoise noise{reference.non_negative("noise", 0.0), 0.0,
+                                static_cast<std::uint64_t>(reference.integer("seed", 0, 1LL << 53, 1))};
+    // Simulated with the generating values ("stiffness", "damping": one for all springs).
+    std::vector<sb::GeneratingValue> generating;
+    for (auto [key, quantity] : {std::pair{"stiffness", &model_.stiffness}, std::pair{"damping", &model_.damping}})
+      if (generate.has(key)) generating.push_back({quantity, generate.positive(key)});
+    std::vector<double> frames =
+        sb::simulate_marker_reference<D>(*system_, model_.node_count, markers, stride, steps, generating, noise);
     loss_ = std::make_unique<sb::TrajectoryMatchLoss<D>>(*system_, markers, stride, std::move(frames));
   }
 
