@@ -1,12 +1,12 @@
 #include "scenario/fluid3d_scenario.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <numbers>
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "report/fluid_frames.hpp"
 #include "scenario/fluid_scenario.hpp"
 #include "sims/fluid/smoke3d.hpp"
 #include "sims/fluid/solid_shape3.hpp"
@@ -14,7 +14,6 @@
 namespace simgrad::app {
 
 namespace fl = simgrad::fluid;
-using nlohmann::json;
 
 namespace {
 
@@ -43,18 +42,6 @@ std::vector<double> read_box(const ScenarioNode& node, std::string_view key) {
   if (!(b[3] > b[0] && b[4] > b[1] && b[5] > b[2]))
     node.fail(key, "expected [x0, y0, z0, x1, y1, z1] with x1 > x0, y1 > y0 and z1 > z0");
   return b;
-}
-
-// A shape's outline in the x-y side view: a rectangle [x0, y0, x1, y1], or a circle [x, y, r]
-// for a sphere or a cylinder along z (`round`).
-std::array<double, 4> side_view(const fl::SolidShape3& s, bool& round) {
-  round = s.kind == fl::SolidShape3::kSphere || (s.kind == fl::SolidShape3::kCylinder && s.axis == 2);
-  const std::vector<double>& v = s.v;
-  if (s.kind == fl::SolidShape3::kBox) return {v[0], v[1], v[3], v[4]};
-  if (s.kind == fl::SolidShape3::kSphere) return {v[0], v[1], v[3], 0.0};
-  if (s.axis == 2) return {v[0], v[1], v[2], 0.0};
-  if (s.axis == 0) return {v[3], v[0] - v[2], v[4], v[0] + v[2]};
-  return {v[0] - v[2], v[3], v[0] + v[2], v[4]};
 }
 
 // An obstacle: {"box": [x0, y0, z0, x1, y1, z1]}, {"sphere": [x, y, z, r]} or {"cylinder": [a, b,
@@ -100,90 +87,13 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     set_up(root, overrides, read_loss(root.child("loss")));
   }
 
-  nlohmann::json summary() override {
-    const auto final_state = problem_->rollout().final_state();
-    const fl::Grid3& g = model_.grid;
-    json j = {{"cells", {g.n(0), g.n(1), g.n(2)}},
-              {"sources", model_.source_names},
-              {"vents", model_.vent_names},
-              {"pressure_iterations_max", system_->projection().max_iterations_seen()}};
-    if (!final_state.empty()) {
-      j["final_region_density"] = loss_->region_density(final_state);
-      double mass = 0.0;
-      for (double v : fl::fields_of(g, final_state).density) mass += v;
-      j["final_smoke_mass"] = mass * g.h() * g.h() * g.h();
-    }
-    return j;
-  }
+  nlohmann::json summary() override { return smoke3d_summary(*system_, *loss_, problem_->rollout().final_state()); }
 
-  // The density averaged along z per frame (a side view, y up; at most 64 x 64 samples, 0-255 of
-  // the run's largest); obstacles and the target region as outlines, sources as circles with
-  // the flow they drive projected onto the x-y plane.
+  // The density averaged along z per frame (a side view, y up), obstacles, the target region,
+  // sources and vents with the flow they drive (report/fluid_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    const fl::Grid3& g = model_.grid;
-    const int stride_cells = std::max(1, (std::max(g.n(0), g.n(1)) + 63) / 64);
-    const int nx = (g.n(0) + stride_cells - 1) / stride_cells, ny = (g.n(1) + stride_cells - 1) / stride_cells;
-    const Pictures pictures = record_pictures([&](std::span<const double> state) {
-      const auto d = fl::fields_of(g, state).density;
-      std::vector<double> view(static_cast<std::size_t>(nx * ny), 0.0);
-      const double per_sample = 1.0 / (static_cast<double>(g.n(2)) * stride_cells * stride_cells);
-      const fl::Lattice3 cl = g.cell_lattice();
-      for (Index c = 0; c < g.cells(); ++c) {
-        const std::array<int, 3> ijk = cl.coordinates(c);
-        view[static_cast<std::size_t>((ijk[1] / stride_cells) * nx + ijk[0] / stride_cells)] += d[static_cast<std::size_t>(c)] * per_sample;
-      }
-      return view;
-    });
-    const std::vector<std::vector<double>>& views = pictures.views;
-    const std::vector<int>& times = pictures.times;
-    json lines = json::array();
-    auto rectangle = [&](double x0, double y0, double x1, double y1, double colour) {
-      const double p[5][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
-      for (int k = 0; k < 4; ++k) lines.push_back({p[k][0], p[k][1], p[k + 1][0], p[k + 1][1], colour});
-    };
-    rectangle(0.0, 0.0, g.extent(0), g.extent(1), 0.0);
-    auto circle = [&](double cx, double cy, double r, double colour) {
-      for (int k = 0; k < 24; ++k) {
-        const double a0 = 2.0 * std::numbers::pi * k / 24, a1 = 2.0 * std::numbers::pi * (k + 1) / 24;
-        lines.push_back({cx + r * std::cos(a0), cy + r * std::sin(a0), cx + r * std::cos(a1), cy + r * std::sin(a1), colour});
-      }
-    };
-    for (const fl::SolidShape3& o : obstacles_) {
-      bool round;
-      const std::array<double, 4> b = side_view(o, round);
-      if (round) circle(b[0], b[1], b[2], -1.0);
-      else rectangle(b[0], b[1], b[2], b[3], -1.0);
-    }
-    if (!region_.empty()) rectangle(region_[0], region_[1], region_[3], region_[4], 0.5);
-    for (int s = 0; s < model_.source_count(); ++s) {
-      const std::size_t si = static_cast<std::size_t>(s);
-      circle(model_.source_x.value[si], model_.source_y.value[si], model_.source_radius.value[si], 1.0);
-    }
-    for (const std::array<double, 4>& segment : vent_segments(model_))
-      lines.push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
-    json out = {{"legend", "smoke density averaged along z, a side view (dark: dense); obstacles blue, target region "
-                           "outlined, sources red with the flow they drive, boundary vents red on their walls with the "
-                           "flow they drive"},
-                {"scale", 1.0},
-                {"background", {{"lines", lines}}},
-                {"frames", json::array()}};
-    for (std::size_t f = 0; f < views.size(); ++f) {
-      json arrows = json::array();
-      for (int s = 0; s < model_.source_count(); ++s) {
-        int knot;
-        double fraction;
-        const double speed = model_.scheduled(model_.speed, s, times[f], knot, fraction);
-        const double angle = model_.scheduled(model_.angle, s, times[f], knot, fraction);
-        const double tilt = model_.scheduled(model_.tilt, s, times[f], knot, fraction);
-        const double length = 2.0 * model_.source_radius.value[static_cast<std::size_t>(s)] * std::min(2.0, speed) * std::cos(tilt);
-        arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
-                          length * std::cos(angle), length * std::sin(angle)});
-      }
-      add_vent_arrows(model_, times[f], arrows);
-      out["frames"].push_back(density_frame(times[f], views[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
-    }
-    return out;
+    return smoke3d_frames(*system_, *loss_, steps, obstacles_, region_);
   }
 
  private:

@@ -1,25 +1,25 @@
 #include "scenario/fluid_scenario.hpp"
 
-#include "scenario/fluid3d_scenario.hpp"
-#include "scenario/tuned_parameter.hpp"
-
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "report/fluid_frames.hpp"
+#include "scenario/fluid3d_scenario.hpp"
+#include "scenario/tuned_parameter.hpp"
 #include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/density_image.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/tunables.hpp"
 #include "sims/fluid/smoke.hpp"
+#include "sims/fluid/solid_shape.hpp"
+#include "sims/fluid/tunables.hpp"
 
 namespace simgrad::app {
 
 namespace fl = simgrad::fluid;
-using nlohmann::json;
 
 double fluid_default(std::string_view name) {
   return tune::find_tunable(fl::smoke_tunables<fl::Grid3>(), name)->info.default_value.numbers.front();
@@ -150,73 +150,6 @@ template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel&, int);
 template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel3&, int);
 
 
-namespace {
-
-// The domain's length along an axis.
-double extent_of(const fl::Grid& g, int axis) { return axis == 0 ? g.width() : g.height(); }
-double extent_of(const fl::Grid3& g, int axis) { return g.extent(axis); }
-
-}  // namespace
-
-template <class Model>
-std::vector<std::array<double, 4>> vent_segments(const Model& model) {
-  std::vector<std::array<double, 4>> out;
-  for (int v = 0; v < model.vent_count(); ++v) {
-    const std::size_t vs = static_cast<std::size_t>(v);
-    const int side = model.vent_sides[vs], axis = side / 2;
-    // The vent's extent along a tangent axis, clipped to the domain.
-    auto span_along = [&](int tangent, double centre, double width) {
-      return std::array<double, 2>{std::max(0.0, centre - 0.5 * width),
-                                   std::min(extent_of(model.grid, tangent), centre + 0.5 * width)};
-    };
-    if (axis == 2) {
-      const auto x = span_along(0, model.vent_position.value[vs], model.vent_width.value[vs]);
-      const auto y = span_along(1, model.vent_position2.value[vs], model.vent_width2.value[vs]);
-      out.push_back({x[0], y[0], x[1], y[0]});
-      out.push_back({x[1], y[0], x[1], y[1]});
-      out.push_back({x[1], y[1], x[0], y[1]});
-      out.push_back({x[0], y[1], x[0], y[0]});
-      continue;
-    }
-    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis);
-    const auto t = span_along(1 - axis, model.vent_position.value[vs], model.vent_width.value[vs]);
-    out.push_back(axis == 0 ? std::array<double, 4>{wall, t[0], wall, t[1]} : std::array<double, 4>{t[0], wall, t[1], wall});
-  }
-  return out;
-}
-
-template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel&);
-template std::vector<std::array<double, 4>> vent_segments(const fl::SmokeModel3&);
-
-template <class Model>
-void add_vent_arrows(const Model& model, int t, json& arrows) {
-  for (int v = 0; v < model.vent_count(); ++v) {
-    const std::size_t vs = static_cast<std::size_t>(v);
-    const int side = model.vent_sides[vs], axis = side / 2;
-    if (axis == 2) continue;  // a front or back vent blows along z, out of the picture
-    int knot;
-    double fraction;
-    const double speed = model.scheduled(model.vent_speed, v, t, knot, fraction);
-    const double inward = side % 2 == 0 ? 1.0 : -1.0;
-    const double length = model.vent_width.value[vs] * std::min(2.0, std::abs(speed)) * inward * (speed < 0 ? -1 : 1);
-    const double wall = side % 2 == 0 ? 0.0 : extent_of(model.grid, axis), along = model.vent_position.value[vs];
-    if (axis == 0) arrows.push_back({wall, along, length, 0.0});
-    else arrows.push_back({along, wall, 0.0, length});
-  }
-}
-
-template void add_vent_arrows(const fl::SmokeModel&, int, json&);
-template void add_vent_arrows(const fl::SmokeModel3&, int, json&);
-
-json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
-                   json arrows) {
-  json values = json::array();
-  for (double v : density) values.push_back(static_cast<int>(std::lround(255.0 * v / largest)));
-  return {{"label", "step " + std::to_string(step)},
-          {"arrows", std::move(arrows)},
-          {"field", {{"nx", nx}, {"ny", ny}, {"values", values}, {"box", {0.0, 0.0, nx * pixel, ny * pixel}}, {"lo", 0}, {"hi", 255}}}};
-}
-
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          Model& model, System& system, TrajectoryLoss& loss, int steps,
@@ -259,18 +192,9 @@ fl::Grid read_grid(const ScenarioNode& node) {
   return fl::Grid(static_cast<int>(n[0]), static_cast<int>(n[1]), h, s[0], s[1], s[2], s[3]);
 }
 
-// Whether a point lies in a shape: {"box": [x0, y0, x1, y1]} or {"circle": [x, y, r]}.
-struct Shape {
-  bool circle = false;
-  std::vector<double> v;
-  bool contains(double x, double y) const {
-    if (circle) return std::hypot(x - v[0], y - v[1]) <= v[2];
-    return x >= v[0] && x <= v[2] && y >= v[1] && y <= v[3];
-  }
-};
-
-Shape read_shape(const ScenarioNode& node) {
-  Shape s;
+// A shape: {"box": [x0, y0, x1, y1]} or {"circle": [x, y, r]}.
+fl::SolidShape read_shape(const ScenarioNode& node) {
+  fl::SolidShape s;
   if (node.has("circle")) {
     s.circle = true;
     s.v = node.numbers("circle", 3);
@@ -280,16 +204,6 @@ Shape read_shape(const ScenarioNode& node) {
     if (!(s.v[2] > s.v[0] && s.v[3] > s.v[1])) node.fail("box", "expected [x0, y0, x1, y1] with x1 > x0 and y1 > y0");
   }
   return s;
-}
-
-// One flag per cell whose centre lies in any of the shapes.
-std::vector<std::uint8_t> mask_of(const fl::Grid& g, const std::vector<Shape>& shapes) {
-  std::vector<std::uint8_t> mask(static_cast<std::size_t>(g.cells()), 0);
-  for (int j = 0; j < g.ny(); ++j)
-    for (int i = 0; i < g.nx(); ++i)
-      for (const Shape& s : shapes)
-        if (s.contains((i + 0.5) * g.h(), (j + 0.5) * g.h())) mask[static_cast<std::size_t>(g.cell(i, j))] = 1;
-  return mask;
 }
 
 // The starting smoke: {"checker": block cells, "value"}, {"image": file, "invert", "scale"} or
@@ -312,7 +226,7 @@ std::vector<double> read_density(const ScenarioNode& node, const fl::Grid& g) {
   } else {
     for (const ScenarioNode& s : node.array("shapes")) {
       const ScenarioNode shape = s.as_object();
-      const std::vector<std::uint8_t> m = mask_of(g, {read_shape(shape)});
+      const std::vector<std::uint8_t> m = fl::solid_mask(g, {read_shape(shape)});
       const double value = shape.non_negative("value", 1.0);
       for (std::size_t c = 0; c < m.size(); ++c)
         if (m[c]) d[c] = value;
@@ -327,7 +241,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     steps = static_cast<int>(root.integer("steps", 1, 100000));
     fl::Grid grid = read_grid(root.child("grid"));
     if (root.has("obstacles")) {
-      std::vector<Shape> shapes;
+      std::vector<fl::SolidShape> shapes;
       std::vector<std::uint8_t> from_images(static_cast<std::size_t>(grid.cells()), 0);
       for (const ScenarioNode& o : root.array("obstacles")) {
         const ScenarioNode obstacle = o.as_object();
@@ -343,7 +257,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
           obstacle.fail("image", e.what());
         }
       }
-      std::vector<std::uint8_t> solid = mask_of(grid, shapes);
+      std::vector<std::uint8_t> solid = fl::solid_mask(grid, shapes);
       for (std::size_t c = 0; c < solid.size(); ++c) solid[c] |= from_images[c];
       grid.set_solid(std::move(solid));
     }
@@ -361,103 +275,13 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     set_up(root, overrides, read_loss(root.child("loss")));
   }
 
-  nlohmann::json summary() override {
-    const auto final_state = problem_->rollout().final_state();
-    json j = {{"cells", {model_.grid.nx(), model_.grid.ny()}},
-              {"sources", model_.source_names},
-              {"vents", model_.vent_names},
-              {"pressure_iterations_max", system_->projection().max_iterations_seen()}};
-    if (!final_state.empty()) {
-      if (!loss_->settings().target.empty()) j["final_image_mismatch"] = loss_->image_mismatch(final_state);
-      if (!loss_->settings().region.empty()) j["final_region_density"] = loss_->region_density(final_state);
-      const auto d = fl::fields_of(model_.grid, final_state).density;
-      double mass = 0.0;
-      for (double v : d) mass += v;
-      j["final_smoke_mass"] = mass * model_.grid.h() * model_.grid.h();
-    }
-    return j;
-  }
+  nlohmann::json summary() override { return smoke_summary(*system_, *loss_, problem_->rollout().final_state()); }
 
-  // Density per frame as a grey image (at most 64 x 64, 0-255 of the run's largest density);
-  // obstacles and source footprints as outlines, each source's driven flow as an arrow.
+  // Density per frame as a grey image, obstacles, sources and vents with the flow they drive
+  // (report/fluid_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    const fl::Grid& g = model_.grid;
-    const int stride_cells = std::max(1, (std::max(g.nx(), g.ny()) + 63) / 64);
-    const int nx = (g.nx() + stride_cells - 1) / stride_cells, ny = (g.ny() + stride_cells - 1) / stride_cells;
-    const Pictures pictures = record_pictures([&](std::span<const double> state) {
-      const auto d = fl::fields_of(g, state).density;
-      std::vector<double> coarse(static_cast<std::size_t>(nx * ny), 0.0);
-      std::vector<int> count(coarse.size(), 0);
-      for (int j = 0; j < g.ny(); ++j)
-        for (int i = 0; i < g.nx(); ++i) {
-          const std::size_t k = static_cast<std::size_t>((j / stride_cells) * nx + i / stride_cells);
-          coarse[k] += d[static_cast<std::size_t>(g.cell(i, j))];
-          ++count[k];
-        }
-      for (std::size_t k = 0; k < coarse.size(); ++k) coarse[k] /= count[k];
-      return coarse;
-    });
-    const std::vector<std::vector<double>>& densities = pictures.views;
-    const std::vector<int>& times = pictures.times;
-    json background = {{"lines", json::array()}};
-    auto outline = [&](const Shape& s, double colour) {
-      const int sides = s.circle ? 24 : 4;
-      for (int k = 0; k < sides; ++k) {
-        double p[2][2];
-        for (int e = 0; e < 2; ++e) {
-          const int m = (k + e) % sides;
-          if (s.circle) {
-            const double a = 2.0 * std::numbers::pi * m / sides;
-            p[e][0] = s.v[0] + s.v[2] * std::cos(a);
-            p[e][1] = s.v[1] + s.v[2] * std::sin(a);
-          } else {
-            p[e][0] = (m == 1 || m == 2) ? s.v[2] : s.v[0];
-            p[e][1] = m >= 2 ? s.v[3] : s.v[1];
-          }
-        }
-        background["lines"].push_back({p[0][0], p[0][1], p[1][0], p[1][1], colour});
-      }
-    };
-    outline({false, {0.0, 0.0, g.width(), g.height()}}, 0.0);
-    // Obstacles as drawn by the grid: the edges between solid cells and the rest.
-    for (int j = 0; j < g.ny(); ++j)
-      for (int i = 0; i < g.nx(); ++i) {
-        if (!g.solid(g.cell(i, j))) continue;
-        const double x0 = i * g.h(), y0 = j * g.h(), x1 = x0 + g.h(), y1 = y0 + g.h();
-        auto open = [&](int a, int b) { return a < 0 || b < 0 || a >= g.nx() || b >= g.ny() || !g.solid(g.cell(a, b)); };
-        if (open(i - 1, j)) background["lines"].push_back({x0, y0, x0, y1, -1.0});
-        if (open(i + 1, j)) background["lines"].push_back({x1, y0, x1, y1, -1.0});
-        if (open(i, j - 1)) background["lines"].push_back({x0, y0, x1, y0, -1.0});
-        if (open(i, j + 1)) background["lines"].push_back({x0, y1, x1, y1, -1.0});
-      }
-    for (int s = 0; s < model_.source_count(); ++s)
-      outline({true, {model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
-                      model_.source_radius.value[static_cast<std::size_t>(s)]}},
-              1.0);
-    for (const std::array<double, 4>& segment : vent_segments(model_))
-      background["lines"].push_back({segment[0], segment[1], segment[2], segment[3], 1.0});
-    json out = {{"legend", "smoke density (dark: dense); obstacles blue, sources red with the flow they drive, "
-                           "boundary vents red on their walls with the flow they drive"},
-                {"scale", 1.0},
-                {"background", background},
-                {"frames", json::array()}};
-    for (std::size_t f = 0; f < densities.size(); ++f) {
-      json arrows = json::array();
-      for (int s = 0; s < model_.source_count(); ++s) {
-        int knot;
-        double fraction;
-        const double speed = model_.scheduled(model_.speed, s, times[f], knot, fraction);
-        const double angle = model_.scheduled(model_.angle, s, times[f], knot, fraction);
-        const double r = model_.source_radius.value[static_cast<std::size_t>(s)];
-        const double length = 2.0 * r * std::min(2.0, std::abs(speed));
-        arrows.push_back({model_.source_x.value[static_cast<std::size_t>(s)], model_.source_y.value[static_cast<std::size_t>(s)],
-                          length * std::cos(angle) * (speed < 0 ? -1 : 1), length * std::sin(angle) * (speed < 0 ? -1 : 1)});
-      }
-      add_vent_arrows(model_, times[f], arrows);
-      out["frames"].push_back(density_frame(times[f], densities[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
-    }
-    return out;
+    return smoke_frames(*system_, *loss_, steps);
   }
 
  private:
@@ -476,7 +300,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     if (loss.has("region")) {
       const std::vector<double> box = loss.numbers("region", 4);
       if (!(box[2] > box[0] && box[3] > box[1])) loss.fail("region", "expected [x0, y0, x1, y1] with x1 > x0 and y1 > y0");
-      l.region = mask_of(g, {Shape{false, box}});
+      l.region = fl::solid_mask(g, {fl::SolidShape{false, box}});
       if (std::none_of(l.region.begin(), l.region.end(), [](std::uint8_t r) { return r != 0; }))
         loss.fail("region", "the region holds no cell centre");
       l.region_step = static_cast<int>(loss.integer("region_step", 0, steps, steps));

@@ -3,14 +3,12 @@
 // (a target picture, a region to fill, a smoothness penalty) and what may be tuned.
 #pragma once
 
-#include <algorithm>
-#include <array>
-#include <functional>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "scenario/scenario.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/tunables.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::app {
@@ -39,19 +37,6 @@ void read_fluid_sources(const ScenarioNode& root, Model& model, int dimensions);
 // read_fluid_sources after the sources.
 template <class Model>
 void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions);
-// A report frame of a density picture at `step`: nx x ny samples of `pixel` metres, 0-255 of
-// `largest`, with the sources' arrows.
-nlohmann::json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel,
-                             nlohmann::json arrows);
-// The boundary vents as line segments [x0, y0, x1, y1] in the x-y picture of the report: a
-// segment along its wall, or in 3D a vent on a front or back side as its patch's four edges.
-template <class Model>
-std::vector<std::array<double, 4>> vent_segments(const Model& model);
-// Appends to `arrows` the flow of each boundary vent on a side seen in the x-y picture at step t:
-// from the vent's centre along its wall's inward normal (outward for outflow), as long as the
-// vent is wide times its speed (at most twice).
-template <class Model>
-void add_vent_arrows(const Model& model, int t, nlohmann::json& arrows);
 // The "tune" section (into `tune`) and the rollout problem over the tuned parameters.
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
@@ -74,27 +59,6 @@ class FluidScenarioOf : public Scenario {
     system_ = std::make_unique<SmokeSystem>(model_);
     loss_ = std::make_unique<fluid::SmokeLossOf<Model>>(model_, std::move(loss));
     problem_ = read_fluid_problem(root, overrides, model_, *system_, *loss_, steps, tune);
-  }
-
-  // Pictures of the density along a run (about 30, and the last step's), each from
-  // picture(state), with the largest value over all of them.
-  struct Pictures {
-    std::vector<std::vector<double>> views;
-    std::vector<int> times;
-    double largest = 1e-12;
-  };
-  Pictures record_pictures(const std::function<std::vector<double>(std::span<const double>)>& picture) {
-    Pictures p;
-    const int stride = std::max(1, steps / 30);
-    RolloutOptions record;
-    record.observer = [&](int t, std::span<const double> state) {
-      if (t % stride != 0 && t != steps) return;
-      p.views.push_back(picture(state));
-      for (double v : p.views.back()) p.largest = std::max(p.largest, v);
-      p.times.push_back(t);
-    };
-    Rollout(*system_, *loss_, steps, record).loss();
-    return p;
   }
 
   Model model_;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/rollout.hpp"
+#include "report/structure_frames.hpp"
 #include "sims/structure/bridge_generator.hpp"
 #include "sims/structure/dynamic.hpp"
 #include "sims/structure/explain.hpp"
@@ -46,7 +46,7 @@ class StructureScenario final : public Scenario {
     const std::string kind = root.choice("kind", {"truss2d", "truss3d", "frame2d"});
     m.kind = kind == "truss2d" ? st::StructureKind::truss2d : kind == "truss3d" ? st::StructureKind::truss3d
                                                                                  : st::StructureKind::frame2d;
-    length_unit_ = root.string("length_unit", "m");
+    explain_.length_unit = root.string("length_unit", "m");
     read_materials(root.child("materials"));
     if (root.has("sections"))
       for (const auto& [name, s] : root.child("sections").members()) sections_[name] = read_section(s.as_object(), name);
@@ -82,7 +82,6 @@ class StructureScenario final : public Scenario {
       explain_.logit_step = e->positive("logit_step", explain_.logit_step);
       explain_.hints = static_cast<int>(e->integer("hints", 1, 1000, explain_.hints));
     }
-    explain_.length_unit = length_unit_;
     // A structure that cannot stand is bad input: say so now, at the file, not mid-run.
     try {
       problem_->analysis().rate(problem_->initial_design());
@@ -100,36 +99,7 @@ class StructureScenario final : public Scenario {
   }
 
   nlohmann::json summary() override {
-    const st::Design design = problem_->design();
-    const st::RatingResult r = problem_->analysis().rate(design, true);
-    nlohmann::json members = nlohmann::json::array();
-    std::size_t worst = 0;
-    for (std::size_t e = 0; e < r.members.size(); ++e)
-      if (r.members[e].ratio > r.members[worst].ratio) worst = e;
-    nlohmann::json j = {{"kind", model_.kind == st::StructureKind::truss2d   ? "truss2d"
-                                 : model_.kind == st::StructureKind::truss3d ? "truss3d"
-                                                                             : "frame2d"},
-                        {"joints", model_.joint_count},
-                        {"members", model_.members.size()},
-                        {"load_cases", model_.load_cases.size()},
-                        {"hard_rating", r.rating},
-                        {"mass", r.terms.mass},
-                        {"cost", r.terms.cost},
-                        {"max_stress_ratio", r.max_ratio},
-                        {"max_deflection_ratio", r.max_deflection_ratio},
-                        {"governing_member", worst},
-                        {"governing_member_state", st::member_state(model_, r.members[worst])}};
-    if (dynamic_) j["dynamic"] = dynamic_summary(design);
-    if (!model_.catalogue.empty()) {
-      nlohmann::json chosen = nlohmann::json::object();
-      const std::size_t n = model_.catalogue.size();
-      for (std::size_t e = 0; e < model_.members.size(); ++e)
-        if (model_.members[e].catalogue >= 0)
-          chosen[std::to_string(e)] = model_.catalogue[static_cast<std::size_t>(
-              st::chosen_entry(design.logits.data() + e * n, n))].section.name;
-      j["sections"] = chosen;
-    }
-    return j;
+    return structure_summary(*problem_, dynamic_ ? &*dynamic_ : nullptr, dynamic_limit_);
   }
 
   nlohmann::json explain(std::span<const double> x, const ExplainRequest& request) override {
@@ -137,59 +107,11 @@ class StructureScenario final : public Scenario {
     if (request.hints > 0) options.hints = request.hints;
     if (request.joint_step > 0) options.joint_step = request.joint_step;
     if (request.area_step > 0) options.area_step = request.area_step;
-    const st::Explanation e = st::explain(*problem_, x, options);
-    nlohmann::json hints = nlohmann::json::array();
-    for (const st::Hint& h : e.hints)
-      hints.push_back({{"text", h.text},
-                       {"action", h.action},
-                       {"part", h.part},
-                       {"index", h.index},
-                       {"parameter", problem_->space().component_name(h.component)},
-                       {"step", h.step},
-                       {"state", h.state},
-                       {"predicted_change", h.predicted_change},
-                       {"predicted_percent", h.predicted_percent},
-                       {"rerated_change", h.rerated_change},
-                       {"rerated_percent", h.rerated_percent},
-                       {"hard_rerated_change", h.hard_rerated_change}});
-    return {{"rating", e.rating}, {"hard_rating", e.hard_rating}, {"hints", hints}};
+    return explanation_json(*problem_, st::explain(*problem_, x, options));
   }
 
-  // One frame: members coloured by stress ratio (1 = at the limit) and explain's joint moves as
-  // arrows; a 3D truss is seen from the side (x, z).
-  nlohmann::json frames(std::span<const double> x) override {
-    problem_->assign(x);
-    const st::Design design = problem_->design();
-    const st::RatingResult r = problem_->analysis().rate(design, true);
-    const int dim = model_.dimension(), up = dim - 1;
-    auto at = [&](int j, int k) { return design.positions[static_cast<std::size_t>(j * dim + k)]; };
-    nlohmann::json lines = nlohmann::json::array(), points = nlohmann::json::array(), arrows = nlohmann::json::array();
-    double lo = at(0, 0), hi = lo;
-    for (int j = 0; j < model_.joint_count; ++j) {
-      points.push_back({at(j, 0), at(j, up)});
-      lo = std::min(lo, at(j, 0));
-      hi = std::max(hi, at(j, 0));
-    }
-    for (std::size_t e = 0; e < model_.members.size(); ++e) {
-      const auto [a, b] = model_.members[e].joints;
-      lines.push_back({at(a, 0), at(a, up), at(b, 0), at(b, up), r.members[e].ratio});
-    }
-    std::string legend = "members coloured by stress ratio (grey unloaded, red at the limit); green arrows: explain's joint moves";
-    try {
-      for (const st::Hint& h : st::explain(*problem_, x, explain_).hints) {
-        legend += "; " + h.text;
-        if (h.action != "move_joint" || (h.axis != 0 && h.axis != up)) continue;
-        const double length = (h.step > 0 ? 0.08 : -0.08) * std::max(hi - lo, 1e-9);
-        arrows.push_back({at(h.index, 0), at(h.index, up), h.axis == 0 ? length : 0.0, h.axis == 0 ? 0.0 : length});
-      }
-    } catch (const std::exception&) {
-      // Hints are a bonus; a design explain cannot rate still gets drawn.
-    }
-    problem_->assign(x);
-    return {{"legend", legend},
-            {"scale", 1.0},
-            {"frames", {{{"label", "rating " + std::to_string(r.rating)}, {"lines", lines}, {"points", points}, {"arrows", arrows}}}}};
-  }
+  // Members coloured by stress ratio and explain's joint moves (report/structure_frames.hpp).
+  nlohmann::json frames(std::span<const double> x) override { return structure_frames(*problem_, explain_, x); }
 
  private:
   // The game view: the same truss in motion under the vehicle, with breaking members.
@@ -197,7 +119,7 @@ class StructureScenario final : public Scenario {
     if (model_.kind == st::StructureKind::frame2d) d.fail("the dynamic mode takes trusses (\"kind\": \"truss2d\" or \"truss3d\")");
     for (const st::Member& mem : model_.members)
       if (mem.catalogue >= 0) d.fail("the dynamic mode takes sized members, not catalogue choices");
-    st::DynamicSettings& s = dynamic_settings_;
+    st::DynamicSettings& s = dynamic_.emplace();
     s.dt = d.positive("dt");
     s.steps = static_cast<int>(d.integer("steps", 1, 10000000));
     s.damping = d.non_negative("damping", s.damping);
@@ -210,19 +132,6 @@ class StructureScenario final : public Scenario {
     s.vehicle_load = d.non_negative("vehicle_load", 0.0);
     s.vehicle_speed = d.non_negative("vehicle_speed", 0.0);
     dynamic_limit_ = d.positive("deflection_limit", model_.rating.span > 0 ? model_.rating.span / model_.rating.deflection_ratio : 1.0);
-    dynamic_ = true;
-  }
-
-  // Runs the dynamic mode on a design, relaxed and hard: members broken, and the score.
-  nlohmann::json dynamic_summary(const st::Design& design) {
-    st::DynamicTruss truss(model_, design, dynamic_settings_);
-    st::DynamicScore score(truss, 1.0, 1.0, dynamic_limit_);
-    Rollout rollout(truss, score, dynamic_settings_.steps);
-    const double relaxed = rollout.loss();
-    truss.settings().break_width = 0.0;
-    const double hard = rollout.loss();
-    return {{"steps", dynamic_settings_.steps}, {"relaxed_score", relaxed}, {"hard_score", hard},
-            {"broken_members", score.broken(rollout.final_state())}};
   }
 
   void read_materials(const ScenarioNode& materials) {
@@ -432,10 +341,8 @@ class StructureScenario final : public Scenario {
   st::Design design_;
   std::map<std::string, int> material_index_;
   std::map<std::string, st::Section> sections_;
-  std::string length_unit_;
   st::ExplainOptions explain_;
-  bool dynamic_ = false;
-  st::DynamicSettings dynamic_settings_;
+  std::optional<st::DynamicSettings> dynamic_;  // the game view's settings, if it has one
   double dynamic_limit_ = 1.0;
   std::unique_ptr<st::StructureProblem> problem_;
 };

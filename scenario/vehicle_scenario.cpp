@@ -1,15 +1,13 @@
 #include "scenario/vehicle_scenario.hpp"
 
-#include "scenario/tuned_parameter.hpp"
-
-#include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "report/vehicle_frames.hpp"
+#include "scenario/tuned_parameter.hpp"
 #include "sims/vehicle/design_losses.hpp"
 #include "sims/vehicle/tunables.hpp"
 #include "sims/vehicle/telemetry.hpp"
@@ -19,7 +17,6 @@
 namespace simgrad::app {
 
 namespace vh = simgrad::vehicle;
-using nlohmann::json;
 
 namespace {
 
@@ -170,108 +167,14 @@ class VehicleScenario final : public Scenario {
     return loss;
   }
 
-  nlohmann::json summary() override {
-    // The tuned values as the model holds them now (constants, then any window starts).
-    std::vector<double> x;
-    for (std::size_t i = 0; i < constants_; ++i)
-      x.push_back(model_.params.values()[static_cast<std::size_t>(param_index(problem_->space().parameters()[i].name))]);
-    // Free starts: their offsets from the recorded starts, in channel scales.
-    if (problem_->space().parameters().size() > constants_)
-      for (int k = 0; k < model_.cars; ++k)
-        for (int c = 0; c <= vh::kYawRate; ++c) {
-          const double recorded = telemetry_.present[c] ? telemetry_.values[c][fit_->fit().starts[k]] : 0.0;
-          x.push_back((model_.initial_state.values()[k * vh::kStateSize + c] - recorded) / fit_->fit().scale[c]);
-        }
-    json j = {{"method", method_}, {"windows", model_.cars}, {"window_steps", steps},
-              {"samples", telemetry_.samples}};
-    if (fit_ == nullptr) {
-      json d = {{"type", method_}, {"initial", design_figures(initial_)}, {"current", design_figures(x)}};
-      if (run_ == nullptr) d["target"] = {{"rise_time_s", rise_time_}, {"overshoot", overshoot_}};
-      problem_->assign(x);
-      return {{"design", d}};
-    }
-    json recovered = json::object();
-    for (std::size_t i = 0; i < constants_; ++i) {
-      const std::string& name = problem_->space().parameters()[i].name;
-      const double truth = preset_[static_cast<std::size_t>(param_index(name))];
-      recovered[name] = {{"value", x[i]}, {"preset", truth},
-                         {"relative_error", truth != 0.0 ? std::abs(x[i] - truth) / std::abs(truth) : std::abs(x[i])}};
-    }
-    j["parameters_vs_preset"] = recovered;
-    j["fit_rmse"] = {{"initial", channel_rmse(initial_)}, {"current", channel_rmse(x)}};
-    j["gauss_newton"] = gauss_newton(x);
-    problem_->assign(x);
-    return j;
-  }
+  // The constants against the preset's and what the data determines, or the design's figures
+  // (report/vehicle_frames.hpp).
+  nlohmann::json summary() override { return vehicle_summary(run()); }
 
-  // The cars' paths (one per window) against the recorded path, and the yaw rate and speed
-  // channels simulated against recorded.
+  // The cars' paths and the yaw rate and speed against the recording (report/vehicle_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    const int cars = model_.cars, stride = std::max(1, steps / 80);
-    const double dt = model_.settings.dt;
-    const bool recorded = fit_ != nullptr && telemetry_.present[vh::kChX] && telemetry_.present[vh::kChY];
-    json track = json::array();
-    if (recorded) {
-      const int every = std::max(1, telemetry_.samples / 300);
-      const auto& px = telemetry_.values[vh::kChX];
-      const auto& py = telemetry_.values[vh::kChY];
-      for (int i = every; i < telemetry_.samples; i += every)
-        track.push_back({px[i - every], py[i - every], px[i], py[i], 0.0});
-    }
-    std::vector<std::vector<double>> channels(static_cast<std::size_t>(cars));  // per car: time, yaw rate, speed
-    json yaw = {{"name", "simulated yaw rate"}, {"x", json::array()}, {"y", json::array()}};
-    json speed = {{"name", "simulated speed"}, {"x", json::array()}, {"y", json::array()}};
-    json frames = json::array();
-    RolloutOptions o;
-    o.observer = [&](int t, std::span<const double> state) {
-      json points = json::array();
-      for (int k = 0; k < cars; ++k) {
-        const std::span<const double> car = state.subspan(static_cast<std::size_t>(k * vh::kStateSize), vh::kStateSize);
-        auto& c = channels[static_cast<std::size_t>(k)];
-        c.insert(c.end(), {((fit_ != nullptr ? fit_->fit().starts[k] : 0) + t) * dt, car[vh::kYawRate],
-                           std::hypot(car[vh::kVx], car[vh::kVy])});
-        if (t % stride != 0 && t != steps) continue;
-        points.push_back({car[vh::kX], car[vh::kY]});
-      }
-      if (t % stride == 0 || t == steps)
-        frames.push_back({{"label", "t = " + std::to_string(t * dt) + " s"}, {"points", points}});
-    };
-    Rollout(*system_, *loss_, steps, o).loss();
-    // One line per window, with a gap between windows.
-    for (const std::vector<double>& c : channels) {
-      for (std::size_t i = 0; i < c.size(); i += 3) {
-        yaw["x"].push_back(c[i]);
-        yaw["y"].push_back(c[i + 1]);
-        speed["x"].push_back(c[i]);
-        speed["y"].push_back(c[i + 2]);
-      }
-      for (json* series : {&yaw, &speed}) {
-        (*series)["x"].push_back(nullptr);
-        (*series)["y"].push_back(nullptr);
-      }
-    }
-    json yaw_chart = {{"title", "yaw rate"}, {"x_label", "time [s]"}, {"y_label", "yaw rate [rad/s]"}, {"series", {yaw}}};
-    json speed_chart = {{"title", "speed"}, {"x_label", "time [s]"}, {"y_label", "speed [m/s]"}, {"series", {speed}}};
-    if (fit_ != nullptr) {
-      auto recording = [&](int channel, const char* name) {
-        json r = {{"name", name}, {"x", json::array()}, {"y", json::array()}};
-        for (int i = 0; i < telemetry_.samples; ++i) {
-          r["x"].push_back(i * dt);
-          r["y"].push_back(telemetry_.values[channel][static_cast<std::size_t>(i)]);
-        }
-        return r;
-      };
-      if (telemetry_.present[vh::kChYawRate]) yaw_chart["series"].push_back(recording(vh::kChYawRate, "recorded yaw rate"));
-      if (telemetry_.present[vh::kChSpeed]) speed_chart["series"].push_back(recording(vh::kChSpeed, "recorded speed"));
-      else if (telemetry_.present[vh::kChVx]) speed_chart["series"].push_back(recording(vh::kChVx, "recorded vx"));
-    }
-    return {{"legend", recorded ? "the cars' paths (red, one per window) against the recorded path (grey)" : "the car's path"},
-            {"scale", 1.0},
-            {"frames", frames},
-            {"background", {{"lines", track}}},
-            {"trail", true},
-            {"charts", {yaw_chart, speed_chart}}};
+    return vehicle_frames(run());
   }
 
  private:
@@ -358,13 +261,7 @@ class VehicleScenario final : public Scenario {
       model_.control(t, 0, vh::kThrottle) = throttle;
     }
     // Gain: given, or the car's own final yaw rate, so that only the response's shape is tuned.
-    double gain = 0.0;
-    if (d.has("gain")) {
-      gain = d.number("gain") * steer;
-    } else {
-      const std::vector<double> r = yaw_rates();
-      gain = r.back();
-    }
+    const double gain = d.has("gain") ? d.number("gain") * steer : vh::trace_car(*system_, dt, steps).yaw_rate.back();
     // "metrics" scores the rise time and overshoot themselves; "curve" matches a second-order
     // response with them, which a single-track car cannot follow exactly (see StepMetricsLoss).
     if (d.choice("match", {"curve", "metrics"}, "curve") == "metrics") {
@@ -375,112 +272,10 @@ class VehicleScenario final : public Scenario {
                                                   std::abs(gain));
   }
 
-  // The yaw rate at every step of a forward run of the one car at the model's current values.
-  std::vector<double> yaw_rates() {
-    std::vector<double> r;
-    vh::AccelerationRunLoss none(1, model_.settings.dt, 0.0, 1.0);
-    RolloutOptions o;
-    o.observer = [&](int, std::span<const double> state) { r.push_back(state[vh::kYawRate]); };
-    Rollout(*system_, none, steps, o).loss();
-    return r;
-  }
-
-  // The design's figures at physical parameters x.
-  json design_figures(const std::vector<double>& x) {
-    problem_->assign(x);
-    std::vector<double> xs, r;
-    vh::AccelerationRunLoss none(1, model_.settings.dt, 0.0, 1.0);
-    RolloutOptions o;
-    o.observer = [&](int, std::span<const double> state) {
-      xs.push_back(state[vh::kX]);
-      r.push_back(state[vh::kYawRate]);
-    };
-    Rollout(*system_, none, steps, o).loss();
-    if (run_ != nullptr)
-      return {{"time_to_distance_s", vh::crossing_time(xs, model_.settings.dt, distance_)}, {"distance_m", distance_}};
-    const vh::StepMetrics m = vh::step_metrics(r, model_.settings.dt);
-    return {{"rise_time_s", m.rise_time}, {"overshoot", m.overshoot}, {"final_yaw_rate", r.back()}};
-  }
-
-  // Per-channel RMSE (SI units) of the fit at parameters x.
-  json channel_rmse(const std::vector<double>& x) {
-    problem_->assign(x);
-    std::array<double, vh::kFitChannels> sums{};
-    std::array<long, vh::kFitChannels> counts{};
-    RolloutOptions o;
-    o.observer = [&](int t, std::span<const double> state) {
-      if (t >= 1) fit_->add_squared_errors(t, state, sums, counts);
-    };
-    Rollout(*system_, *fit_, steps, o).loss();
-    json r = json::object();
-    for (int c = 0; c < vh::kFitChannels; ++c)
-      if (telemetry_.present[c] && counts[c] > 0)
-        r[std::string(vh::channel_names()[c])] = std::sqrt(sums[c] / static_cast<double>(counts[c]));
-    return r;
-  }
-
-  // All residuals of the loss at parameters x (data term and continuity penalty).
-  std::vector<double> residuals(const std::vector<double>& x) {
-    problem_->assign(x);
-    std::vector<double> r;
-    RolloutOptions o;
-    o.observer = [&](int t, std::span<const double> state) {
-      if (t >= 1) fit_->residuals(t, state, r);
-    };
-    Rollout(*system_, *loss_, steps, o).loss();
-    return r;
-  }
-
-  // The Gauss-Newton approximation J^T J of the loss's Hessian in relative parameters
-  // (d/d log theta), its Jacobian J by central differences of the residuals. Its eigenvalues
-  // against the largest say which combinations of constants the data determines; directions
-  // below 1e-8 of the largest are flat (the data does not determine them). Over the vehicle's
-  // constants only (free window starts held where they are). A constant near zero (a Magic
-  // Formula E) moves in units of at least a hundredth of its bounds' width: relative to its own
-  // tiny value it would look flat however well the data fixes it.
-  json gauss_newton(const std::vector<double>& x) {
-    const std::size_t n = constants_;
-    std::vector<std::vector<double>> columns(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const tune::Parameter& parameter = problem_->space().parameters()[i];
-      const double width = parameter.upper - parameter.lower;
-      const double floor = std::isfinite(width) ? 0.01 * width : 0.0;
-      const double scale = std::max(std::abs(x[i]), floor) > 0.0 ? std::max(std::abs(x[i]), floor) : 1.0;
-      const double h = 1e-5 * scale;
-      std::vector<double> xp = x, xm = x;
-      xp[i] += h;
-      xm[i] -= h;
-      const std::vector<double> rp = residuals(xp), rm = residuals(xm);
-      columns[i].resize(rp.size());
-      for (std::size_t k = 0; k < rp.size(); ++k) columns[i][k] = (rp[k] - rm[k]) / (2.0 * h) * scale;
-    }
-    Eigen::MatrixXd H(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
-    for (std::size_t a = 0; a < n; ++a)
-      for (std::size_t b = 0; b <= a; ++b) {
-        double s = 0.0;
-        for (std::size_t k = 0; k < columns[a].size(); ++k) s += columns[a][k] * columns[b][k];
-        H(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) = s;
-        H(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(a)) = s;
-      }
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(H);
-    const double largest = std::max(eig.eigenvalues().maxCoeff(), 1e-300);
-    json directions = json::array();
-    for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(n); ++k) {
-      const double ratio = std::max(eig.eigenvalues()(k), 0.0) / largest;
-      json weights = json::object();
-      for (std::size_t i = 0; i < n; ++i) {
-        const double w = eig.eigenvectors()(static_cast<Eigen::Index>(i), k);
-        if (std::abs(w) >= 0.2) weights[problem_->space().parameters()[i].name] = w;
-      }
-      directions.push_back({{"eigenvalue_ratio", ratio}, {"flat", ratio < 1e-8}, {"parameters", weights}});
-    }
-    json spread = json::object();
-    // 1 / sqrt(H_ii): how far (relative) constant i alone may move for a unit rise of the loss.
-    for (std::size_t i = 0; i < n; ++i)
-      spread[problem_->space().parameters()[i].name] =
-          1.0 / std::sqrt(std::max(H(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(i)), 1e-300));
-    return {{"directions_smallest_first", directions}, {"condition_number", largest / std::max(eig.eigenvalues()(0), 1e-300)},
-            {"relative_sensitivity_inverse", spread}};
+  // What the report reads of the scenario.
+  VehicleRun run() {
+    return {*problem_, model_, *system_, *loss_, steps, method_, constants_, initial_, telemetry_, fit_, preset_, run_,
+            distance_, rise_time_, overshoot_};
   }
 
   vh::VehicleModel model_;
