@@ -145,21 +145,6 @@ double gradient_difference(const json& a, const json& b) {
   return scale > 0.0 ? worst / scale : worst;
 }
 
-namespace {
-
-namespace sb = simgrad::softbody;
-
-// Medians of forward and gradient times of a rollout, interleaved.
-json time_rollout(Rollout& rollout, int repeats) {
-  std::vector<double> forward, gradient;
-  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    forward.push_back(time_of([&] { rollout.loss(); }));
-    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
-  }
-  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
-}
-
 // Medians of the forward times of a rollout and of a hand-written reference that returns the
 // same final state, interleaved, and the largest difference between their final states.
 json time_against_reference(Rollout& rollout, const std::function<std::vector<double>()>& reference_run, int repeats) {
@@ -176,6 +161,20 @@ json time_against_reference(Rollout& rollout, const std::function<std::vector<do
   return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
 }
 
+namespace {
+
+namespace sb = simgrad::softbody;
+
+// Medians of forward and gradient times of a rollout, interleaved.
+json time_rollout(Rollout& rollout, int repeats) {
+  std::vector<double> forward, gradient;
+  const int runs = repeats_for(time_of([&] { rollout.loss_and_gradient(); }), repeats);
+  for (int r = 0; r < runs; ++r) {
+    forward.push_back(time_of([&] { rollout.loss(); }));
+    gradient.push_back(time_of([&] { rollout.loss_and_gradient(); }));
+  }
+  return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs}};
+}
 
 // A jelly block of side n on a penalty ground, falling and bouncing.
 sb::MassSpringModel<3> bench_block(int n, int steps) {

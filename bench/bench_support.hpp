@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/rollout.hpp"
+
 namespace simgrad::app {
 
 // The median of the values (0 for none).
@@ -34,6 +36,11 @@ nlohmann::json run_peer(const std::string& python, const std::string& script, co
 // The largest difference between two gradients over the largest entry of the first: arrays
 // entry by entry, or objects of named values or arrays, name by name.
 double gradient_difference(const nlohmann::json& a, const nlohmann::json& b);
+// Medians of the forward times of a rollout and of a hand-written reference that returns the
+// same final state, interleaved, and the largest difference between their final states:
+// {"forward_1thread_s", "reference_s", "max_state_difference"}.
+nlohmann::json time_against_reference(Rollout& rollout, const std::function<std::vector<double>()>& reference_run,
+                                      int repeats);
 // A benchmark's entry from its rollout run (forward_s, gradient_s, peak_rss_mb) and its reference
 // run (forward_1thread_s, reference_s, max_state_difference), each measured in a child.
 // A benchmark's entry from its run alone, for one that has no reference implementation: the

@@ -76,17 +76,7 @@ json measure_reference(sb::MaterialModel material, int steps, int repeats) {
   set_thread_count(1);
   FemBench bench(material, steps);
   Rollout rollout(*bench.system, *bench.loss, steps);
-  std::vector<double> ours, reference;
-  double max_difference = 0.0;
-  const int runs = repeats_for(time_of([&] { rollout.loss(); }), repeats);
-  for (int r = 0; r < runs; ++r) {
-    ours.push_back(time_of([&] { rollout.loss(); }));
-    std::vector<double> state;
-    reference.push_back(time_of([&] { state = reference_fem_rollout(bench.model, steps); }));
-    for (std::size_t i = 0; i < state.size(); ++i)
-      max_difference = std::max(max_difference, std::abs(state[i] - rollout.final_state()[i]));
-  }
-  return {{"forward_1thread_s", median(ours)}, {"reference_s", median(reference)}, {"max_state_difference", max_difference}};
+  return time_against_reference(rollout, [&] { return reference_fem_rollout(bench.model, steps); }, repeats);
 }
 
 // The run's tetrahedra and CPU times into its entry.

@@ -6,6 +6,7 @@
 #include <functional>
 #include <numbers>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/rollout.hpp"
@@ -70,16 +71,6 @@ void add_vent_arrows(const Model& model, int t, json& arrows) {
   }
 }
 
-// A frame of a density picture at `step`: nx x ny samples of `pixel` metres, 0-255 of `largest`,
-// with the sources' arrows.
-json density_frame(int step, const std::vector<double>& density, double largest, int nx, int ny, double pixel, json arrows) {
-  json values = json::array();
-  for (double v : density) values.push_back(static_cast<int>(std::lround(255.0 * v / largest)));
-  return {{"label", "step " + std::to_string(step)},
-          {"arrows", std::move(arrows)},
-          {"field", {{"nx", nx}, {"ny", ny}, {"values", values}, {"box", {0.0, 0.0, nx * pixel, ny * pixel}}, {"lo", 0}, {"hi", 255}}}};
-}
-
 // Pictures of the density along a run (about 30, and the last step's), each from
 // picture(state), with the largest value over all of them.
 struct Pictures {
@@ -87,6 +78,41 @@ struct Pictures {
   std::vector<int> times;
   double largest = 1e-12;
 };
+
+// Appends to `frames` a frame per picture: nx x ny samples of `pixel` metres, 0-255 of the
+// largest, with arrows for the flow each source drives at its step (as long as twice its radius
+// times its speed, at most twice; in 3D projected onto the x-y plane by the source's tilt) and
+// the boundary vents' arrows.
+template <class Model>
+void add_density_frames(const Model& model, const Pictures& pictures, int nx, int ny, double pixel, json& frames) {
+  for (std::size_t f = 0; f < pictures.views.size(); ++f) {
+    const int t = pictures.times[f];
+    json arrows = json::array();
+    for (int s = 0; s < model.source_count(); ++s) {
+      const std::size_t si = static_cast<std::size_t>(s);
+      int knot;
+      double fraction;
+      const double speed = model.scheduled(model.speed, s, t, knot, fraction);
+      const double angle = model.scheduled(model.angle, s, t, knot, fraction);
+      double length = 0.0, sign = 1.0;
+      if constexpr (std::is_same_v<Model, fl::SmokeModel3>) {
+        const double tilt = model.scheduled(model.tilt, s, t, knot, fraction);
+        length = 2.0 * model.source_radius.value[si] * std::min(2.0, speed) * std::cos(tilt);
+      } else {
+        length = 2.0 * model.source_radius.value[si] * std::min(2.0, std::abs(speed));
+        sign = speed < 0 ? -1.0 : 1.0;
+      }
+      arrows.push_back({model.source_x.value[si], model.source_y.value[si], length * std::cos(angle) * sign,
+                        length * std::sin(angle) * sign});
+    }
+    add_vent_arrows(model, t, arrows);
+    json values = json::array();
+    for (double v : pictures.views[f]) values.push_back(static_cast<int>(std::lround(255.0 * v / pictures.largest)));
+    frames.push_back({{"label", "step " + std::to_string(t)},
+                      {"arrows", std::move(arrows)},
+                      {"field", {{"nx", nx}, {"ny", ny}, {"values", values}, {"box", {0.0, 0.0, nx * pixel, ny * pixel}}, {"lo", 0}, {"hi", 255}}}});
+  }
+}
 
 Pictures record_pictures(System& system, TrajectoryLoss& loss, int steps,
                          const std::function<std::vector<double>(std::span<const double>)>& picture) {
@@ -156,8 +182,6 @@ json smoke_frames(fl::Smoke& system, TrajectoryLoss& loss, int steps) {
     for (std::size_t k = 0; k < coarse.size(); ++k) coarse[k] /= count[k];
     return coarse;
   });
-  const std::vector<std::vector<double>>& densities = pictures.views;
-  const std::vector<int>& times = pictures.times;
   json background = {{"lines", json::array()}};
   // A circle [x, y, r] or a box [x0, y0, x1, y1] as line segments.
   auto outline = [&](bool circle, const std::vector<double>& v, double colour) {
@@ -202,21 +226,7 @@ json smoke_frames(fl::Smoke& system, TrajectoryLoss& loss, int steps) {
               {"scale", 1.0},
               {"background", background},
               {"frames", json::array()}};
-  for (std::size_t f = 0; f < densities.size(); ++f) {
-    json arrows = json::array();
-    for (int s = 0; s < model.source_count(); ++s) {
-      int knot;
-      double fraction;
-      const double speed = model.scheduled(model.speed, s, times[f], knot, fraction);
-      const double angle = model.scheduled(model.angle, s, times[f], knot, fraction);
-      const double r = model.source_radius.value[static_cast<std::size_t>(s)];
-      const double length = 2.0 * r * std::min(2.0, std::abs(speed));
-      arrows.push_back({model.source_x.value[static_cast<std::size_t>(s)], model.source_y.value[static_cast<std::size_t>(s)],
-                        length * std::cos(angle) * (speed < 0 ? -1 : 1), length * std::sin(angle) * (speed < 0 ? -1 : 1)});
-    }
-    add_vent_arrows(model, times[f], arrows);
-    out["frames"].push_back(density_frame(times[f], densities[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
-  }
+  add_density_frames(model, pictures, nx, ny, g.h() * stride_cells, out["frames"]);
   return out;
 }
 
@@ -253,8 +263,6 @@ json smoke3d_frames(fl::Smoke3& system, TrajectoryLoss& loss, int steps, const s
     }
     return view;
   });
-  const std::vector<std::vector<double>>& views = pictures.views;
-  const std::vector<int>& times = pictures.times;
   json lines = json::array();
   auto rectangle = [&](double x0, double y0, double x1, double y1, double colour) {
     const double p[5][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
@@ -286,21 +294,7 @@ json smoke3d_frames(fl::Smoke3& system, TrajectoryLoss& loss, int steps, const s
               {"scale", 1.0},
               {"background", {{"lines", lines}}},
               {"frames", json::array()}};
-  for (std::size_t f = 0; f < views.size(); ++f) {
-    json arrows = json::array();
-    for (int s = 0; s < model.source_count(); ++s) {
-      int knot;
-      double fraction;
-      const double speed = model.scheduled(model.speed, s, times[f], knot, fraction);
-      const double angle = model.scheduled(model.angle, s, times[f], knot, fraction);
-      const double tilt = model.scheduled(model.tilt, s, times[f], knot, fraction);
-      const double length = 2.0 * model.source_radius.value[static_cast<std::size_t>(s)] * std::min(2.0, speed) * std::cos(tilt);
-      arrows.push_back({model.source_x.value[static_cast<std::size_t>(s)], model.source_y.value[static_cast<std::size_t>(s)],
-                        length * std::cos(angle), length * std::sin(angle)});
-    }
-    add_vent_arrows(model, times[f], arrows);
-    out["frames"].push_back(density_frame(times[f], views[f], pictures.largest, nx, ny, g.h() * stride_cells, arrows));
-  }
+  add_density_frames(model, pictures, nx, ny, g.h() * stride_cells, out["frames"]);
   return out;
 }
 

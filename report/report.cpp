@@ -12,21 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-// Text safe inside HTML elements and attribute values.
-std::string escape_html(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // Four significant digits are plenty for drawing and keep large bodies' frames small.
 void round_for_drawing(json& value) {
   if (value.is_number_float()) {
@@ -252,10 +237,10 @@ ReportInput report_from_json(const nlohmann::json& j) {
 
 std::string render_report(const ReportInput& in) {
   std::ostringstream h;
-  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << escape_html(in.title)
+  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << xml_escape(in.title, false)
     << "</title><style>" << kStyle << "</style></head>\n<body data-script=\"pending\">\n";
-  h << "<h1>" << escape_html(in.title) << "</h1>\n<p>simulator: <b>" << escape_html(in.simulator) << "</b>. "
-    << escape_html(in.description) << "</p>\n<p class=\"version\">made by simgrad " << escape_html(in.version) << "</p>\n";
+  h << "<h1>" << xml_escape(in.title, false) << "</h1>\n<p>simulator: <b>" << xml_escape(in.simulator, false) << "</b>. "
+    << xml_escape(in.description, false) << "</p>\n<p class=\"version\">made by simgrad " << xml_escape(in.version, false) << "</p>\n";
 
   h << "<h2>Loss</h2>\n<table id=\"scores\"><tr><th>score</th><th>loss</th></tr>"
     << "<tr><td>initial</td><td>" << number(in.initial_loss) << "</td></tr>"
@@ -273,7 +258,7 @@ std::string render_report(const ReportInput& in) {
   h << "<h2>Parameters</h2>\n<table id=\"parameters\"><tr><th>parameter</th><th>unit</th><th>initial</th>"
        "<th>tuned</th><th>lower</th><th>upper</th><th>gradient at the end</th></tr>\n";
   for (const ReportParameter& p : in.parameters)
-    h << "<tr><td>" << escape_html(p.name) << "</td><td>" << escape_html(p.unit) << "</td><td>" << number(p.initial)
+    h << "<tr><td>" << xml_escape(p.name, false) << "</td><td>" << xml_escape(p.unit, false) << "</td><td>" << number(p.initial)
       << "</td><td>" << number(p.tuned) << "</td><td>" << number(p.lower) << "</td><td>" << number(p.upper)
       << "</td><td>" << number(p.gradient) << "</td></tr>\n";
   h << "</table>\n";
@@ -296,7 +281,7 @@ std::string render_report(const ReportInput& in) {
   h << "<h2>The simulation before and after tuning</h2>\n";
   const bool animated = in.before.is_object() && in.after.is_object();
   if (animated) {
-    h << "<p>" << escape_html(in.after.value("legend", "")) << "</p>\n"
+    h << "<p>" << xml_escape(in.after.value("legend", ""), false) << "</p>\n"
       << "<canvas id=\"animation\" width=\"960\" height=\"420\" data-frame=\"0\"></canvas>\n";
     for (const auto& [run, frames] : {std::pair{"before tuning: ", &in.before}, std::pair{"after tuning: ", &in.after}})
       for (json c : frames->value("charts", json::array())) {
@@ -304,10 +289,10 @@ std::string render_report(const ReportInput& in) {
         h << "<div class=\"figure chart\">" << chart_from_json(c) << "</div>\n";
       }
   } else {
-    h << "<p>The " << escape_html(in.simulator) << " simulator draws no animation.</p>\n";
+    h << "<p>The " << xml_escape(in.simulator, false) << " simulator draws no animation.</p>\n";
   }
   if (!in.extra.is_null())
-    h << "<h2>Details</h2>\n<pre>" << escape_html(in.extra.dump(2, ' ', false, json::error_handler_t::replace))
+    h << "<h2>Details</h2>\n<pre>" << xml_escape(in.extra.dump(2, ' ', false, json::error_handler_t::replace), false)
       << "</pre>\n";
 
   json frames = {{"before", animated ? in.before : json()}, {"after", animated ? in.after : json()}};

@@ -19,6 +19,21 @@ constexpr std::array<const char*, 8> palette = {"#0072B2", "#D55E00", "#009E73",
 
 }  // namespace
 
+std::string xml_escape(const std::string& text, bool apostrophes) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += apostrophes ? "&apos;" : "'"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 const char* series_colour(std::size_t index) { return palette[index % palette.size()]; }
 
 namespace {
@@ -32,21 +47,6 @@ std::string series_stroke(std::size_t index) {
                        "\" stroke-width=\"2\"";
   if ((index / palette.size()) % 2 == 1) stroke += " stroke-dasharray=\"6 3\"";
   return stroke;
-}
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // printf into a std::string, for fixed-width number formats.

@@ -36,6 +36,10 @@ struct AxisTick {
 // with no neighbour is drawn as a dot. With no points at all the chart says "no data".
 std::string render_svg(const LineChart& chart);
 
+// Text safe inside XML and HTML elements and attribute values: & < > " escaped, and ' too unless
+// `apostrophes` is false (report.html leaves them as they are).
+std::string xml_escape(const std::string& text, bool apostrophes = true);
+
 // The colour of series `index` ("#rrggbb"), for drawings that show the same series elsewhere.
 const char* series_colour(std::size_t index);
 

@@ -21,10 +21,7 @@ namespace sb = simgrad::softbody;
 
 namespace {
 
-// What a scenario that leaves a tunable quantity out gets, as the tunables table declares it.
-double fem_default(std::string_view name) {
-  return tune::find_tunable(sb::fem_tunables<2>(), name)->info.default_value.numbers.front();
-}
+double fem_default(std::string_view name) { return tunable_default(sb::fem_tunables<2>(), name); }
 
 // The mesh: a generated shape or a TetGen / Triangle file pair.
 template <int D>
@@ -111,11 +108,7 @@ class FemScenario final : public Scenario {
     s.material = root.choice("material", {"corotated", "neo_hookean"}, "corotated") == "corotated"
                      ? sb::MaterialModel::kCorotated
                      : sb::MaterialModel::kNeoHookean;
-    if (auto penalty = root.optional_child("penalty")) {
-      s.penalty.stiffness = penalty->positive("stiffness", s.penalty.stiffness);
-      s.penalty.sharpness = penalty->non_negative("sharpness", s.penalty.sharpness);
-      s.penalty.friction_speed = penalty->positive("friction_speed", s.penalty.friction_speed);
-    }
+    read_penalty(root, s.penalty);
     read_materials(root, model_);
     const std::int64_t last_node = model_.node_count - 1;
     if (root.has("pinned"))
@@ -138,25 +131,14 @@ class FemScenario final : public Scenario {
 
     system_ = std::make_unique<sb::Fem<D>>(model_);
     read_loss(root.child("loss"));
-
-    const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, sb::fem_tunables<D>(), model_);
-    const RolloutOptions options = read_rollout_options(root, overrides, steps);
-    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    problem_ = read_tuned_rollout(root, overrides, sb::fem_tunables<D>(), model_, *system_, *loss_, steps, tune);
   }
 
   std::string simulator() const override { return "fem"; }
   tune::RolloutProblem& problem() override { return *problem_; }
   const sb::MarkerTrajectory& reference() const { return reference_; }
 
-  double hard_loss(std::span<const double> x) override {
-    const double sharpness = model_.settings.penalty.sharpness;
-    model_.settings.penalty.sharpness = 0.0;
-    const double loss = problem_->value(x);
-    model_.settings.penalty.sharpness = sharpness;
-    return loss;
-  }
+  double hard_loss(std::span<const double> x) override { return hard_penalty_loss(*problem_, model_.settings.penalty, x); }
 
   nlohmann::json summary() override { return fem_summary(model_); }
 

@@ -21,9 +21,7 @@ namespace simgrad::app {
 
 namespace fl = simgrad::fluid;
 
-double fluid_default(std::string_view name) {
-  return tune::find_tunable(fl::smoke_tunables<fl::Grid3>(), name)->info.default_value.numbers.front();
-}
+double fluid_default(std::string_view name) { return tunable_default(fl::smoke_tunables<fl::Grid3>(), name); }
 
 // An advection scheme by its scenario name.
 fl::AdvectionScheme advection_scheme(const std::string& name) {

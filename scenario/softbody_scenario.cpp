@@ -19,11 +19,7 @@ namespace sb = simgrad::softbody;
 
 namespace {
 
-// What a scenario that leaves a tunable quantity out gets (every entry, every component), as
-// the tunables table declares it.
-double default_of(std::string_view name) {
-  return tune::find_tunable(sb::mass_spring_tunables<2>(), name)->info.default_value.numbers.front();
-}
+double default_of(std::string_view name) { return tunable_default(sb::mass_spring_tunables<2>(), name); }
 
 template <int D>
 Vec<double, D> uniform_vec(double value) {
@@ -85,11 +81,7 @@ class SoftbodyScenario final : public Scenario {
     s.dt = root.positive("dt");
     s.drag = root.non_negative("drag", 0.0);
     s.length_epsilon = root.non_negative("length_epsilon", 0.0);
-    if (auto penalty = root.optional_child("penalty")) {
-      s.penalty.stiffness = penalty->positive("stiffness", s.penalty.stiffness);
-      s.penalty.sharpness = penalty->non_negative("sharpness", s.penalty.sharpness);
-      s.penalty.friction_speed = penalty->positive("friction_speed", s.penalty.friction_speed);
-    }
+    read_penalty(root, s.penalty);
     const std::size_t springs = static_cast<std::size_t>(model_.spring_count());
     const std::size_t nodes = static_cast<std::size_t>(model_.node_count);
     auto copy_into = [](const std::vector<double>& v, Array<1>& a) { std::copy(v.begin(), v.end(), a.values().begin()); };
@@ -114,24 +106,13 @@ class SoftbodyScenario final : public Scenario {
 
     system_ = std::make_unique<sb::MassSpring<D>>(model_);
     read_loss(root.child("loss"));
-
-    const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
-    std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, sb::mass_spring_tunables<D>(), model_);
-    const RolloutOptions options = read_rollout_options(root, overrides, steps);
-    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, options, std::move(bound));
+    problem_ = read_tuned_rollout(root, overrides, sb::mass_spring_tunables<D>(), model_, *system_, *loss_, steps, tune);
   }
 
   std::string simulator() const override { return "softbody"; }
   tune::RolloutProblem& problem() override { return *problem_; }
 
-  double hard_loss(std::span<const double> x) override {
-    const double sharpness = model_.settings.penalty.sharpness;
-    model_.settings.penalty.sharpness = 0.0;
-    const double loss = problem_->value(x);
-    model_.settings.penalty.sharpness = sharpness;
-    return loss;
-  }
+  double hard_loss(std::span<const double> x) override { return hard_penalty_loss(*problem_, model_.settings.penalty, x); }
 
   nlohmann::json summary() override { return mass_spring_summary(model_, *loss_, problem_->rollout().final_state()); }
 
@@ -190,6 +171,22 @@ std::vector<double> per_entry(const ScenarioNode& node, std::string_view key, st
   const ScenarioNode value = node.member(key);
   if (value.json().is_number()) return std::vector<double>(entries, value.as_number());
   return node.numbers(key, entries);
+}
+
+void read_penalty(const ScenarioNode& root, sb::PenaltySettings& penalty) {
+  if (auto p = root.optional_child("penalty")) {
+    penalty.stiffness = p->positive("stiffness", penalty.stiffness);
+    penalty.sharpness = p->non_negative("sharpness", penalty.sharpness);
+    penalty.friction_speed = p->positive("friction_speed", penalty.friction_speed);
+  }
+}
+
+double hard_penalty_loss(tune::Problem& problem, sb::PenaltySettings& penalty, std::span<const double> x) {
+  const double sharpness = penalty.sharpness;
+  penalty.sharpness = 0.0;
+  const double loss = problem.value(x);
+  penalty.sharpness = sharpness;
+  return loss;
 }
 
 template <int D>

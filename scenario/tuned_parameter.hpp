@@ -4,13 +4,16 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "scenario/scenario.hpp"
 #include "scenario/scenario_reader.hpp"
+#include "tune/problem.hpp"
 #include "tune/tunable.hpp"
 
 namespace simgrad::app {
@@ -47,6 +50,27 @@ std::vector<tune::BoundParameter> read_tuned_parameters(const ScenarioNode& tune
     bound.push_back(read_tuned_parameter(p.as_object(), table, model, rules));
   if (bound.empty()) tune_section.fail("parameters", "expected at least one parameter to tune");
   return bound;
+}
+
+// The "tune" section of `root` (its settings into `tune`, its parameters read against `table`
+// and bound into `model`) and the rollout problem of `loss` over them, with the rollout options
+// of read_rollout_options.
+template <class Model>
+std::unique_ptr<tune::RolloutProblem> read_tuned_rollout(const ScenarioNode& root, const ScenarioOverrides& overrides,
+                                                         const tune::TunableTable<Model>& table, Model& model,
+                                                         System& system, TrajectoryLoss& loss, int steps, TuneSettings& tune) {
+  const ScenarioNode tune_node = root.child("tune");
+  tune = read_tune_settings(tune_node);
+  std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, table, model);
+  const RolloutOptions options = read_rollout_options(root, overrides, steps);
+  return std::make_unique<tune::RolloutProblem>(system, loss, steps, options, std::move(bound));
+}
+
+// What a scenario that leaves a tunable quantity out gets (every entry, every component), as
+// the table declares it.
+template <class Model>
+double tunable_default(const tune::TunableTable<Model>& table, std::string_view name) {
+  return tune::find_tunable(table, name)->info.default_value.numbers.front();
 }
 
 // A tuned parameter's "lower", "upper" and "transform", checked against each other.

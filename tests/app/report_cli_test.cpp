@@ -2,37 +2,21 @@
 // (in headless Chromium) the report of one example per mechanic renders without errors with its
 // plots and a running animation.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <string>
 #include <utility>
+
+#include "tests/report/report_files.hpp"
 
 namespace simgrad::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("simgrad_report_cli_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Runs a shell command; returns its exit status.
-int shell(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using testing::read_text;
+using testing::scratch;
+using testing::shell;
 
 // `simgrad render DIR` rebuilds the report tune wrote, byte for byte, without re-simulating.
 TEST(Report, RenderRebuildsTheReportOfATune) {
@@ -41,10 +25,10 @@ TEST(Report, RenderRebuildsTheReportOfATune) {
   ASSERT_EQ(shell(std::string(SIMGRAD_BINARY) + " tune " + scenario + " --iterations 3 --quiet --out " + out.string() +
                   " > /dev/null"),
             0);
-  const std::string written = read(out / "report.html");
+  const std::string written = read_text(out / "report.html");
   fs::remove(out / "report.html");
   ASSERT_EQ(shell(std::string(SIMGRAD_BINARY) + " render " + out.string() + " --quiet > /dev/null"), 0);
-  EXPECT_EQ(read(out / "report.html"), written);
+  EXPECT_EQ(read_text(out / "report.html"), written);
   EXPECT_EQ(shell(std::string(SIMGRAD_BINARY) + " render " + (out / "nothing").string() + " 2> /dev/null"), 2);
 }
 
@@ -76,11 +60,11 @@ TEST(Report, RendersInHeadlessChromiumWithoutErrorsAndAnimates) {
     ASSERT_EQ(shell(browser + "--virtual-time-budget=3000 --dump-dom file://" + report.string() + " > " + dom.string() +
                     " 2> " + log.string()),
               0)
-        << read(log);
-    const std::string page = read(dom);
+        << read_text(log);
+    const std::string page = read_text(dom);
     EXPECT_NE(page.find("data-script=\"ok\""), std::string::npos) << "the page's script did not finish";
     EXPECT_EQ(page.find("data-error=\""), std::string::npos) << page.substr(page.find("<body"), 300);
-    EXPECT_EQ(read(log).find("Uncaught"), std::string::npos) << read(log);
+    EXPECT_EQ(read_text(log).find("Uncaught"), std::string::npos) << read_text(log);
     EXPECT_NE(page.find("id=\"loss-plot\"><svg"), std::string::npos);
     std::smatch frame;
     const std::regex frame_attribute("<canvas id=\"animation\"[^>]*data-frame=\"([0-9]+)\"");

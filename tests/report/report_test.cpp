@@ -4,30 +4,21 @@
 #include "report/report.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
 
+#include "tests/report/report_files.hpp"
+
 namespace simgrad::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("simgrad_report_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using testing::read_text;
+using testing::scratch;
+using testing::shell;
 
 ReportInput sample_input() {
   ReportInput in;
@@ -76,12 +67,6 @@ TEST(Report, ScriptTextInDataCannotEndTheScriptElement) {
   EXPECT_EQ(html.find("</script><script>alert"), std::string::npos);
 }
 
-// Runs a shell command; returns its exit status.
-int shell(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 TEST(Report, SavedJsonRendersTheSamePage) {
   ReportInput in = sample_input();
   in.parameters[0].upper = std::numeric_limits<double>::infinity();  // saved as null, read back as not finite
@@ -105,7 +90,7 @@ TEST(Report, FieldsAndPointClassesDrawInHeadlessChromium) {
   ASSERT_EQ(shell("chromium --headless --no-sandbox --disable-gpu --user-data-dir=" + scratch("profile").string() +
                   " --virtual-time-budget=1000 --dump-dom file://" + report.string() + " > " + dom.string() + " 2> /dev/null"),
             0);
-  const std::string page = read(dom);
+  const std::string page = read_text(dom);
   EXPECT_NE(page.find("data-script=\"ok\""), std::string::npos);
   EXPECT_EQ(page.find("data-error=\""), std::string::npos) << page.substr(page.find("<body"), 300);
   fs::remove_all(scratch("").parent_path());
