@@ -8,17 +8,18 @@
 #include <iostream>
 #include <sstream>
 
-#include "app/atomic_file.hpp"
-#include "app/frame_images.hpp"
 #include "app/json_output.hpp"
 #include "app/progress.hpp"
-#include "app/report.hpp"
-#include "app/scenario.hpp"
-#include "app/svg_plot.hpp"
-#include "app/version.hpp"
 #include "core/diagnostics.hpp"
 #include "core/gradcheck.hpp"
 #include "core/parallel.hpp"
+#include "report/atomic_file.hpp"
+#include "report/frame_images.hpp"
+#include "report/report.hpp"
+#include "report/svg_plot.hpp"
+#include "report/version.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/scenario_report.hpp"
 #include "tune/compare.hpp"
 #include "tune/methods.hpp"
 
@@ -384,6 +385,14 @@ int run_explain(const std::filesystem::path& file, const ExplainCommandOptions& 
     for (const json& h : out["hints"]) std::cout << "  " << h["text"].get<std::string>() << "\n";
     return 0;
   });
+}
+
+int run_bench(const BenchOptions& options, const CommonOptions& common) {
+  const json benchmarks = run_benchmarks(options, common.threads, [&](const json& b) {
+    if (!common.json) std::cerr << b.dump() << "\n";
+  });
+  if (common.json) print_json(json{{"benchmarks", benchmarks}});
+  return 0;
 }
 
 }  // namespace simgrad::app

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "bench/bench.hpp"
+
 namespace simgrad::app {
 
 // Flags every subcommand takes.
@@ -46,12 +48,6 @@ struct ExplainCommandOptions {
   int hints = 0;            // 0: the scenario's
   double joint_step = 0.0;  // 0: the scenario's
   double area_step = 0.0;   // 0: the scenario's
-};
-
-struct BenchOptions {
-  std::string filter;
-  int repeats = 3;
-  int steps = 1000;
 };
 
 int run_list(const CommonOptions& common);

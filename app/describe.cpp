@@ -5,9 +5,9 @@
 
 #include "app/commands.hpp"
 #include "app/json_output.hpp"
-#include "app/scenario.hpp"
-#include "app/scenario_reader.hpp"
-#include "app/tuned_parameter.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/scenario_reader.hpp"
+#include "scenario/tuned_parameter.hpp"
 
 namespace simgrad::app {
 

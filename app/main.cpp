@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
-#include "app/version.hpp"
+#include "report/version.hpp"
 
 namespace {
 

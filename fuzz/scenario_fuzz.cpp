@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "app/scenario.hpp"
-#include "app/scenario_reader.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/scenario_reader.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/fem_scenario.hpp"
-#include "app/scenario.hpp"
+#include "scenario/fem_scenario.hpp"
+#include "scenario/scenario.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -1,6 +1,6 @@
 // Rewrites docs/scenario.schema.json with every simulator's "tune.parameters" made from its
-// tunables table (app/tuned_parameter.hpp); the rest of the file is written by hand.
-// tests/app/scenario_schema_test.cpp fails until the file is rewritten after a table changes.
+// tunables table (scenario/tuned_parameter.hpp); the rest of the file is written by hand.
+// tests/scenario/scenario_schema_test.cpp fails until the file is rewritten after a table changes.
 //   scenario_schema docs/scenario.schema.json
 #include <fstream>
 #include <iostream>
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/atomic_file.hpp"
-#include "app/scenario.hpp"
+#include "report/atomic_file.hpp"
+#include "scenario/scenario.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -1,5 +1,6 @@
 #include "sims/contagion/calibration.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/rollout.hpp"
@@ -110,6 +111,101 @@ std::vector<double> seirm_fit_and_forecast(const SeirmBaseline& baseline, const 
     return rho * SeirmOde::count(first.count, o.window, first.delay, state);
   });
   return counts;
+}
+
+std::vector<Series> CalibrationData::fitted_series() const {
+  std::vector<Series> all{fit};
+  all.insert(all.end(), also_fit.begin(), also_fit.end());
+  return all;
+}
+
+std::vector<Observation> CalibrationData::windows() const {
+  std::vector<Observation> all = fit.observations;
+  all.insert(all.end(), held_out.begin(), held_out.end());
+  return all;
+}
+
+int CalibrationData::identified_weeks(const DiseaseSettings& settings) const {
+  int lag = last_fit_day();
+  for (const Series& series : fitted_series())
+    lag = std::min(lag, series.delay + (series.count == Count::kDeaths       ? settings.removal_day()
+                                        : series.count == Count::kInfections ? 0
+                                                                             : settings.exposed_days));
+  return std::max(0, last_fit_day() - lag) / 7 + 1;
+}
+
+ReproductionExtension extend_reproduction(const EvaluationSettings& settings, int identified_weeks,
+                                          Array<1>& reproduction) {
+  std::vector<double> r(reproduction.values().begin(), reproduction.values().end());
+  const int fitted = std::min(identified_weeks, static_cast<int>(r.size()));
+  const int horizon = std::max(1, static_cast<int>(r.size()) - fitted);
+  ReproductionForecast f = settings.reproduction;
+  ReproductionExtension out;
+  for (ReproductionRule rule : {ReproductionRule::kLast, ReproductionRule::kMean, ReproductionRule::kTrend})
+    out.backtest.emplace_back(rule, backtest_error({rule, f.weeks}, r, fitted, horizon));
+  if (settings.auto_rule) f.rule = best_rule(f.weeks, r, fitted, horizon);
+  apply_forecast(f, r, fitted);
+  out.rule = f.rule;
+  out.weeks = f.weeks;
+  out.reproduction = r;
+  reproduction.assign(r, true);
+  return out;
+}
+
+CalibrationEvaluation evaluate_calibration(const Population& population, const DiseaseModel& model,
+                                           const CalibrationData& data, const EvaluationSettings& settings, int days) {
+  CalibrationEvaluation e;
+  const DiseaseParameters& p = model.parameters;
+  if (population.complete) {
+    double shed = 0.0;
+    for (int k = 0; k < model.settings.removal_day(); ++k) shed += model.shedding(k);
+    e.r0 = p.reproduction.values()[0] * p.susceptibility.values()[0] / model.settings.mean_interactions[0] * shed;
+  }
+  const std::vector<Observation> all = data.windows();
+  std::vector<double> truth;
+  for (const Observation& o : all) truth.push_back(o.value);
+  const int identified = data.identified_weeks(model.settings);
+  // R of the weeks the fitted data cannot see follows the rule (held-out windows only).
+  DiseaseModel forecast_model = model;
+  e.reproduction_forecast = extend_reproduction(settings, identified, forecast_model.parameters.reproduction);
+  e.hard = hard_counts_over_seeds(population, forecast_model, data.fit, all, days, settings.seeds);
+  const std::size_t first = data.fit.observations.size();
+  std::vector<double> fit_truth(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(first));
+  std::vector<double> fit_mean(e.hard.mean.begin(), e.hard.mean.begin() + static_cast<std::ptrdiff_t>(first));
+  if (!fit_truth.empty()) e.hard_fit = forecast_metrics(fit_mean, fit_truth);
+  for (const Series& series : data.also_fit) {
+    std::vector<double> values;
+    for (const Observation& o : series.observations) values.push_back(o.value);
+    const Spread spread =
+        hard_counts_over_seeds(population, forecast_model, series, series.observations, data.last_fit_day() + 1, settings.seeds);
+    e.also_fit.push_back({series.count, values, spread, forecast_metrics(spread.mean, values)});
+  }
+  if (data.held_out.empty() || !settings.baselines) return e;
+
+  e.forecast = true;
+  e.truth.assign(truth.begin() + static_cast<std::ptrdiff_t>(first), truth.end());
+  auto scored = [&](const std::vector<double>& curve) {
+    ScoredForecast s;
+    s.forecast.assign(curve.begin() + static_cast<std::ptrdiff_t>(first), curve.end());
+    s.metrics = forecast_metrics(s.forecast, e.truth);
+    return s;
+  };
+  e.simgrad = scored(e.hard.mean);
+  // GradABM's fixed expert parameters: R 2.5, mortality 0.02, seed 0.5%, in GradABM's own
+  // observation model (the count on its day: no recording delay), so that the baseline does not
+  // move with this scenario's observation choices.
+  Series expert_series = data.fit;
+  expert_series.delay = 0;
+  DiseaseModel expert = model;
+  expert.parameters.reproduction.fill(2.5);
+  expert.parameters.mortality.values()[0] = 0.02;
+  expert.parameters.initial_infected.values()[0] = 0.005;
+  e.expert = scored(hard_counts_over_seeds(population, expert, expert_series, all, days, settings.seeds).mean);
+  SeirmBaseline seirm{static_cast<double>(population.agents), static_cast<double>(model.settings.exposed_days),
+                      static_cast<double>(model.settings.infectious_days), 200, false, identified, {}, data.smoothness};
+  seirm.extend_reproduction = [&](Array<1>& r) { e.seirm_reproduction_forecast = extend_reproduction(settings, identified, r); };
+  e.seirm = scored(seirm_fit_and_forecast(seirm, data.fitted_series(), data.scale, all, days));
+  return e;
 }
 
 }  // namespace simgrad::contagion

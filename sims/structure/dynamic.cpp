@@ -6,6 +6,7 @@
 
 #include "core/local_ad.hpp"
 #include "core/relax.hpp"
+#include "core/rollout.hpp"
 #include "sims/structure/stiffness.hpp"
 #include "sims/structure/vehicle.hpp"
 
@@ -259,6 +260,19 @@ int DynamicScore::broken(std::span<const double> state) const {
   const std::size_t nd = static_cast<std::size_t>(truss_->joint_count() * truss_->dimension());
   for (int e = 0; e < truss_->member_count(); ++e) n += state[2 * nd + static_cast<std::size_t>(e)] < 0.5 ? 1 : 0;
   return n;
+}
+
+DynamicRunScores score_dynamic_run(const TrussModel& model, const Design& design, const DynamicSettings& settings,
+                                   double deflection_limit) {
+  DynamicTruss truss(model, design, settings);
+  DynamicScore score(truss, 1.0, 1.0, deflection_limit);
+  Rollout rollout(truss, score, settings.steps);
+  DynamicRunScores scores;
+  scores.relaxed = rollout.loss();
+  truss.settings().break_width = 0.0;
+  scores.hard = rollout.loss();
+  scores.broken_members = score.broken(rollout.final_state());
+  return scores;
 }
 
 }  // namespace simgrad::structure

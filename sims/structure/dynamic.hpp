@@ -92,4 +92,15 @@ class DynamicScore final : public TrajectoryLoss {
   double broken_weight_, deflection_weight_, limit_;
 };
 
+// A dynamic run of a design, scored by DynamicScore with unit weights and the deck's deflection
+// limit: relaxed (the settings' break width), on the hard twin (break width 0), and the members
+// broken at the end of the hard run.
+struct DynamicRunScores {
+  double relaxed = 0.0;
+  double hard = 0.0;
+  int broken_members = 0;
+};
+DynamicRunScores score_dynamic_run(const TrussModel& model, const Design& design, const DynamicSettings& settings,
+                                   double deflection_limit);
+
 }  // namespace simgrad::structure

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <utility>
 
+#include "core/rollout.hpp"
 #include "sims/vehicle/smooth.hpp"
 
 namespace simgrad::vehicle {
@@ -168,6 +169,18 @@ void StepMetricsLoss::term_adjoint(int t, std::span<const double>, double seed, 
     gradient_[last] += 2.0 * (final / gain_ - 1.0) / gain_;
   }
   state_adjoint[kYawRate] += seed * gradient_[static_cast<std::size_t>(t)];
+}
+
+CarTrace trace_car(System& system, double dt, int steps) {
+  CarTrace trace;
+  AccelerationRunLoss none(1, dt, 0.0, 1.0);
+  RolloutOptions o;
+  o.observer = [&](int, std::span<const double> state) {
+    trace.x.push_back(state[kX]);
+    trace.yaw_rate.push_back(state[kYawRate]);
+  };
+  Rollout(system, none, steps, o).loss();
+  return trace;
 }
 
 }  // namespace simgrad::vehicle

@@ -90,4 +90,11 @@ struct StepMetrics {
 };
 StepMetrics step_metrics(std::span<const double> response, double dt);
 
+// Car 0's x position and yaw rate at every step (0 to `steps`) of a forward run of a batch whose
+// steps are `dt` seconds, for the figures of a design and the gain of its step response.
+struct CarTrace {
+  std::vector<double> x, yaw_rate;
+};
+CarTrace trace_car(System& system, double dt, int steps);
+
 }  // namespace simgrad::vehicle

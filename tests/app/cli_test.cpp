@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/app/png_reader.hpp"
+#include "tests/report/png_reader.hpp"
 
 namespace {
 

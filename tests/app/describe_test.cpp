@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "app/commands.hpp"
-#include "app/scenario.hpp"
-#include "app/tuned_parameter.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/tuned_parameter.hpp"
 
 namespace simgrad::app {
 namespace {

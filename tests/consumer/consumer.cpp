@@ -1,11 +1,16 @@
 // Uses simgrad as an installed library: DiffTaichi's three-mass triangle, the gradient of its
-// final-area loss with respect to the rest lengths, checked against central differences.
-// Exits 0 when every component agrees, 1 otherwise.
+// final-area loss with respect to the rest lengths, checked against central differences; then
+// the scenario library and the reports: the built-in scenario loaded, its loss and its report.
+// Exits 0 when every component agrees and the scenario runs, 1 otherwise.
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/rollout.hpp"
+#include "report/report.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/scenario_report.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
 
@@ -25,6 +30,20 @@ double triangle_loss(const std::vector<double>& rest, std::vector<double>* gradi
   return value;
 }
 
+// The built-in scenario (the same triangle, tuned from the command line by default): its loss at
+// the initial parameters is finite, and its report page renders.
+bool scenario_runs() {
+  const auto scenario = simgrad::app::load_scenario({});
+  simgrad::tune::Problem& problem = scenario->problem();
+  const std::vector<double> x = problem.initial();
+  const double loss = problem.value(x);
+  const std::string page = simgrad::app::render_report(simgrad::app::gather_report(*scenario, x, x));
+  const bool ok = std::isfinite(loss) && page.find("<html") != std::string::npos;
+  std::printf("scenario %s (%s): loss %.9g, report %zu bytes: %s\n", scenario->name.c_str(), scenario->simulator().c_str(),
+              loss, page.size(), ok ? "ok" : "FAILED");
+  return ok;
+}
+
 int main() {
   const std::vector<double> rest = {0.1, 0.1, 0.1 * std::sqrt(2.0)};
   std::vector<double> gradient;
@@ -41,5 +60,6 @@ int main() {
     ok = ok && agrees;
   }
   std::printf("loss %.9g: %s\n", value, ok ? "ok" : "FAILED");
+  ok = scenario_runs() && ok;
   return ok ? 0 : 1;
 }
