@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/app/run_simgrad.hpp"
 #include "tests/report/png_reader.hpp"
 
 namespace {
@@ -15,34 +16,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
+using Result = simgrad::testing::ToolResult;
 
 fs::path source_dir() { return fs::path(SIMGRAD_SOURCE_DIR); }
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("simgrad_cli_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
+fs::path scratch(const std::string& name) { return simgrad::testing::tool_scratch(name); }
 
 // Runs `simgrad ARGS`, capturing stdout and stderr.
-Result simgrad(const std::string& args) {
-  const fs::path err = scratch("stderr.txt");
-  const std::string command = std::string(SIMGRAD_BINARY) + " " + args + " 2>" + err.string();
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-  const int status = pclose(pipe);
-  std::ifstream e(err);
-  std::string err_text((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, err_text};
-}
+Result simgrad(const std::string& args) { return simgrad::testing::run_simgrad(args); }
 
 std::string example(const std::string& name) { return (source_dir() / "examples" / name).string(); }
 

@@ -3,7 +3,6 @@
 // single bit of any result fails here. A change meant to change results re-records the file and
 // says so in its commit.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +13,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/app/run_simgrad.hpp"
 
 namespace {
 
@@ -54,15 +55,10 @@ std::vector<double> flatten(const json& gradient) {
 
 // `simgrad grad --json` on one example.
 json grad(const std::string& example) {
-  const std::string command = std::string(SIMGRAD_BINARY) + " grad --json --quiet --threads 2 " + (kSource / example).string();
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-  const int status = pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
-  return json::parse(out);
+  const simgrad::testing::ToolResult r =
+      simgrad::testing::run_simgrad("grad --json --quiet --threads 2 " + (kSource / example).string());
+  EXPECT_EQ(r.status, 0) << example << ": " << r.err;
+  return json::parse(r.out);
 }
 
 TEST(ExampleBits, EveryExampleIsRecorded) {
