@@ -1,0 +1,23 @@
+#include "sims/rigid/model.hpp"
+
+#include <algorithm>
+
+namespace simgrad::rigid {
+
+void RigidModel::resize(int world_count, int step_count) {
+  worlds = world_count;
+  steps = step_count;
+  std::vector<double> q(static_cast<std::size_t>(world_count) * nq);
+  for (int w = 0; w < world_count; ++w) std::copy(qpos0.begin(), qpos0.end(), q.begin() + static_cast<std::ptrdiff_t>(w) * nq);
+  initial_qpos.assign(q, initial_qpos.differentiable());
+  initial_qvel.resize(static_cast<Index>(world_count) * nv, initial_qvel.differentiable());
+  controls.resize(static_cast<Index>(step_count) * world_count * nu(), controls.differentiable());
+}
+
+void RigidModel::set_differentiable(bool on) {
+  for (Array<1>* a : {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain,
+                      &geom_friction, &initial_qpos, &initial_qvel, &controls})
+    a->set_differentiable(on);
+}
+
+}  // namespace simgrad::rigid

@@ -1,0 +1,144 @@
+// The rigid-body model: a kinematic tree of bodies joined by joints (reduced coordinates, as in
+// MuJoCo), the geoms that give them shape and contact, the actuators that drive the joints, and
+// the tunable constants. Everything but the tunables stays fixed during a run; the state
+// (positions qpos, velocities qvel) lives in the rollout. Built by load_mjcf (mjcf.hpp) or by
+// hand.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/field.hpp"
+#include "sims/rigid/spatial.hpp"
+
+namespace simgrad::rigid {
+
+// Joint types with MuJoCo's coordinates: free (qpos: position, quaternion; qvel: world-frame
+// linear velocity, body-frame angular velocity), ball (quaternion; body-frame angular velocity),
+// slide and hinge (one coordinate each).
+enum class JointType { kFree, kBall, kSlide, kHinge };
+
+// Coordinates each joint type takes in qpos and in qvel.
+inline int position_count(JointType type) {
+  return type == JointType::kFree ? 7 : type == JointType::kBall ? 4 : 1;
+}
+inline int velocity_count(JointType type) {
+  return type == JointType::kFree ? 6 : type == JointType::kBall ? 3 : 1;
+}
+
+enum class GeomType { kPlane, kSphere, kCapsule, kEllipsoid, kCylinder, kBox };
+
+enum class Integrator { kEuler, kRK4 };
+
+// How an actuator turns its control into a force along its joint (MuJoCo's motor, position and
+// velocity shortcuts): motor f = ctrl, position f = kp (ctrl - gear q), velocity
+// f = kv (ctrl - gear qdot); the joint then receives gear f.
+enum class ActuatorType { kMotor, kPosition, kVelocity };
+
+struct Body {
+  std::string name;
+  int parent = -1;  // -1 for the world body (body 0)
+  // Pose relative to the parent body.
+  Vec3<double> pos = Vec3<double>::zero();
+  Quat<double> quat{{1.0, 0.0, 0.0, 0.0}};
+  // Centre of mass and rotational inertia per unit mass about it, in the body frame: the mass
+  // is tunable (body_mass), the shape of the mass distribution is not.
+  Vec3<double> centre = Vec3<double>::zero();
+  Mat3<double> unit_inertia = Mat3<double>::zero();
+  int first_joint = 0;
+  int joint_count = 0;
+};
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::kHinge;
+  int body = 0;
+  Vec3<double> pos = Vec3<double>::zero();   // anchor in the body frame
+  Vec3<double> axis{{0.0, 0.0, 1.0}};        // unit, body frame (hinge, slide)
+  int qpos_address = 0;
+  int dof_address = 0;
+  bool limited = false;
+  double range[2] = {0.0, 0.0};  // rad or m
+  double spring_reference = 0.0; // qpos at which the joint spring is relaxed (hinge, slide)
+};
+
+struct Geom {
+  std::string name;
+  GeomType type = GeomType::kSphere;
+  int body = 0;
+  Vec3<double> pos = Vec3<double>::zero();  // body frame
+  Quat<double> quat{{1.0, 0.0, 0.0, 0.0}};
+  // MuJoCo's sizes: sphere radius; capsule and cylinder radius, half-length; box half-sizes;
+  // ellipsoid radii; plane half-extents (drawing only: a plane is infinite).
+  double size[3] = {0.0, 0.0, 0.0};
+  int contype = 1;
+  int conaffinity = 1;
+};
+
+struct Actuator {
+  std::string name;
+  ActuatorType type = ActuatorType::kMotor;
+  int joint = 0;
+  bool ctrl_limited = false;
+  double ctrl_range[2] = {0.0, 0.0};
+  bool force_limited = false;
+  double force_range[2] = {0.0, 0.0};
+};
+
+// A pair of geoms that may touch, after contype/conaffinity, parent-child filtering and exclusions.
+struct GeomPair {
+  int a = 0;
+  int b = 0;
+};
+
+// What stays fixed while constants are tuned.
+struct RigidSettings {
+  double timestep = 0.002;
+  Vec3<double> gravity{{0.0, 0.0, -9.81}};
+  Integrator integrator = Integrator::kEuler;
+  // Joint damping taken implicitly by the Euler integrator (MuJoCo's default): the step solves
+  // (M + dt D) qacc = f, which keeps stiff damping stable.
+  bool implicit_damping = true;
+  // Fluid around the bodies (MuJoCo's option viscosity and density; 0: none).
+  double viscosity = 0.0;
+  double density = 0.0;
+};
+
+struct RigidModel {
+  std::string name;
+  RigidSettings settings;
+  std::vector<Body> bodies;  // body 0 is the world; parents come before children
+  std::vector<Joint> joints; // grouped by body, in body order
+  std::vector<Geom> geoms;
+  std::vector<Actuator> actuators;
+  std::vector<GeomPair> contact_pairs;
+  int nq = 0;  // position coordinates
+  int nv = 0;  // velocity coordinates (degrees of freedom)
+  std::vector<int> dof_joint;  // per dof, its joint
+  std::vector<double> qpos0;   // the reference configuration (MuJoCo's qpos0)
+
+  // Tunables (sims/rigid/tunables.hpp lists them with units).
+  Array<1> body_mass;         // per body, kg (body 0 unused)
+  Array<1> dof_damping;       // per dof, N m s/rad or N s/m
+  Array<1> dof_armature;      // per dof, kg m^2 or kg, added to the mass matrix's diagonal
+  Array<1> joint_stiffness;   // per joint, N m/rad or N/m (hinge, slide)
+  Array<1> actuator_gear;     // per actuator
+  Array<1> actuator_gain;     // per actuator: kp (position), kv (velocity); unused for motors
+  Array<1> geom_friction;     // per geom, sliding friction coefficient
+
+  // The batch: `worlds` independent copies over `steps` steps.
+  int worlds = 1;
+  int steps = 0;
+  Array<1> initial_qpos;  // worlds x nq
+  Array<1> initial_qvel;  // worlds x nv
+  Array<1> controls;      // steps x worlds x actuators
+
+  int nu() const { return static_cast<int>(actuators.size()); }
+  // Sizes the batch: `world_count` worlds over `step_count` steps, every world starting at
+  // qpos0 at rest, controls zero.
+  void resize(int world_count, int step_count);
+  // Makes the tunable arrays differentiable (or not), keeping their values.
+  void set_differentiable(bool on);
+};
+
+}  // namespace simgrad::rigid
