@@ -15,9 +15,7 @@ void RigidModel::resize(int world_count, int step_count) {
 }
 
 void RigidModel::set_differentiable(bool on) {
-  for (Array<1>* a : {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain,
-                      &geom_friction, &initial_qpos, &initial_qvel, &controls})
-    a->set_differentiable(on);
+  for (Array<1>* a : tunable_arrays()) a->set_differentiable(on);
 }
 
 }  // namespace simgrad::rigid

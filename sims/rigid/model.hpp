@@ -5,6 +5,7 @@
 // hand.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,15 @@ struct RigidModel {
   Array<1> controls;      // steps x worlds x actuators
 
   int nu() const { return static_cast<int>(actuators.size()); }
+  // The tunable constants a step reads, in the order RigidConstants (workspace.hpp) keeps them.
+  std::array<Array<1>*, 7> constant_arrays() {
+    return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction};
+  }
+  // Every tunable array: the constants, then the initial state and the controls.
+  std::array<Array<1>*, 10> tunable_arrays() {
+    return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
+            &initial_qpos, &initial_qvel, &controls};
+  }
   // Sizes the batch: `world_count` worlds over `step_count` steps, every world starting at
   // qpos0 at rest, controls zero.
   void resize(int world_count, int step_count);

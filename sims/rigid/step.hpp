@@ -1,0 +1,126 @@
+// One step of a rigid world, generic in the scalar: the dynamics as a list of stages, and the
+// integrators (MuJoCo's Euler, semi-implicit with implicit joint damping, and its RK4).
+//
+// A world's state is [qpos (nq), qvel (nv)]. The stages of one evaluation of the dynamics, in
+// order, each in its own header:
+//   forward_kinematics   body frames from qpos                       kinematics.hpp
+//   inertias_and_axes    world inertias and dof axes                 kinematics.hpp
+//   body_velocities      body velocities and axis rates from qvel    kinematics.hpp
+//   mass_matrix          composite-rigid-body mass matrix            mass_matrix.hpp
+//   bias_forces          Newton-Euler gravity and velocity terms     bias_force.hpp
+//   joint_forces         springs, dampers, actuators                 joint_force.hpp
+//   solve                (M + dt D) qacc = applied - bias            mass_matrix.hpp
+// The adjoint is derived: the whole step re-runs on the local tape (core/local_ad.hpp).
+#pragma once
+
+#include "sims/rigid/bias_force.hpp"
+#include "sims/rigid/joint_force.hpp"
+#include "sims/rigid/kinematics.hpp"
+#include "sims/rigid/mass_matrix.hpp"
+
+namespace simgrad::rigid {
+
+// w.qacc from (qpos, qvel, ctrl); implicit_dt > 0 takes joint damping implicitly over that step.
+// False when the mass matrix is not positive definite (a moving body without mass or inertia).
+template <class S>
+bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants<S>& c, const S* qpos, const S* qvel,
+                   const S* ctrl, double implicit_dt, RigidWorkspace<S>& w) {
+  forward_kinematics(m, qpos, w);
+  inertias_and_axes(m, c, w);
+  body_velocities(m, t, qvel, w);
+  mass_matrix(t, c, w);
+  for (Spatial<S>& f : w.external) f = Spatial<S>::zero();
+  bias_forces(m, t, qvel, w);
+  joint_forces(m, c, qpos, qvel, ctrl, w);
+  const auto nv = static_cast<std::size_t>(t.nv);
+  if (implicit_dt > 0.0)
+    for (std::size_t d = 0; d < nv; ++d) w.mass_matrix[d * nv + d] = w.mass_matrix[d * nv + d] + implicit_dt * c.dof_damping[d];
+  if (!cholesky_factor(w.mass_matrix.data(), t.nv)) return false;
+  for (std::size_t d = 0; d < nv; ++d) w.qacc[d] = w.applied[d] - w.bias[d];
+  cholesky_solve(w.mass_matrix.data(), t.nv, w.qacc.data());
+  return true;
+}
+
+// out = qpos advanced by velocity qvel over dt: linear coordinates add, quaternions turn by the
+// body-frame rotation vector (MuJoCo's mj_integratePos).
+template <class S>
+void integrate_positions(const RigidModel& m, const S* qpos, const S* qvel, double dt, S* out) {
+  for (int i = 0; i < m.nq; ++i) out[i] = qpos[i];
+  for (const Joint& joint : m.joints) {
+    S* q = out + joint.qpos_address;
+    const S* v = qvel + joint.dof_address;
+    int rotation_at = -1;
+    switch (joint.type) {
+      case JointType::kFree:
+        for (int k = 0; k < 3; ++k) q[k] = q[k] + dt * v[k];
+        q += 3;
+        v += 3;
+        rotation_at = 0;
+        break;
+      case JointType::kBall:
+        rotation_at = 0;
+        break;
+      case JointType::kSlide:
+      case JointType::kHinge:
+        q[0] = q[0] + dt * v[0];
+        break;
+    }
+    if (rotation_at < 0) continue;
+    const Quat<S> turned = integrate_rotation(normalized(Quat<S>{{q[0], q[1], q[2], q[3]}}), Vec3<S>{{dt * v[0], dt * v[1], dt * v[2]}});
+    for (int k = 0; k < 4; ++k) q[k] = turned.c[k];
+  }
+}
+
+// next = one step from state under controls ctrl; false when a mass matrix was singular.
+template <class S>
+bool rigid_step(const RigidModel& m, const RigidTree& t, const RigidConstants<S>& c, const S* state, const S* ctrl,
+                S* next, RigidWorkspace<S>& w) {
+  const double dt = m.settings.timestep;
+  const int nq = t.nq, nv = t.nv;
+  const S* qpos = state;
+  const S* qvel = state + nq;
+  S* next_qvel = next + nq;
+  if (m.settings.integrator == Integrator::kEuler) {
+    if (!accelerations(m, t, c, qpos, qvel, ctrl, m.settings.implicit_damping ? dt : 0.0, w)) return false;
+    for (int d = 0; d < nv; ++d) next_qvel[d] = qvel[d] + dt * w.qacc[static_cast<std::size_t>(d)];
+    integrate_positions(m, qpos, next_qvel, dt, next);
+    return true;
+  }
+  // Classic RK4 with MuJoCo's tableau: stage i starts from the state plus dt times a_i times the
+  // previous stage's rates (a = 1/2, 1/2, 1); the step adds dt times (1, 2, 2, 1)/6 of them.
+  static constexpr double kStageWeight[3] = {0.5, 0.5, 1.0};
+  static constexpr double kFinalWeight[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+  const auto unv = static_cast<std::size_t>(nv);
+  S* velocities = w.stage_velocities.data();
+  S* accels = w.stage_accelerations.data();
+  const S* stage_qpos = qpos;
+  const S* stage_qvel = qvel;
+  for (int i = 0; i < 4; ++i) {
+    if (!accelerations(m, t, c, stage_qpos, stage_qvel, ctrl, 0.0, w)) return false;
+    for (std::size_t d = 0; d < unv; ++d) {
+      velocities[i * unv + d] = stage_qvel[d];
+      accels[i * unv + d] = w.qacc[d];
+    }
+    if (i == 3) break;
+    const double h = kStageWeight[i] * dt;
+    integrate_positions(m, qpos, velocities + i * unv, h, w.stage_qpos.data());
+    for (std::size_t d = 0; d < unv; ++d) w.stage_qvel[d] = qvel[d] + h * accels[i * unv + d];
+    stage_qpos = w.stage_qpos.data();
+    stage_qvel = w.stage_qvel.data();
+  }
+  // The weighted rates go into stage_qvel (velocities) and next_qvel (accelerations).
+  for (std::size_t d = 0; d < unv; ++d) {
+    S v = kFinalWeight[0] * velocities[d];
+    S a = kFinalWeight[0] * accels[d];
+    for (std::size_t i = 1; i < 4; ++i) {
+      v = v + kFinalWeight[i] * velocities[i * unv + d];
+      a = a + kFinalWeight[i] * accels[i * unv + d];
+    }
+    w.stage_qvel[d] = v;
+    next_qvel[d] = qvel[d] + dt * a;
+  }
+  integrate_positions(m, qpos, w.stage_qvel.data(), dt, next);
+  return true;
+}
+
+}  // namespace simgrad::rigid

@@ -1,0 +1,94 @@
+// What one world's step computes on the way, generic in the scalar: the tunable constants it
+// reads (as scalars, so the derived adjoint sees them), body frames, dof axes, velocities,
+// inertias, the mass matrix and the generalised forces. Sized once per model; a step allocates
+// nothing.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "sims/rigid/spatial.hpp"
+#include "sims/rigid/tree.hpp"
+
+namespace simgrad::rigid {
+
+// The tunable constants one step reads.
+template <class S>
+struct RigidConstants {
+  std::vector<S> body_mass;
+  std::vector<S> dof_damping;
+  std::vector<S> dof_armature;
+  std::vector<S> joint_stiffness;
+  std::vector<S> actuator_gear;
+  std::vector<S> actuator_gain;
+  std::vector<S> geom_friction;
+
+  // The arrays in the order of RigidModel::constant_arrays.
+  std::array<std::vector<S>*, 7> arrays() {
+    return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction};
+  }
+  // Sizes every array as the model's.
+  void resize(RigidModel& m) {
+    const auto mine = arrays();
+    const auto model = m.constant_arrays();
+    for (std::size_t k = 0; k < mine.size(); ++k) mine[k]->resize(static_cast<std::size_t>(model[k]->size()));
+  }
+};
+
+template <class S>
+struct RigidWorkspace {
+  // Per body, world frame.
+  std::vector<Quat<S>> xquat;
+  std::vector<Mat3<S>> xmat;
+  std::vector<Vec3<S>> xpos;
+  std::vector<SpatialInertia<S>> inertia;    // the body's own
+  std::vector<SpatialInertia<S>> composite;  // the body's subtree's
+  std::vector<Spatial<S>> velocity;
+  std::vector<Spatial<S>> acceleration;      // bias acceleration (qacc = 0), gravity included
+  std::vector<Spatial<S>> force;             // net force the body's subtree needs (bias), minus external
+  std::vector<Spatial<S>> external;          // applied by contact and fluid, about the origin
+  // Per joint, world frame.
+  std::vector<Vec3<S>> xanchor;
+  std::vector<Vec3<S>> xaxis;  // hinge and slide
+  // Per dof.
+  std::vector<Spatial<S>> axis;              // cdof: the motion one unit of qvel makes
+  std::vector<Spatial<S>> axis_rate;         // its time derivative
+  std::vector<S> bias;                       // Coriolis, centrifugal and gravity
+  std::vector<S> applied;                    // passive + actuator + contact
+  std::vector<S> mass_matrix;                // nv x nv, then its Cholesky factor (lower)
+  std::vector<S> qacc;
+  // Runge-Kutta stages: a stage's state, and the velocities and accelerations of each stage.
+  std::vector<S> stage_qpos;
+  std::vector<S> stage_qvel;
+  std::vector<S> stage_velocities;     // 4 x nv
+  std::vector<S> stage_accelerations;  // 4 x nv
+
+  // Sizes every array for the model (a no-op when already sized for it).
+  void resize(const RigidTree& t) {
+    const auto b = static_cast<std::size_t>(t.bodies), v = static_cast<std::size_t>(t.nv);
+    if (xquat.size() == b && qacc.size() == v) return;
+    xquat.resize(b);
+    xmat.resize(b);
+    xpos.resize(b);
+    inertia.resize(b);
+    composite.resize(b);
+    velocity.resize(b);
+    acceleration.resize(b);
+    force.resize(b);
+    external.resize(b);
+    xanchor.resize(static_cast<std::size_t>(t.joints));
+    xaxis.resize(static_cast<std::size_t>(t.joints));
+    axis.resize(v);
+    axis_rate.resize(v);
+    bias.resize(v);
+    applied.resize(v);
+    mass_matrix.resize(v * v);
+    qacc.resize(v);
+    stage_qpos.resize(static_cast<std::size_t>(t.nq));
+    stage_qvel.resize(v);
+    stage_velocities.resize(4 * v);
+    stage_accelerations.resize(4 * v);
+  }
+};
+
+}  // namespace simgrad::rigid
