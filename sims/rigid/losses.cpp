@@ -1,0 +1,106 @@
+#include "sims/rigid/losses.hpp"
+
+#include "core/local_ad.hpp"
+#include "sims/rigid/kinematics.hpp"
+
+namespace simgrad::rigid {
+
+namespace {
+
+// A body point's world position, after forward_kinematics has filled w.
+template <class S>
+Vec3<S> world_point(const RigidWorkspace<S>& w, int body, const Vec3<double>& point) {
+  const auto b = static_cast<std::size_t>(body);
+  return w.xpos[b] + w.xmat[b] * Vec3<S>::from(point);
+}
+
+// One world's state terms at step t of a rollout of `steps` steps.
+template <class S>
+S state_cost(const RigidModel& m, const RigidLossSettings& s, int t, int steps, const S* qpos, const S* qvel,
+             RigidWorkspace<S>& w) {
+  S cost(0.0);
+  const bool last = t == steps;
+  if (s.reach_body >= 0 || s.progress_body >= 0) forward_kinematics(m, qpos, w);
+  if (last && s.reach_body >= 0) {
+    const Vec3<S> gap = world_point(w, s.reach_body, s.reach_point) - s.reach_target;
+    cost = cost + s.reach_weight * dot(gap, gap);
+  }
+  if (s.progress_body >= 0) {
+    const S along = dot(w.xpos[static_cast<std::size_t>(s.progress_body)], s.progress_direction);
+    cost = cost + (last ? -s.progress_weight : s.progress_weight) * along;
+  }
+  if (last) {
+    for (std::size_t i = 0; i < s.qpos_target.size(); ++i) {
+      const S e = qpos[i] - s.qpos_target[i];
+      cost = cost + s.qpos_weight[i] * e * e;
+    }
+    for (std::size_t i = 0; i < s.qvel_target.size(); ++i) {
+      const S e = qvel[i] - s.qvel_target[i];
+      cost = cost + s.qvel_weight[i] * e * e;
+    }
+  }
+  return cost;
+}
+
+}  // namespace
+
+RigidLoss::RigidLoss(RigidModel& model, RigidLossSettings settings)
+    : model_(model), tree_(model), settings_(std::move(settings)) {}
+
+bool RigidLoss::has_term(int t, int steps) const {
+  return t == steps || (t == 0 && settings_.progress_body >= 0);
+}
+
+double RigidLoss::effort() const {
+  if (settings_.effort_weight == 0.0 || model_.steps == 0) return 0.0;
+  double sum = 0.0;
+  for (const double u : model_.controls.values()) sum += u * u;
+  return settings_.effort_weight * sum / (static_cast<double>(model_.steps) * model_.worlds);
+}
+
+double RigidLoss::term(int t, std::span<const double> state) {
+  thread_local RigidWorkspace<double> w;
+  w.resize(tree_);
+  const auto n = static_cast<std::size_t>(model_.nq + model_.nv);
+  double sum = 0.0;
+  for (std::size_t k = 0; k < static_cast<std::size_t>(model_.worlds); ++k) {
+    const double* s = state.data() + k * n;
+    sum += state_cost(model_, settings_, t, model_.steps, s, s + model_.nq, w);
+  }
+  return sum / model_.worlds + (t == model_.steps ? effort() : 0.0);
+}
+
+void RigidLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
+  thread_local RigidWorkspace<ad::Var> w;
+  thread_local std::vector<ad::Var> x;
+  w.resize(tree_);
+  const auto n = static_cast<std::size_t>(model_.nq + model_.nv);
+  x.resize(n);
+  ad::LocalTape& tape = ad::thread_tape();
+  for (std::size_t k = 0; k < static_cast<std::size_t>(model_.worlds); ++k) {
+    tape.reset();
+    const double* s = state.data() + k * n;
+    for (std::size_t i = 0; i < n; ++i) x[i] = ad::Var::input(s[i]);
+    const ad::Var cost = state_cost(model_, settings_, t, model_.steps, x.data(), x.data() + model_.nq, w);
+    if (cost.i == 0) continue;  // a constant: no state enters this term
+    tape.clear_adjoints();
+    tape.adjoint(cost.i) = seed / model_.worlds;
+    tape.sweep();
+    for (std::size_t i = 0; i < n; ++i) state_adjoint[k * n + i] += tape.adjoint(x[i].i);
+  }
+  if (t == model_.steps && settings_.effort_weight != 0.0 && model_.controls.differentiable() && model_.steps > 0) {
+    const double scale = seed * settings_.effort_weight * 2.0 / (static_cast<double>(model_.steps) * model_.worlds);
+    const auto u = model_.controls.values();
+    const auto a = model_.controls.adjoints();
+    for (std::size_t i = 0; i < u.size(); ++i) a[i] += scale * u[i];
+  }
+}
+
+Vec3<double> RigidLoss::point_position(std::span<const double> state, int world, int body, const Vec3<double>& point) const {
+  thread_local RigidWorkspace<double> w;
+  w.resize(tree_);
+  forward_kinematics(model_, state.data() + static_cast<std::size_t>(world) * static_cast<std::size_t>(model_.nq + model_.nv), w);
+  return world_point(w, body, point);
+}
+
+}  // namespace simgrad::rigid

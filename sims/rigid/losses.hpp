@@ -1,0 +1,52 @@
+// Losses over a batch of rigid worlds, averaged over the worlds. Each term is optional:
+//   reach      w |x_p(T) - target|^2          a body point's distance to a target at the end
+//   pose       sum_i w_i (q_i(T) - q*_i)^2    joint coordinates and velocities at the end
+//   progress   -w d . (x_b(T) - x_b(0))       how far a body travels along a direction
+//   effort     w / T sum_t |u_t|^2            the controls' mean squared size
+// The per-state terms are written once, generic in the scalar; their adjoint re-runs them on
+// the local tape.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/system.hpp"
+#include "sims/rigid/tree.hpp"
+#include "sims/rigid/workspace.hpp"
+
+namespace simgrad::rigid {
+
+struct RigidLossSettings {
+  int reach_body = -1;  // -1: no reach term
+  Vec3<double> reach_point = Vec3<double>::zero();  // in the body frame
+  Vec3<double> reach_target = Vec3<double>::zero();
+  double reach_weight = 1.0;
+  std::vector<double> qpos_target, qpos_weight;  // nq each, or empty
+  std::vector<double> qvel_target, qvel_weight;  // nv each, or empty
+  int progress_body = -1;  // -1: no progress term
+  Vec3<double> progress_direction{{1.0, 0.0, 0.0}};
+  double progress_weight = 1.0;
+  double effort_weight = 0.0;
+};
+
+class RigidLoss : public TrajectoryLoss {
+ public:
+  RigidLoss(RigidModel& model, RigidLossSettings settings);
+
+  bool has_term(int t, int steps) const override;
+  double term(int t, std::span<const double> state) override;
+  void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
+
+  const RigidLossSettings& settings() const { return settings_; }
+  // The effort term alone (for reports).
+  double effort() const;
+  // A body point's world position in world w's state (for reports and losses).
+  Vec3<double> point_position(std::span<const double> state, int world, int body, const Vec3<double>& point) const;
+
+ private:
+  RigidModel& model_;
+  RigidTree tree_;
+  RigidLossSettings settings_;
+};
+
+}  // namespace simgrad::rigid
