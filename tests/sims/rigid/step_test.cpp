@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "sims/rigid/tree.hpp"
@@ -101,6 +103,85 @@ TEST(RigidStep, OneStepAgreesWithMujocoOnTheAntInTheAir) {
 TEST(RigidStep, OneStepAgreesWithMujocoOnTheHumanoidInTheAir) {
   auto mj = load_mujoco(testing::mjcf_dir() / "humanoid.xml");
   expect_one_step_agreement(*mj, "humanoid (contact off)");
+}
+
+// Largest relative difference, step by step, of two 1,000-step trajectories: simgrad's and
+// MuJoCo's from the same start, and MuJoCo's from that start and from the start moved by 1e-15
+// (what rounding alone does). Joint limits and contact are off in both (modelled differently).
+struct Divergence {
+  std::vector<double> from_mujoco;
+  std::vector<double> mujoco_from_itself;
+};
+
+Divergence trajectory_divergence(testing::MujocoModel& mj, int steps, unsigned seed, double speed) {
+  mj.m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_LIMIT;
+  RigidModel m = from_mujoco(mj.m);
+  std::mt19937 rng(seed);
+  std::vector<double> ours = testing::random_state(m, rng, speed);
+  std::vector<double> theirs = ours, perturbed = ours;
+  for (double& x : perturbed) x *= 1.0 + 1e-15;
+  const std::vector<double> ctrl(static_cast<std::size_t>(m.nu()), 0.0);
+  Divergence d;
+  for (int t = 0; t < steps; ++t) {
+    ours = simgrad_step(m, ours, ctrl);
+    theirs = testing::mujoco_step(mj, theirs, ctrl);
+    perturbed = testing::mujoco_step(mj, perturbed, ctrl);
+    d.from_mujoco.push_back(relative_difference(ours, theirs));
+    d.mujoco_from_itself.push_back(relative_difference(perturbed, theirs));
+  }
+  return d;
+}
+
+// A model that is not chaotic: the whole trajectory agrees to 1e-8.
+void expect_trajectory_agreement(testing::MujocoModel& mj, const char* name) {
+  const Divergence d = trajectory_divergence(mj, 1000, 11, 0.5);
+  const double worst = *std::max_element(d.from_mujoco.begin(), d.from_mujoco.end());
+  EXPECT_LT(worst, 1e-8) << name;
+  std::printf("%-28s 1,000 steps, worst relative difference from MuJoCo: %.2e (MuJoCo from itself moved by 1e-15: %.2e)\n",
+              name, worst, *std::max_element(d.mujoco_from_itself.begin(), d.mujoco_from_itself.end()));
+}
+
+// A chaotic model: simgrad stays within 1e-8 of MuJoCo, or within 1000 times what a 1e-15 move of
+// MuJoCo's own start does, at every step.
+void expect_chaotic_agreement(testing::MujocoModel& mj, const char* name) {
+  const Divergence d = trajectory_divergence(mj, 1000, 12, 2.0);
+  int first_beyond = -1;
+  for (std::size_t t = 0; t < d.from_mujoco.size(); ++t) {
+    EXPECT_LE(d.from_mujoco[t], std::max(1e-8, 1000.0 * d.mujoco_from_itself[t])) << name << " step " << t;
+    if (first_beyond < 0 && d.from_mujoco[t] > 1e-8) first_beyond = static_cast<int>(t);
+  }
+  std::printf("%-28s 1,000 steps: within 1e-8 of MuJoCo until step %d; final difference %.2e, MuJoCo from itself %.2e\n",
+              name, first_beyond < 0 ? 1000 : first_beyond, d.from_mujoco.back(), d.mujoco_from_itself.back());
+}
+
+TEST(RigidStep, TrajectoryAgreesWithMujocoOnTheInvertedPendulum) {
+  auto mj = load_mujoco(testing::mjcf_dir() / "inverted_pendulum.xml");
+  expect_trajectory_agreement(*mj, "inverted_pendulum");
+}
+
+TEST(RigidStep, TrajectoryAgreesWithMujocoOnTheReacher) {
+  auto mj = load_mujoco(testing::mjcf_dir() / "reacher.xml");
+  expect_trajectory_agreement(*mj, "reacher");
+}
+
+TEST(RigidStep, TrajectoryAgreesWithMujocoOnAFreeBox) {
+  auto mj = load_mujoco_text(testing::kFreeBoxXml, "free_box_trajectory");
+  expect_trajectory_agreement(*mj, "free_box");
+}
+
+TEST(RigidStep, TrajectoryFollowsMujocoOnTheDoublePendulumUntilRoundingDiverges) {
+  auto mj = load_mujoco(testing::mjcf_dir() / "inverted_double_pendulum.xml");
+  expect_chaotic_agreement(*mj, "inverted_double_pendulum");
+}
+
+TEST(RigidStep, TrajectoryFollowsMujocoOnAChainUntilRoundingDiverges) {
+  auto mj = load_mujoco_text(testing::chain_xml("RK4"), "chain_trajectory");
+  expect_chaotic_agreement(*mj, "chain (RK4)");
+}
+
+TEST(RigidStep, TrajectoryFollowsMujocoOnTheAntInTheAir) {
+  auto mj = load_mujoco(testing::mjcf_dir() / "ant.xml");
+  expect_chaotic_agreement(*mj, "ant (contact off)");
 }
 
 }  // namespace
