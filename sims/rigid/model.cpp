@@ -18,4 +18,12 @@ void RigidModel::set_differentiable(bool on) {
   for (Array<1>* a : tunable_arrays()) a->set_differentiable(on);
 }
 
+void RigidModel::set_default_contact() {
+  constexpr double kContactFrequency = 60.0;  // rad/s
+  double total = 0.0;
+  for (const double m : body_mass.values()) total += m;
+  contact_stiffness.assign({total * kContactFrequency * kContactFrequency}, contact_stiffness.differentiable());
+  contact_damping.assign({2.0 * total * kContactFrequency}, contact_damping.differentiable());
+}
+
 }  // namespace simgrad::rigid

@@ -92,6 +92,12 @@ struct GeomPair {
   int b = 0;
 };
 
+// The contact law's fixed settings (contact_force.hpp); its stiffness and damping are tunable.
+struct ContactSettings {
+  double width = 0.002;       // m, over which the force switches on; 0: the hard twin
+  double slip_speed = 0.01;   // m/s, sliding speed below which friction fades smoothly
+};
+
 // What stays fixed while constants are tuned.
 struct RigidSettings {
   double timestep = 0.002;
@@ -103,6 +109,10 @@ struct RigidSettings {
   // Fluid around the bodies (MuJoCo's option viscosity and density; 0: none).
   double viscosity = 0.0;
   double density = 0.0;
+  ContactSettings contact;
+  // Each step runs this many substeps of timestep / substeps with the same controls: penalty
+  // contact needs shorter steps than a model's timestep (chosen for MuJoCo's implicit contact).
+  int substeps = 1;
 };
 
 struct RigidModel {
@@ -126,6 +136,8 @@ struct RigidModel {
   Array<1> actuator_gear;     // per actuator
   Array<1> actuator_gain;     // per actuator: kp (position), kv (velocity); unused for motors
   Array<1> geom_friction;     // per geom, sliding friction coefficient
+  Array<1> contact_stiffness; // one, N/m per contact point
+  Array<1> contact_damping;   // one, N s/m per contact point
 
   // The batch: `worlds` independent copies over `steps` steps.
   int worlds = 1;
@@ -136,19 +148,30 @@ struct RigidModel {
 
   int nu() const { return static_cast<int>(actuators.size()); }
   // The tunable constants a step reads, in the order RigidConstants (workspace.hpp) keeps them.
-  std::array<Array<1>*, 7> constant_arrays() {
-    return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction};
+  std::array<Array<1>*, 9> constant_arrays() {
+    return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
+            &contact_stiffness, &contact_damping};
   }
   // Every tunable array: the constants, then the initial state and the controls.
-  std::array<Array<1>*, 10> tunable_arrays() {
+  std::array<Array<1>*, 12> tunable_arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
-            &initial_qpos, &initial_qvel, &controls};
+            &contact_stiffness, &contact_damping, &initial_qpos, &initial_qvel, &controls};
+  }
+  // The copy with the hard contact law, for re-scoring a result tuned on the relaxed one.
+  RigidModel hard_twin() const {
+    RigidModel twin = *this;
+    twin.settings.contact.width = 0.0;
+    return twin;
   }
   // Sizes the batch: `world_count` worlds over `step_count` steps, every world starting at
   // qpos0 at rest, controls zero.
   void resize(int world_count, int step_count);
   // Makes the tunable arrays differentiable (or not), keeping their values.
   void set_differentiable(bool on);
+  // Sets the contact stiffness and damping from the model's total mass M: k = M w^2 and
+  // b = 2 M w with w = 60 rad/s, so the whole model resting on one contact point sinks
+  // g / w^2 = 2.7 mm into it and rebounds critically damped.
+  void set_default_contact();
 };
 
 }  // namespace simgrad::rigid

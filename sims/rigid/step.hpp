@@ -7,6 +7,7 @@
 //   inertias_and_axes    world inertias and dof axes                 kinematics.hpp
 //   body_velocities      body velocities and axis rates from qvel    kinematics.hpp
 //   mass_matrix          composite-rigid-body mass matrix            mass_matrix.hpp
+//   contact_forces       penalty contact and friction on the bodies  contact_force.hpp
 //   bias_forces          Newton-Euler gravity and velocity terms     bias_force.hpp
 //   joint_forces         springs, dampers, actuators                 joint_force.hpp
 //   solve                (M + dt D) qacc = applied - bias            mass_matrix.hpp
@@ -14,6 +15,7 @@
 #pragma once
 
 #include "sims/rigid/bias_force.hpp"
+#include "sims/rigid/contact_force.hpp"
 #include "sims/rigid/joint_force.hpp"
 #include "sims/rigid/kinematics.hpp"
 #include "sims/rigid/mass_matrix.hpp"
@@ -30,6 +32,7 @@ bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants
   body_velocities(m, t, qvel, w);
   mass_matrix(t, c, w);
   for (Spatial<S>& f : w.external) f = Spatial<S>::zero();
+  contact_forces(m, c, w);
   bias_forces(m, t, qvel, w);
   joint_forces(m, c, qpos, qvel, ctrl, w);
   const auto nv = static_cast<std::size_t>(t.nv);
@@ -71,11 +74,11 @@ void integrate_positions(const RigidModel& m, const S* qpos, const S* qvel, doub
   }
 }
 
-// next = one step from state under controls ctrl; false when a mass matrix was singular.
+// next = one integrator step of dt from state under controls ctrl; false when a mass matrix was
+// singular.
 template <class S>
-bool rigid_step(const RigidModel& m, const RigidTree& t, const RigidConstants<S>& c, const S* state, const S* ctrl,
-                S* next, RigidWorkspace<S>& w) {
-  const double dt = m.settings.timestep;
+bool integrator_step(const RigidModel& m, const RigidTree& t, const RigidConstants<S>& c, const S* state, const S* ctrl,
+                     double dt, S* next, RigidWorkspace<S>& w) {
   const int nq = t.nq, nv = t.nv;
   const S* qpos = state;
   const S* qvel = state + nq;
@@ -120,6 +123,26 @@ bool rigid_step(const RigidModel& m, const RigidTree& t, const RigidConstants<S>
     next_qvel[d] = qvel[d] + dt * a;
   }
   integrate_positions(m, qpos, w.stage_qvel.data(), dt, next);
+  return true;
+}
+
+// next = one step (settings.substeps integrator steps) from state under controls ctrl; false when
+// a mass matrix was singular.
+template <class S>
+bool rigid_step(const RigidModel& m, const RigidTree& t, const RigidConstants<S>& c, const S* state, const S* ctrl,
+                S* next, RigidWorkspace<S>& w) {
+  const int substeps = m.settings.substeps;
+  const double dt = m.settings.timestep / substeps;
+  if (substeps == 1) return integrator_step(m, t, c, state, ctrl, dt, next, w);
+  const S* from = state;
+  for (int k = 0; k < substeps; ++k) {
+    S* to = k == substeps - 1 ? next : w.substep_next.data();
+    if (!integrator_step(m, t, c, from, ctrl, dt, to, w)) return false;
+    if (k < substeps - 1) {
+      w.substep_state.swap(w.substep_next);
+      from = w.substep_state.data();
+    }
+  }
   return true;
 }
 

@@ -22,10 +22,13 @@ struct RigidConstants {
   std::vector<S> actuator_gear;
   std::vector<S> actuator_gain;
   std::vector<S> geom_friction;
+  std::vector<S> contact_stiffness;
+  std::vector<S> contact_damping;
 
   // The arrays in the order of RigidModel::constant_arrays.
-  std::array<std::vector<S>*, 7> arrays() {
-    return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction};
+  std::array<std::vector<S>*, 9> arrays() {
+    return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
+            &contact_stiffness, &contact_damping};
   }
   // Sizes every array as the model's.
   void resize(RigidModel& m) {
@@ -62,6 +65,9 @@ struct RigidWorkspace {
   std::vector<S> stage_qvel;
   std::vector<S> stage_velocities;     // 4 x nv
   std::vector<S> stage_accelerations;  // 4 x nv
+  // Substeps: the state between them.
+  std::vector<S> substep_state;
+  std::vector<S> substep_next;
 
   // Sizes every array for the model (a no-op when already sized for it).
   void resize(const RigidTree& t) {
@@ -88,6 +94,8 @@ struct RigidWorkspace {
     stage_qvel.resize(v);
     stage_velocities.resize(4 * v);
     stage_accelerations.resize(4 * v);
+    substep_state.resize(static_cast<std::size_t>(t.nq) + v);
+    substep_next.resize(static_cast<std::size_t>(t.nq) + v);
   }
 };
 

@@ -121,6 +121,16 @@ inline RigidModel from_mujoco(const mjModel* m) {
   for (int g = 0; g < m->ngeom; ++g) {
     Geom geom;
     geom.body = m->geom_bodyid[g];
+    const int type = m->geom_type[g];
+    geom.type = type == mjGEOM_PLANE ? GeomType::kPlane
+                : type == mjGEOM_SPHERE ? GeomType::kSphere
+                : type == mjGEOM_CAPSULE ? GeomType::kCapsule
+                : type == mjGEOM_ELLIPSOID ? GeomType::kEllipsoid
+                : type == mjGEOM_CYLINDER ? GeomType::kCylinder
+                                          : GeomType::kBox;
+    for (int k = 0; k < 3; ++k) geom.size[k] = m->geom_size[3 * g + k];
+    for (int k = 0; k < 3; ++k) geom.pos.c[k] = m->geom_pos[3 * g + k];
+    for (int k = 0; k < 4; ++k) geom.quat.c[k] = m->geom_quat[4 * g + k];
     friction.push_back(m->geom_friction[3 * g]);
     r.geoms.push_back(geom);
   }
@@ -131,6 +141,7 @@ inline RigidModel from_mujoco(const mjModel* m) {
   r.actuator_gear.assign(gear, false);
   r.actuator_gain.assign(gain, false);
   r.geom_friction.assign(friction, false);
+  r.set_default_contact();  // contact pairs stay empty unless a test adds them
   r.resize(1, 0);
   return r;
 }

@@ -55,15 +55,15 @@ RigidLossSettings all_terms(const RigidModel& m) {
 }
 
 // Checks the rollout gradient with respect to every tunable array against central differences,
-// along random directions per array. Every array but friction (contact only) and those named
-// `inert` must move the loss, or the check proves nothing.
+// along random directions per array. Every array must move the loss, or the check proves
+// nothing, but those named `inert` and the contact constants of a model without contact.
 void expect_rollout_gradient(RigidModel& m, int steps, const char* name, const std::vector<std::string>& inert = {}) {
   RigidWorlds system(m);
   RigidLoss loss(m, all_terms(m));
   Rollout rollout(system, loss, steps);
   rollout.loss_and_gradient();
-  const char* labels[] = {"body_mass", "dof_damping", "dof_armature", "joint_stiffness", "actuator_gear",
-                          "actuator_gain", "geom_friction", "initial_qpos", "initial_qvel", "controls"};
+  const char* labels[] = {"body_mass", "dof_damping", "dof_armature", "joint_stiffness", "actuator_gear", "actuator_gain",
+                          "geom_friction", "contact_stiffness", "contact_damping", "initial_qpos", "initial_qvel", "controls"};
   const auto arrays = m.tunable_arrays();
   for (std::size_t k = 0; k < arrays.size(); ++k) {
     Array<1>& a = *arrays[k];
@@ -87,7 +87,8 @@ void expect_rollout_gradient(RigidModel& m, int steps, const char* name, const s
       EXPECT_TRUE(e.ok) << name << " " << labels[k] << " " << e.label << ": ad " << e.ad << " fd " << e.fd;
       largest = std::max(largest, std::abs(e.fd));
     }
-    const bool moves = std::string(labels[k]) != "geom_friction" && std::find(inert.begin(), inert.end(), labels[k]) == inert.end();
+    const bool contact = std::string(labels[k]).find("friction") != std::string::npos || std::string(labels[k]).find("contact") == 0;
+    const bool moves = (!contact || !m.contact_pairs.empty()) && std::find(inert.begin(), inert.end(), labels[k]) == inert.end();
     if (moves) {
       EXPECT_GT(largest, 1e-7) << name << " " << labels[k] << ": the check saw no effect";
     }

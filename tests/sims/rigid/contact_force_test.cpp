@@ -1,0 +1,208 @@
+// Contact: the collision geometry of each supported pair against closed forms, the gradient of
+// rollouts through each pair against central differences, and the physics of friction (a box
+// sliding to rest at v^2 / (2 mu g)) and of a resting stack (the rest penetration M g / k).
+#include "sims/rigid/contact_force.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/gradcheck.hpp"
+#include "core/rollout.hpp"
+#include "sims/rigid/losses.hpp"
+#include "sims/rigid/rigid_worlds.hpp"
+#include "tests/sims/rigid/mujoco_reference.hpp"
+
+namespace simgrad::rigid {
+namespace {
+
+struct Touch {
+  Vec3<double> point, normal;
+  double distance;
+};
+
+// Every contact point of the pair, geom a at (pa, qa) and geom b at (pb, qb).
+std::vector<Touch> touches(GeomType ta, std::array<double, 3> sa, Vec3<double> pa, Quat<double> qa, GeomType tb,
+                           std::array<double, 3> sb, Vec3<double> pb, Quat<double> qb) {
+  Geom a, b;
+  a.type = ta;
+  b.type = tb;
+  for (int k = 0; k < 3; ++k) a.size[k] = sa[static_cast<std::size_t>(k)], b.size[k] = sb[static_cast<std::size_t>(k)];
+  std::vector<Touch> out;
+  collide(a, GeomFrame<double>{pa, rotation_matrix(qa)}, b, GeomFrame<double>{pb, rotation_matrix(qb)},
+          [&out](const Vec3<double>& p, const Vec3<double>& n, double d) { out.push_back({p, n, d}); });
+  return out;
+}
+
+const Quat<double> kIdentity{{1.0, 0.0, 0.0, 0.0}};
+Quat<double> turn(double angle, Vec3<double> axis) { return axis_angle(axis / norm(axis), angle); }
+
+TEST(RigidCollision, SphereOverATiltedPlane) {
+  const Quat<double> tilt = turn(0.3, {{1.0, 0.0, 0.0}});
+  const auto t = touches(GeomType::kPlane, {1, 1, 1}, {{0, 0, 0}}, tilt, GeomType::kSphere, {0.5, 0, 0}, {{0, 0, 2}}, kIdentity);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NEAR(t[0].distance, 2.0 * std::cos(0.3) - 0.5, 1e-15);
+  EXPECT_NEAR(t[0].normal.c[1], -std::sin(0.3), 1e-15);
+}
+
+TEST(RigidCollision, CapsuleLyingAcrossACapsule) {
+  // Crossed at right angles, 1 apart: closest points on both axes at their middles.
+  const auto t = touches(GeomType::kCapsule, {0.2, 1, 0}, {{0, 0, 0}}, turn(M_PI / 2, {{0, 1, 0}}), GeomType::kCapsule,
+                         {0.3, 1, 0}, {{0.1, 0, 1}}, turn(M_PI / 2, {{1, 0, 0}}));
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NEAR(t[0].distance, 1.0 - 0.5, 1e-15);
+  EXPECT_NEAR(t[0].normal.c[2], 1.0, 1e-15);
+  EXPECT_NEAR(t[0].point.c[2], 0.2 + 0.25, 1e-15);  // midway between the surfaces
+}
+
+TEST(RigidCollision, SphereAtABoxCornerAndInsideABox) {
+  const auto corner = touches(GeomType::kSphere, {0.1, 0, 0}, {{1.5, 1.5, 1.5}}, kIdentity, GeomType::kBox, {1, 1, 1},
+                              {{0, 0, 0}}, kIdentity);
+  ASSERT_EQ(corner.size(), 1u);
+  EXPECT_NEAR(corner[0].distance, std::sqrt(3.0) * 0.5 - 0.1, 1e-15);
+  const auto inside = touches(GeomType::kSphere, {0.1, 0, 0}, {{0.2, 0.9, 0}}, kIdentity, GeomType::kBox, {1, 1, 1},
+                              {{0, 0, 0}}, kIdentity);
+  ASSERT_EQ(inside.size(), 1u);
+  EXPECT_NEAR(inside[0].distance, -0.1 - 0.1, 1e-15);  // 0.1 inside the face, plus the radius
+  EXPECT_NEAR(inside[0].normal.c[1], -1.0, 1e-15);     // push the box down, the sphere up
+}
+
+TEST(RigidCollision, BoxOnAPlaneTouchesWithItsLowestCorners) {
+  const auto t = touches(GeomType::kPlane, {1, 1, 1}, {{0, 0, 0}}, kIdentity, GeomType::kBox, {0.3, 0.2, 0.1},
+                         {{0, 0, 0.09}}, kIdentity);
+  ASSERT_EQ(t.size(), 8u);
+  int touching = 0;
+  for (const Touch& x : t) touching += std::abs(x.distance + 0.01) < 1e-15;
+  EXPECT_EQ(touching, 4);
+}
+
+TEST(RigidCollision, EllipsoidOverAPlaneReachesDownByItsRadiusAlongTheNormal) {
+  // An ellipsoid with radii (0.3, 0.2, 0.1) turned 90 degrees about x: its 0.2 radius points down.
+  const auto t = touches(GeomType::kPlane, {1, 1, 1}, {{0, 0, 0}}, kIdentity, GeomType::kEllipsoid, {0.3, 0.2, 0.1},
+                         {{0, 0, 1}}, turn(M_PI / 2, {{1, 0, 0}}));
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_NEAR(t[0].distance, 1.0 - 0.2, 1e-15);
+}
+
+// A model from MJCF text with contact between the named geom pairs.
+RigidModel with_contact(const char* xml, const char* name, std::vector<GeomPair> pairs) {
+  auto mj = testing::load_mujoco_text(xml, name);
+  RigidModel m = testing::from_mujoco(mj->m);
+  m.contact_pairs = std::move(pairs);
+  return m;
+}
+
+const char* kSlidingBox = R"(<mujoco><option timestep="0.001"/><worldbody>
+  <geom type="plane" size="5 5 1" friction="0.5"/>
+  <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" density="1000" friction="0.5"/></body>
+</worldbody></mujoco>)";
+
+TEST(RigidContact, ABoxSlidesToRestAtVSquaredOverTwoMuG) {
+  RigidModel m = with_contact(kSlidingBox, "sliding_box", {{0, 1}});
+  m.resize(1, 0);
+  const double weight = m.body_mass.values()[1] * 9.81;
+  m.initial_qpos.values()[2] = 0.1 - weight / 4.0 / m.contact_stiffness.values()[0];  // resting on 4 corners
+  const double v0 = 2.0;
+  m.initial_qvel.values()[0] = v0;
+  RigidWorlds worlds(m);
+  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
+  worlds.initial_state(s);
+  for (int t = 0; t < 1000 && (t < 10 || std::abs(s[7]) > 1e-6); ++t) {
+    worlds.step(t, s, next, {});
+    s.swap(next);
+  }
+  const double expected = v0 * v0 / (2.0 * 0.5 * 9.81);
+  EXPECT_NEAR(s[0] / expected, 1.0, 0.01) << "slid " << s[0] << " m, expected " << expected << " m";
+}
+
+TEST(RigidContact, ARestingBoxSinksByItsWeightOverTheStiffness) {
+  RigidModel m = with_contact(kSlidingBox, "resting_box", {{0, 1}});
+  m.resize(1, 0);
+  m.settings.contact.width = 1e-5;  // nearly hard, so the spring is linear where it rests
+  RigidWorlds worlds(m);
+  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
+  worlds.initial_state(s);
+  for (int t = 0; t < 3000; ++t) {
+    worlds.step(t, s, next, {});
+    s.swap(next);
+  }
+  const double sink = m.body_mass.values()[1] * 9.81 / (4.0 * m.contact_stiffness.values()[0]);
+  EXPECT_NEAR(0.1 - s[2], sink, 1e-3 * sink);
+  EXPECT_LT(std::abs(s[9]), 1e-9);  // at rest
+}
+
+// The gradient of a rollout through contact of the given pair, against central differences. The
+// pair's friction is the larger of its geoms' (as in MuJoCo), a kink where they are equal, so
+// the models give their geoms different frictions.
+void expect_contact_gradient(const char* xml, const char* name, std::vector<GeomPair> pairs, int steps) {
+  RigidModel m = with_contact(xml, name, std::move(pairs));
+  m.resize(1, steps);
+  m.set_differentiable(true);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (double& v : m.initial_qvel.values()) v = 0.5 * u(rng);
+  RigidLossSettings loss_settings;
+  loss_settings.reach_body = 1;
+  loss_settings.reach_point = {{0.05, 0.02, 0.0}};
+  loss_settings.reach_target = {{0.3, -0.2, 0.2}};
+  loss_settings.qvel_target.assign(static_cast<std::size_t>(m.nv), 0.1);
+  loss_settings.qvel_weight.assign(static_cast<std::size_t>(m.nv), 0.3);
+  RigidWorlds system(m);
+  RigidLoss loss(m, loss_settings);
+  Rollout rollout(system, loss, steps);
+  rollout.loss_and_gradient();
+  const char* labels[] = {"geom_friction", "contact_stiffness", "contact_damping", "initial_qpos", "initial_qvel", "body_mass"};
+  Array<1>* arrays[] = {&m.geom_friction, &m.contact_stiffness, &m.contact_damping, &m.initial_qpos, &m.initial_qvel, &m.body_mass};
+  for (std::size_t k = 0; k < 6; ++k) {
+    Array<1>* a = arrays[k];
+    const std::vector<double> x0(a->values().begin(), a->values().end());
+    const std::vector<double> gradient(a->adjoints().begin(), a->adjoints().end());
+    auto f = [&](std::span<const double> x) {
+      std::copy(x.begin(), x.end(), a->values().begin());
+      const double l = rollout.loss();
+      std::copy(x0.begin(), x0.end(), a->values().begin());
+      return l;
+    };
+    GradCheckOptions options;
+    options.random_directions = 2;
+    options.step = 1e-6;
+    options.rtol = 1e-5;
+    const GradCheckReport report = check_gradient(f, x0, gradient, options);
+    double largest = 0.0;
+    for (const GradCheckEntry& e : report.checks) {
+      EXPECT_TRUE(e.ok) << name << " " << labels[k] << " " << e.label << ": ad " << e.ad << " fd " << e.fd;
+      largest = std::max(largest, std::abs(e.fd));
+    }
+    EXPECT_GT(largest, 1e-8) << name << " " << labels[k] << ": no effect seen";
+  }
+}
+
+TEST(RigidContact, GradientThroughASphereRollingOnAPlane) {
+  expect_contact_gradient(R"(<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="5 5 1"/>
+      <body pos="0 0 0.099"><freejoint/><geom type="sphere" size="0.1" friction="0.8"/></body></worldbody></mujoco>)",
+                          "sphere_plane", {{0, 1}}, 60);
+}
+
+TEST(RigidContact, GradientThroughABoxTumblingOnAPlane) {
+  expect_contact_gradient(R"(<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="5 5 1"/>
+      <body pos="0 0 0.098" euler="5 3 0"><freejoint/><geom type="box" size="0.1 0.08 0.1" friction="0.7"/></body></worldbody></mujoco>)",
+                          "box_plane", {{0, 1}}, 60);
+}
+
+TEST(RigidContact, GradientThroughACapsuleStrikingACapsule) {
+  expect_contact_gradient(R"(<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
+      <body pos="0 0 0.19" euler="0 90 0"><freejoint/><geom type="capsule" size="0.1 0.3"/></body>
+      <body pos="0 0 0" euler="90 0 0"><geom type="capsule" size="0.1 0.3" friction="0.6"/></body></worldbody></mujoco>)",
+                          "capsule_capsule", {{0, 1}}, 60);
+}
+
+TEST(RigidContact, GradientThroughASphereAgainstABox) {
+  expect_contact_gradient(R"(<mujoco><option timestep="0.002"/><worldbody>
+      <body pos="0.1 0 0.298"><freejoint/><geom type="sphere" size="0.1"/></body>
+      <body pos="0 0 0"><geom type="box" size="0.3 0.3 0.2" friction="0.6"/></body></worldbody></mujoco>)",
+                          "sphere_box", {{0, 1}}, 60);
+}
+
+}  // namespace
+}  // namespace simgrad::rigid
