@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "sims/rigid/kinematics.hpp"
+#include "sims/rigid/mass_matrix.hpp"
+
 namespace simgrad::rigid {
 
 void RigidModel::resize(int world_count, int step_count) {
@@ -18,12 +21,35 @@ void RigidModel::set_differentiable(bool on) {
   for (Array<1>* a : tunable_arrays()) a->set_differentiable(on);
 }
 
+namespace {
+constexpr double kContactFrequency = 60.0;  // rad/s
+}  // namespace
+
 void RigidModel::set_default_contact() {
-  constexpr double kContactFrequency = 60.0;  // rad/s
   double total = 0.0;
   for (const double m : body_mass.values()) total += m;
   contact_stiffness.assign({total * kContactFrequency * kContactFrequency}, contact_stiffness.differentiable());
   contact_damping.assign({2.0 * total * kContactFrequency}, contact_damping.differentiable());
+}
+
+void RigidModel::set_default_limits() {
+  RigidTree tree(*this);
+  RigidConstants<double> c;
+  c.resize(*this);
+  const auto from = constant_arrays();
+  const auto to = c.arrays();
+  for (std::size_t k = 0; k < to.size(); ++k) to[k]->assign(from[k]->values().begin(), from[k]->values().end());
+  RigidWorkspace<double> w;
+  w.resize(tree);
+  forward_kinematics(*this, qpos0.data(), w);
+  inertias_and_axes(*this, c, w);
+  mass_matrix(tree, c, w);
+  for (Joint& joint : joints) {
+    if (!joint.limited || (joint.type != JointType::kHinge && joint.type != JointType::kSlide)) continue;
+    const double inertia = w.mass_matrix[static_cast<std::size_t>(joint.dof_address) * static_cast<std::size_t>(nv + 1)];
+    joint.limit_stiffness = inertia * kContactFrequency * kContactFrequency;
+    joint.limit_damping = 2.0 * inertia * kContactFrequency;
+  }
 }
 
 }  // namespace simgrad::rigid

@@ -61,6 +61,9 @@ struct Joint {
   bool limited = false;
   double range[2] = {0.0, 0.0};  // rad or m
   double spring_reference = 0.0; // qpos at which the joint spring is relaxed (hinge, slide)
+  // The limit's penalty spring and damper (joint_force.hpp), from set_default_limits.
+  double limit_stiffness = 0.0;  // N m/rad or N/m
+  double limit_damping = 0.0;    // N m s/rad or N s/m
 };
 
 struct Geom {
@@ -93,8 +96,9 @@ struct GeomPair {
 };
 
 // The contact law's fixed settings (contact_force.hpp); its stiffness and damping are tunable.
+// Joint limits (joint_force.hpp) switch on over the same width.
 struct ContactSettings {
-  double width = 0.002;       // m, over which the force switches on; 0: the hard twin
+  double width = 0.002;       // m (rad for hinge limits), over which the force switches on; 0: the hard twin
   double slip_speed = 0.01;   // m/s, sliding speed below which friction fades smoothly
 };
 
@@ -172,6 +176,9 @@ struct RigidModel {
   // b = 2 M w with w = 60 rad/s, so the whole model resting on one contact point sinks
   // g / w^2 = 2.7 mm into it and rebounds critically damped.
   void set_default_contact();
+  // Sets each limited hinge or slide's limit spring and damper from the inertia I its dof has at
+  // qpos0 (the mass matrix's diagonal): k = I w^2 and b = 2 I w with w = 60 rad/s.
+  void set_default_limits();
 };
 
 }  // namespace simgrad::rigid

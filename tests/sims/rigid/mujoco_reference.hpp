@@ -142,6 +142,7 @@ inline RigidModel from_mujoco(const mjModel* m) {
   r.actuator_gain.assign(gain, false);
   r.geom_friction.assign(friction, false);
   r.set_default_contact();  // contact pairs stay empty unless a test adds them
+  r.set_default_limits();
   r.resize(1, 0);
   return r;
 }

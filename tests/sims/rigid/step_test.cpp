@@ -116,6 +116,7 @@ struct Divergence {
 Divergence trajectory_divergence(testing::MujocoModel& mj, int steps, unsigned seed, double speed) {
   mj.m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_LIMIT;
   RigidModel m = from_mujoco(mj.m);
+  for (Joint& j : m.joints) j.limited = false;
   std::mt19937 rng(seed);
   std::vector<double> ours = testing::random_state(m, rng, speed);
   std::vector<double> theirs = ours, perturbed = ours;
