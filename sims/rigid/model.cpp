@@ -1,6 +1,9 @@
 #include "sims/rigid/model.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include <Eigen/Eigenvalues>
 
 #include "sims/rigid/kinematics.hpp"
 #include "sims/rigid/mass_matrix.hpp"
@@ -49,6 +52,21 @@ void RigidModel::set_default_limits() {
     const double inertia = w.mass_matrix[static_cast<std::size_t>(joint.dof_address) * static_cast<std::size_t>(nv + 1)];
     joint.limit_stiffness = inertia * kContactFrequency * kContactFrequency;
     joint.limit_damping = 2.0 * inertia * kContactFrequency;
+  }
+}
+
+void RigidModel::set_fluid_boxes() {
+  for (Body& body : bodies) {
+    Eigen::Matrix3d inertia;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) inertia(i, j) = body.unit_inertia(i, j);
+    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(inertia);
+    const Eigen::Vector3d moments = eigen.eigenvalues();
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) body.principal_axes(i, j) = eigen.eigenvectors()(i, j);
+      const double sum = moments((i + 1) % 3) + moments((i + 2) % 3) - moments(i);
+      body.fluid_box.c[i] = std::sqrt(std::max(1e-15, sum) * 6.0);
+    }
   }
 }
 

@@ -46,6 +46,10 @@ struct Body {
   // is tunable (body_mass), the shape of the mass distribution is not.
   Vec3<double> centre = Vec3<double>::zero();
   Mat3<double> unit_inertia = Mat3<double>::zero();
+  // The equivalent inertia box that fluid forces act on (fluid_force.hpp): its principal axes
+  // (columns, in the body frame) and full side lengths, from set_fluid_boxes.
+  Mat3<double> principal_axes = Mat3<double>::identity();
+  Vec3<double> fluid_box = Vec3<double>::zero();
   int first_joint = 0;
   int joint_count = 0;
 };
@@ -179,6 +183,9 @@ struct RigidModel {
   // Sets each limited hinge or slide's limit spring and damper from the inertia I its dof has at
   // qpos0 (the mass matrix's diagonal): k = I w^2 and b = 2 I w with w = 60 rad/s.
   void set_default_limits();
+  // Sets each body's inertia box: the box of uniform density with the body's principal moments,
+  // sides sqrt(6 (I_j + I_k - I_i) / m) (MuJoCo's inertia-box fluid model).
+  void set_fluid_boxes();
 };
 
 }  // namespace simgrad::rigid

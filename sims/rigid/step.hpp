@@ -8,6 +8,7 @@
 //   body_velocities      body velocities and axis rates from qvel    kinematics.hpp
 //   mass_matrix          composite-rigid-body mass matrix            mass_matrix.hpp
 //   contact_forces       penalty contact and friction on the bodies  contact_force.hpp
+//   fluid_forces         viscosity and drag on the bodies            fluid_force.hpp
 //   bias_forces          Newton-Euler gravity and velocity terms     bias_force.hpp
 //   joint_forces         springs, dampers, actuators                 joint_force.hpp
 //   solve                (M + dt D) qacc = applied - bias            mass_matrix.hpp
@@ -16,6 +17,7 @@
 
 #include "sims/rigid/bias_force.hpp"
 #include "sims/rigid/contact_force.hpp"
+#include "sims/rigid/fluid_force.hpp"
 #include "sims/rigid/joint_force.hpp"
 #include "sims/rigid/kinematics.hpp"
 #include "sims/rigid/mass_matrix.hpp"
@@ -33,6 +35,7 @@ bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants
   mass_matrix(t, c, w);
   for (Spatial<S>& f : w.external) f = Spatial<S>::zero();
   contact_forces(m, c, w);
+  fluid_forces(m, c, w);
   bias_forces(m, t, qvel, w);
   joint_forces(m, c, qpos, qvel, ctrl, w);
   const auto nv = static_cast<std::size_t>(t.nv);

@@ -143,6 +143,7 @@ inline RigidModel from_mujoco(const mjModel* m) {
   r.geom_friction.assign(friction, false);
   r.set_default_contact();  // contact pairs stay empty unless a test adds them
   r.set_default_limits();
+  r.set_fluid_boxes();
   r.resize(1, 0);
   return r;
 }

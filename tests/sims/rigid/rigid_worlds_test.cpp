@@ -122,6 +122,12 @@ TEST(RigidWorlds, GradientOfABallPendulumWithServos) {
   expect_rollout_gradient(m, 40, "ball pendulum");
 }
 
+TEST(RigidWorlds, GradientOfTheSwimmerThroughItsFluid) {
+  auto mj = testing::load_mujoco(testing::mjcf_dir() / "swimmer.xml");
+  RigidModel m = prepared(*mj, 1, 30, 7);
+  expect_rollout_gradient(m, 30, "swimmer", {"actuator_gain"});
+}
+
 TEST(RigidWorlds, GradientOfTheAntInTheAir) {
   auto mj = testing::load_mujoco(testing::mjcf_dir() / "ant.xml");
   RigidModel m = prepared(*mj, 1, 20, 5);

@@ -95,6 +95,11 @@ TEST(RigidStep, OneStepAgreesWithMujocoOnABallPendulumWithServos) {
   expect_one_step_agreement(*mj, "ball_pendulum");
 }
 
+TEST(RigidStep, OneStepAgreesWithMujocoOnTheSwimmerInItsFluid) {
+  auto mj = load_mujoco(testing::mjcf_dir() / "swimmer.xml");
+  expect_one_step_agreement(*mj, "swimmer (viscosity, drag)");
+}
+
 TEST(RigidStep, OneStepAgreesWithMujocoOnTheAntInTheAir) {
   auto mj = load_mujoco(testing::mjcf_dir() / "ant.xml");
   expect_one_step_agreement(*mj, "ant (contact off)");
@@ -168,6 +173,11 @@ TEST(RigidStep, TrajectoryAgreesWithMujocoOnTheReacher) {
 TEST(RigidStep, TrajectoryAgreesWithMujocoOnAFreeBox) {
   auto mj = load_mujoco_text(testing::kFreeBoxXml, "free_box_trajectory");
   expect_trajectory_agreement(*mj, "free_box");
+}
+
+TEST(RigidStep, TrajectoryAgreesWithMujocoOnTheSwimmer) {
+  auto mj = load_mujoco(testing::mjcf_dir() / "swimmer.xml");
+  expect_trajectory_agreement(*mj, "swimmer");
 }
 
 TEST(RigidStep, TrajectoryFollowsMujocoOnTheDoublePendulumUntilRoundingDiverges) {
