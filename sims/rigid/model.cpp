@@ -37,11 +37,7 @@ void RigidModel::set_default_contact() {
 
 void RigidModel::set_default_limits() {
   RigidTree tree(*this);
-  RigidConstants<double> c;
-  c.resize(*this);
-  const auto from = constant_arrays();
-  const auto to = c.arrays();
-  for (std::size_t k = 0; k < to.size(); ++k) to[k]->assign(from[k]->values().begin(), from[k]->values().end());
+  const RigidConstants<double> c = constants_of(*this);
   RigidWorkspace<double> w;
   w.resize(tree);
   forward_kinematics(*this, qpos0.data(), w);

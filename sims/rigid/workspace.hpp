@@ -38,6 +38,16 @@ struct RigidConstants {
   }
 };
 
+// The model's constants as plain numbers, for a step outside a rollout (tests, reports, setup).
+inline RigidConstants<double> constants_of(RigidModel& m) {
+  RigidConstants<double> c;
+  c.resize(m);
+  const auto from = m.constant_arrays();
+  const auto to = c.arrays();
+  for (std::size_t k = 0; k < to.size(); ++k) to[k]->assign(from[k]->values().begin(), from[k]->values().end());
+  return c;
+}
+
 template <class S>
 struct RigidWorkspace {
   // Per body, world frame.

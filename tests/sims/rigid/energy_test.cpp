@@ -24,11 +24,7 @@ struct World {
   RigidWorkspace<double> workspace;
   std::vector<double> state, next, ctrl;
 
-  explicit World(RigidModel m) : model(std::move(m)), tree(model) {
-    constants.resize(model);
-    const auto from = model.constant_arrays();
-    const auto to = constants.arrays();
-    for (std::size_t k = 0; k < to.size(); ++k) to[k]->assign(from[k]->values().begin(), from[k]->values().end());
+  explicit World(RigidModel m) : model(std::move(m)), tree(model), constants(constants_of(model)) {
     workspace.resize(tree);
     state = model.qpos0;
     state.resize(static_cast<std::size_t>(model.nq + model.nv), 0.0);

@@ -23,11 +23,7 @@ using testing::load_mujoco_text;
 // One simgrad step of model m from state s under ctrl.
 std::vector<double> simgrad_step(RigidModel& m, const std::vector<double>& s, const std::vector<double>& ctrl) {
   RigidTree tree(m);
-  RigidConstants<double> c;
-  c.resize(m);
-  const auto model = m.constant_arrays();
-  const auto mine = c.arrays();
-  for (std::size_t k = 0; k < mine.size(); ++k) mine[k]->assign(model[k]->values().begin(), model[k]->values().end());
+  const RigidConstants<double> c = constants_of(m);
   RigidWorkspace<double> w;
   w.resize(tree);
   std::vector<double> next(s.size());
