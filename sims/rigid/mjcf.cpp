@@ -441,16 +441,22 @@ void Reader::read_contact(pugi::xml_node node) {
   });
 }
 
+// A keyframe at qpos0, at rest, controls zero: what MuJoCo fills in for what a key leaves out.
+Keyframe Reader::default_keyframe() const {
+  Keyframe key;
+  key.qpos = model_.qpos0;
+  key.qvel.assign(static_cast<std::size_t>(model_.nv), 0.0);
+  key.ctrl.assign(model_.actuators.size(), 0.0);
+  return key;
+}
+
 void Reader::read_keyframes(pugi::xml_node node) {
   for_each_child(node, [&](pugi::xml_node child) {
     if (std::string_view(child.name()) != "key") return false;
     const Element e{child, {}};
-    Keyframe key;
+    Keyframe key = default_keyframe();
     key.name = child.attribute("name").value();
     key.time = number(e, "time", 0.0);
-    key.qpos = model_.qpos0;
-    key.qvel.assign(static_cast<std::size_t>(model_.nv), 0.0);
-    key.ctrl.assign(model_.actuators.size(), 0.0);
     numbers(e, "qpos", key.qpos, true);
     numbers(e, "qvel", key.qvel, true);
     numbers(e, "ctrl", key.ctrl, true);
@@ -514,6 +520,7 @@ RigidModel Reader::read() {
     else if (kind == "actuator" || kind == "contact" || kind == "keyframe" || kind == "option") later.push_back(child);
     else if (kind == "asset") for_each_child(child, [](pugi::xml_node) { return false; });
     else if (kind == "tendon") check_empty(child);
+    else if (kind == "size") key_count_ = std::max(key_count_, integer(Element{child, {}}, "nkey", 0));
     else return false;
     return true;
   });
@@ -526,6 +533,7 @@ RigidModel Reader::read() {
   }
   for (const pugi::xml_node node : later)
     if (std::string_view(node.name()) == "keyframe") read_keyframes(node);
+  while (static_cast<int>(model_.keyframes.size()) < key_count_) model_.keyframes.push_back(default_keyframe());
   find_contact_pairs();
   fill_tunables();
   return std::move(model_);

@@ -228,13 +228,18 @@ void Reader::mass_from_geoms(pugi::xml_node body_node, const std::vector<GeomMas
     return;
   }
   // One geom: its frame and inertia as they are (MuJoCo copies them); several: the
-  // parallel-axis theorem about their common centre.
+  // parallel-axis theorem about their common centre, then MuJoCo's principal axes of the sum.
   const Vec3<double> centre = masses.size() == 1 ? masses[0].pos : moment / mass;
-  Mat3<double> inertia = Mat3<double>::zero();
-  for (const GeomMass& g : masses) {
-    const Mat3<double> own = rotated_inertia(g.principal, g.quat);
-    const Mat3<double> shift = offset_inertia(g.mass, g.pos - centre);
-    for (int k = 0; k < 9; ++k) inertia.m[k] += own.m[k] + (masses.size() == 1 ? 0.0 : shift.m[k]);
+  Mat3<double> inertia = rotated_inertia(masses[0].principal, masses[0].quat);
+  if (masses.size() > 1) {
+    Mat3<double> sum = Mat3<double>::zero();
+    for (const GeomMass& g : masses) {
+      const Mat3<double> own = rotated_inertia(g.principal, g.quat);
+      const Mat3<double> shift = offset_inertia(g.mass, g.pos - centre);
+      for (int k = 0; k < 9; ++k) sum.m[k] = sum.m[k] + own.m[k] + shift.m[k];
+    }
+    const Principal p = principal_axes(sum);
+    inertia = rotated_inertia(p.moments, p.axes);
   }
   body_mass_[static_cast<std::size_t>(body)] = mass;
   b.centre = centre;
@@ -254,8 +259,9 @@ void Reader::mass_from_inertial(pugi::xml_node inertial, int body) {
     if (find(e, "diaginertia")) fail(find(e, "fullinertia"), "given together with diaginertia");
     for (const char* name : {"quat", "euler", "axisangle", "xyaxes", "zaxis"})
       if (find(e, name)) fail(find(e, name), "fullinertia gives the axes already");
-    inertia = {{full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]}};
-    if (!(eigenvalues(inertia).c[0] >= kEpsilon)) fail(find(e, "fullinertia"), "must have positive eigenvalues");
+    const Principal p = principal_axes({{full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]}});
+    if (!(p.moments.c[2] >= kEpsilon)) fail(find(e, "fullinertia"), "must have positive eigenvalues");
+    inertia = rotated_inertia(p.moments, p.axes);
   } else {
     Vec3<double> diagonal;
     if (!numbers(e, "diaginertia", diagonal.c, true)) fail(inertial, "needs diaginertia or fullinertia");
@@ -278,8 +284,8 @@ void Reader::check_moving_body(pugi::xml_node body_node, int body) const {
   label += b.name.empty() ? std::to_string(body) : "'" + b.name + "'";
   if (!(body_mass_[static_cast<std::size_t>(body)] >= kMinValue))
     fail(body_node, label + " has joints but no mass (give it geoms with volume or an <inertial>)");
-  const Vec3<double> moments = eigenvalues(b.unit_inertia);
-  if (!(moments.c[0] > kEpsilon * moments.c[2])) fail(body_node, label + " has joints but a singular inertia");
+  const Vec3<double> moments = principal_axes(b.unit_inertia).moments;
+  if (!(moments.c[2] > kEpsilon * moments.c[0])) fail(body_node, label + " has joints but a singular inertia");
 }
 
 }  // namespace simgrad::rigid::mjcf

@@ -1,10 +1,10 @@
 #include "sims/rigid/mjcf_geometry.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace simgrad::rigid::mjcf {
 
@@ -134,12 +134,64 @@ Mat3<double> offset_inertia(double mass, const Vec3<double>& d) {
   return out;
 }
 
-Vec3<double> eigenvalues(const Mat3<double>& m) {
-  Eigen::Matrix3d a;
+// R^T m R, summed in MuJoCo's order.
+static Mat3<double> rotate_into(const Mat3<double>& m, const Mat3<double>& r) {
+  Mat3<double> left, out;
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) a(i, j) = m(i, j);
-  const Eigen::Vector3d e = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(a, Eigen::EigenvaluesOnly).eigenvalues();
-  return {{e(0), e(1), e(2)}};
+    for (int j = 0; j < 3; ++j) left(i, j) = r(0, i) * m(0, j) + r(1, i) * m(1, j) + r(2, i) * m(2, j);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) out(i, j) = left(i, 0) * r(0, j) + left(i, 1) * r(1, j) + left(i, 2) * r(2, j);
+  return out;
+}
+
+// q scaled to unit length (identity if q is about zero), as mju_normalize4.
+static Quat<double> unit_quat(const Quat<double>& q) {
+  const double n = std::sqrt(dot(q, q));
+  if (n < kMinValue) return {{1.0, 0.0, 0.0, 0.0}};
+  return q / n;
+}
+
+// One Jacobi step on the largest off-diagonal entry of d; false once it is negligible.
+static bool jacobi_step(const Mat3<double>& d, Quat<double>& q) {
+  constexpr double tolerance = 1000.0 * kMinValue;
+  // The pivot (row, column) and the axis the rotation turns about.
+  int row = 1, column = 2, axis = 0;
+  if (std::abs(d(0, 1)) > std::abs(d(0, 2)) && std::abs(d(0, 1)) > std::abs(d(1, 2))) row = 0, column = 1, axis = 2;
+  else if (std::abs(d(0, 2)) > std::abs(d(1, 2))) row = 0, column = 2, axis = 1;
+  if (std::abs(d(row, column)) < tolerance) return false;
+  // The 2x2 symmetric Schur decomposition (Golub and Van Loan): tan t, cos c.
+  const double tau = (d(column, column) - d(row, row)) / (2.0 * d(row, column));
+  const double t = tau >= 0.0 ? 1.0 / (tau + std::sqrt(1.0 + tau * tau)) : -1.0 / (-tau + std::sqrt(1.0 + tau * tau));
+  const double c = 1.0 / std::sqrt(1.0 + t * t);
+  if (c > 1.0 - tolerance) return false;
+  // The same rotation as a quaternion about `axis` (half-angle sine from the cosine).
+  double s = std::sqrt(0.5 - 0.5 * c) * (tau >= 0.0 ? -1.0 : 1.0);
+  if (axis == 1) s = -s;
+  Quat<double> turn{{0.0, 0.0, 0.0, 0.0}};
+  turn.c[axis + 1] = s;
+  turn.c[0] = std::sqrt(1.0 - s * s);
+  q = unit_quat(quat_multiply(q, unit_quat(turn)));
+  return true;
+}
+
+Principal principal_axes(const Mat3<double>& m) {
+  constexpr double tolerance = 1000.0 * kMinValue;
+  Principal p{Vec3<double>::zero(), {{1.0, 0.0, 0.0, 0.0}}};
+  for (int iteration = 0; iteration < 500; ++iteration) {
+    const Mat3<double> d = rotate_into(m, rotation_matrix(p.axes));
+    p.moments = {{d(0, 0), d(1, 1), d(2, 2)}};
+    if (!jacobi_step(d, p.axes)) break;
+  }
+  // Decreasing order, each swap a quarter turn of the axes (pairs 0-1, 1-2, 0-1).
+  for (int j = 0; j < 3; ++j) {
+    const int k = j % 2;
+    if (!(p.moments.c[k] + tolerance < p.moments.c[k + 1])) continue;
+    std::swap(p.moments.c[k], p.moments.c[k + 1]);
+    Quat<double> quarter{{0.707106781186548, 0.0, 0.0, 0.0}};
+    quarter.c[(k + 2) % 3 + 1] = 0.707106781186548;
+    p.axes = unit_quat(quat_multiply(p.axes, quarter));
+  }
+  return p;
 }
 
 }  // namespace simgrad::rigid::mjcf

@@ -48,7 +48,16 @@ Mat3<double> rotated_inertia(const Vec3<double>& principal, const Quat<double>& 
 // m (|d|^2 1 - d d^T): what the parallel-axis theorem adds for a mass m offset by d.
 Mat3<double> offset_inertia(double mass, const Vec3<double>& d);
 
-// The eigenvalues of a symmetric 3x3 matrix, ascending.
-Vec3<double> eigenvalues(const Mat3<double>& m);
+// A symmetric 3x3 matrix as rotation q and diagonal: m = R(q) diag(moments) R(q)^T.
+struct Principal {
+  Vec3<double> moments;  // decreasing
+  Quat<double> axes;
+};
+
+// The principal axes of an inertia as MuJoCo 2.2.2 finds them (mju_eig3): Jacobi rotations on
+// the largest off-diagonal entry, stopped once a rotation's cosine is within 1e-12 of 1. That
+// leaves off-diagonal terms of about 1e-6 of the diagonal, and MuJoCo simulates with the
+// truncated result, so simgrad takes the same steps to hold the same inertia.
+Principal principal_axes(const Mat3<double>& m);
 
 }  // namespace simgrad::rigid::mjcf

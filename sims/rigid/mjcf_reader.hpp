@@ -115,6 +115,7 @@ class Reader {
   void read_actuator(pugi::xml_node node);
   void read_contact(pugi::xml_node node);
   void read_keyframes(pugi::xml_node node);
+  Keyframe default_keyframe() const;
   void check_empty(pugi::xml_node node) const;
   void find_contact_pairs();
   void fill_tunables();
@@ -149,6 +150,7 @@ class Reader {
   std::vector<bool> body_static_;           // welded to the world (no joint on the way)
   std::vector<int> body_weld_;              // MuJoCo's weldid: the body this one is welded to
   std::vector<std::pair<int, int>> excluded_;
+  int key_count_ = 0;  // <size nkey>: keyframes at least, the rest at qpos0 and rest
 };
 
 }  // namespace simgrad::rigid::mjcf

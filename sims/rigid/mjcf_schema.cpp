@@ -35,8 +35,8 @@ constexpr auto kRules = std::to_array<Rule>({
     {"option", "noslip_tolerance", I}, {"option", "mpr_iterations", I}, {"option", "mpr_tolerance", I},
     {"option", "jacobian", I}, {"option", "cone", I}, {"option", "impratio", I}, {"option", "apirate", I},
 
-    // Memory sizes, user-data lengths, the key count: nothing the simulation reads.
-    {"size", "", I}, {"size", "*", I},
+    // Memory sizes and user-data lengths: nothing the simulation reads. nkey adds keyframes.
+    {"size", "", M}, {"size", "nkey", M}, {"size", "*", I},
     {"custom", "", I},
     {"visual", "", V}, {"statistic", "", V},
     {"asset", "", M}, {"texture", "", V}, {"material", "", V}, {"skin", "", V},
