@@ -218,6 +218,22 @@ std::set<std::pair<int, int>> mujoco_contact_pairs(const mjModel* m) {
   return pairs;
 }
 
+// The geom pairs MuJoCo's collision pass actually reports at qpos0 when every geom has a margin
+// of 100 m, so that every pair it tests at all is in contact: the rules above, checked against
+// MuJoCo's own code (broad phase, filters, narrow phase).
+std::set<std::pair<int, int>> mujoco_touching_pairs(const mjModel* model) {
+  const MujocoModel m(mj_copyModel(nullptr, model));
+  for (int g = 0; g < m->ngeom; ++g) m->geom_margin[g] = 100.0;
+  mjData* d = mj_makeData(m.get());
+  mj_forward(m.get(), d);
+  EXPECT_EQ(d->warning[mjWARN_CONTACTFULL].number, 0);
+  std::set<std::pair<int, int>> pairs;
+  for (int i = 0; i < d->ncon; ++i)
+    pairs.insert({std::min(d->contact[i].geom1, d->contact[i].geom2), std::max(d->contact[i].geom1, d->contact[i].geom2)});
+  mj_deleteData(d);
+  return pairs;
+}
+
 void compare_contact_pairs(const RigidModel& s, const mjModel* m) {
   std::set<std::pair<int, int>> ours;
   for (const GeomPair& p : s.contact_pairs) {
@@ -225,6 +241,7 @@ void compare_contact_pairs(const RigidModel& s, const mjModel* m) {
     EXPECT_TRUE(ours.insert({p.a, p.b}).second) << "pair listed twice: " << p.a << ", " << p.b;
   }
   EXPECT_EQ(ours, mujoco_contact_pairs(m));
+  EXPECT_EQ(ours, mujoco_touching_pairs(m));
 }
 
 void compare_keyframes(const RigidModel& s, const mjModel* m) {
@@ -318,6 +335,36 @@ TEST(MjcfBadInput, VisualOnlyUnlessIgnored) {
   expect_error(rgba, 3, "<geom> attribute 'rgba'");
   expect_error(rgba, 3, "ignore_visual");
   EXPECT_EQ(error_of(rgba, {.ignore_visual = true}), "");
+}
+
+// The nine standard models all carry lights, textures or colours: without ignore_visual each is
+// refused with a message that says how to skip them.
+TEST(MjcfBadInput, StandardModelsNeedIgnoreVisual) {
+  for (const char* name : {"ant", "half_cheetah", "hopper", "humanoid", "walker2d", "swimmer", "reacher", "inverted_pendulum",
+                           "inverted_double_pendulum"}) {
+    const std::string path = std::string(SIMGRAD_MJCF_DIR) + "/" + name + ".xml";
+    try {
+      load_mjcf(path);
+      ADD_FAILURE() << path << " loaded without ignore_visual";
+    } catch (const MjcfError& e) {
+      EXPECT_TRUE(std::regex_search(e.what(), std::regex(":[0-9]+: <[a-z]+>.*ignore_visual"))) << e.what();
+    }
+  }
+}
+
+// MuJoCo 2.2.2's default autolimits="false" refuses a range without `limited`; simgrad follows
+// later MuJoCo (autolimits true by default) unless the file says false.
+TEST(MjcfReading, Autolimits) {
+  const std::string joint = "<worldbody>\n<body>\n<joint range=\"-1 1\"/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n</mujoco>";
+  const RigidModel s = parse_mjcf("<mujoco>\n" + joint, "inline.xml", {});
+  EXPECT_TRUE(s.joints[0].limited);
+  expect_error("<mujoco>\n<compiler autolimits=\"false\"/>\n" + joint, 5, "<joint> attribute 'range'");
+}
+
+TEST(MjcfBadInput, KeyframeOfWrongLength) {
+  expect_error("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n<keyframe>\n"
+               "<key qpos=\"0 1\"/>\n</keyframe>\n</mujoco>",
+               9, "<key> attribute 'qpos'");
 }
 
 TEST(MjcfBadInput, JointInWorldbody) {
