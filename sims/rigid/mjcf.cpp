@@ -1,11 +1,10 @@
+// Reading an MJCF file: the document and its error messages (file and line from pugixml's
+// offsets), the schema check of every element, the default classes, and the model-wide elements
+// (compiler, option, actuators, exclusions, keyframes), then the contact pairs and the tunables.
 #include "sims/rigid/mjcf.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cmath>
 #include <fstream>
-#include <numbers>
 #include <optional>
 #include <sstream>
 
@@ -14,9 +13,6 @@
 
 namespace simgrad::rigid {
 namespace mjcf {
-
-// Degrees to radians.
-static constexpr double kDegree = std::numbers::pi / 180.0;
 
 // The kind of default entry an element takes: MuJoCo keeps one actuator default for all the
 // actuator shortcuts.
