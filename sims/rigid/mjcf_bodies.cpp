@@ -14,39 +14,34 @@ static constexpr double kDegree = std::numbers::pi / 180.0;
 void Reader::read_worldbody(std::span<const pugi::xml_node> worldbodies) {
   model_.bodies.push_back(Body{.name = "world"});
   body_mass_.push_back(0.0);
-  body_static_.push_back(true);
   body_weld_.push_back(0);
   for (const pugi::xml_node node : worldbodies)
     for (const pugi::xml_attribute a : node.attributes()) fail(node, a.name(), "not supported on <worldbody>");
   read_body(worldbodies, -1, "main");
 }
 
-void Reader::read_body(std::span<const pugi::xml_node> nodes, int parent, const std::string& inherited_class) {
-  const int id = static_cast<int>(model_.bodies.size()) - (parent < 0 ? 1 : 0);
-  const bool world = parent < 0;
-  const pugi::xml_node node = nodes.empty() ? pugi::xml_node() : nodes.front();
-  std::string child_class = inherited_class;
-  if (!world) {
-    const Element e{node, {}};
-    Body b{.name = node.attribute("name").value(), .parent = parent};
-    for (const Body& other : model_.bodies)
-      if (!b.name.empty() && other.name == b.name) fail(node, "name", "body name '" + b.name + "' is used twice");
-    b.pos = vec3(e, "pos", Vec3<double>::zero());
-    b.quat = orientation(e);
-    child_class = class_attribute(node, "childclass", inherited_class);
-    model_.bodies.push_back(b);
-    body_mass_.push_back(0.0);
-  }
-  // Joints first: which geoms may be planes depends on whether the body moves.
+void Reader::add_body(pugi::xml_node node, int parent) {
+  const Element e{node, {}};
+  Body b{.name = node.attribute("name").value(), .parent = parent};
+  for (const Body& other : model_.bodies)
+    if (!b.name.empty() && other.name == b.name) fail(node, "name", "body name '" + b.name + "' is used twice");
+  b.pos = vec3(e, "pos", Vec3<double>::zero());
+  b.quat = orientation(e);
+  model_.bodies.push_back(b);
+  body_mass_.push_back(0.0);
+}
+
+pugi::xml_node Reader::read_joints(std::span<const pugi::xml_node> nodes, int body, const std::string& child_class,
+                                   std::vector<pugi::xml_node>& children) {
+  const bool world = body == 0;
   pugi::xml_node inertial;
-  std::vector<pugi::xml_node> children;
-  model_.bodies[static_cast<std::size_t>(id)].first_joint = static_cast<int>(model_.joints.size());
+  model_.bodies[static_cast<std::size_t>(body)].first_joint = static_cast<int>(model_.joints.size());
   for (const pugi::xml_node n : nodes)
     for_each_child(n, [&](pugi::xml_node child) {
       const std::string_view kind = child.name();
       if (kind == "joint" || kind == "freejoint") {
         if (world) fail(child, "a joint cannot be attached to the world body: put it inside a <body>");
-        read_joint(kind == "joint" ? element(child, child_class) : Element{child, {}}, id, kind == "freejoint");
+        read_joint(kind == "joint" ? element(child, child_class) : Element{child, {}}, body, kind == "freejoint");
       } else if (kind == "inertial" && !world) {
         if (inertial) fail(child, "a body has at most one <inertial>");
         inertial = child;
@@ -57,12 +52,24 @@ void Reader::read_body(std::span<const pugi::xml_node> nodes, int parent, const 
       }
       return true;
     });
-  Body& body = model_.bodies[static_cast<std::size_t>(id)];
-  body.joint_count = static_cast<int>(model_.joints.size()) - body.first_joint;
+  Body& b = model_.bodies[static_cast<std::size_t>(body)];
+  b.joint_count = static_cast<int>(model_.joints.size()) - b.first_joint;
+  return inertial;
+}
+
+void Reader::read_body(std::span<const pugi::xml_node> nodes, int parent, const std::string& inherited_class) {
+  const bool world = parent < 0;
+  const pugi::xml_node node = world ? pugi::xml_node() : nodes.front();
+  if (!world) add_body(node, parent);
+  const int id = static_cast<int>(model_.bodies.size()) - 1;
+  const std::string child_class = world ? inherited_class : class_attribute(node, "childclass", inherited_class);
+  // Joints first: where planes may be depends on whether the body moves.
+  std::vector<pugi::xml_node> children;
+  const pugi::xml_node inertial = read_joints(nodes, id, child_class, children);
   if (!world) {
     check_joint_order(node, id);
-    body_static_.push_back(body_static_[static_cast<std::size_t>(parent)] && body.joint_count == 0);
-    body_weld_.push_back(body.joint_count > 0 ? id : body_weld_[static_cast<std::size_t>(parent)]);
+    const bool moves = model_.bodies[static_cast<std::size_t>(id)].joint_count > 0;
+    body_weld_.push_back(moves ? id : body_weld_[static_cast<std::size_t>(parent)]);
   }
   const bool infer_mass = !world && (compiler_.inertia_from_geom == InertiaFromGeom::kTrue ||
                                      (compiler_.inertia_from_geom == InertiaFromGeom::kAuto && !inertial));
@@ -166,7 +173,7 @@ void Reader::add_joint_coordinates(const Element& e, const Joint& j, int body) {
 
 void Reader::read_geom(const Element& e, int body, bool infer_mass, std::vector<GeomMass>& masses) {
   const Shape s = shape(e, false);
-  if (s.type == GeomType::kPlane && !body_static_[static_cast<std::size_t>(body)])
+  if (s.type == GeomType::kPlane && body_weld_[static_cast<std::size_t>(body)] != 0)
     fail(e.node, "a plane can only be attached to the world or to bodies welded to it");
   Geom g;
   g.name = e.node.attribute("name").value();

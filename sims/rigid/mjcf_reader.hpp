@@ -125,6 +125,11 @@ class Reader {
 
   // mjcf_bodies.cpp
   void read_body(std::span<const pugi::xml_node> nodes, int parent, const std::string& inherited_class);
+  // A body's name and frame, appended to the model.
+  void add_body(pugi::xml_node node, int parent);
+  // The body's joints (into the model); its <inertial> returned, geoms, sites and bodies listed.
+  pugi::xml_node read_joints(std::span<const pugi::xml_node> nodes, int body, const std::string& child_class,
+                             std::vector<pugi::xml_node>& children);
   void read_joint(const Element& e, int body, bool free);
   void add_joint_coordinates(const Element& e, const Joint& joint, int body);
   void read_geom(const Element& e, int body, bool infer_mass, std::vector<GeomMass>& masses);
@@ -147,8 +152,7 @@ class Reader {
   // Built up as the tree is read, turned into the tunable arrays at the end.
   std::vector<double> body_mass_, dof_damping_, dof_armature_, joint_stiffness_;
   std::vector<double> actuator_gear_, actuator_gain_, geom_friction_;
-  std::vector<bool> body_static_;           // welded to the world (no joint on the way)
-  std::vector<int> body_weld_;              // MuJoCo's weldid: the body this one is welded to
+  std::vector<int> body_weld_;  // MuJoCo's weldid: the body this one is welded to (0: the world)
   std::vector<std::pair<int, int>> excluded_;
   int key_count_ = 0;  // <size nkey>: keyframes at least, the rest at qpos0 and rest
 };
