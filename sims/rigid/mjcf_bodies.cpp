@@ -187,7 +187,9 @@ void Reader::read_geom(const Element& e, int body, bool infer_mass, std::vector<
   double friction[3] = {1.0, 0.005, 0.0001};
   numbers(e, "friction", friction, false);
   if (friction[0] < 0.0) fail(find(e, "friction"), "must not be negative");
-  if (infer_mass) {
+  // MuJoCo counts only geoms of groups 0 to 5 (its default inertiagrouprange) for the mass.
+  const int group = integer(e, "group", 0);
+  if (infer_mass && group >= 0 && group <= 5) {
     const double mass = geom_mass(e, s);
     masses.push_back({mass, s.pos, s.quat, geom_inertia(s.type, s.size, mass)});
   }

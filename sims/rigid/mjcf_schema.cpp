@@ -72,7 +72,8 @@ constexpr auto kRules = std::to_array<Rule>({
     // MuJoCo's soft-contact parameters; simgrad's contact model has its own.
     {"geom", "condim", I}, {"geom", "solimp", I}, {"geom", "solref", I}, {"geom", "solmix", I},
     {"geom", "margin", I}, {"geom", "gap", I}, {"geom", "priority", I}, {"geom", "user", I},
-    {"geom", "rgba", V}, {"geom", "material", V}, {"geom", "group", V},
+    // group: drawing, and which geoms count for the mass (MuJoCo's inertiagrouprange, 0 to 5).
+    {"geom", "group", M}, {"geom", "rgba", V}, {"geom", "material", V},
 
     // Sites mark points on bodies; they exert nothing.
     {"site", "", M}, {"site", "name", M}, {"site", "class", M}, {"site", "type", M}, {"site", "size", M},
