@@ -93,6 +93,23 @@ struct Actuator {
   double force_range[2] = {0.0, 0.0};
 };
 
+// A named point on a body (MJCF's site): exerts nothing; losses and drawings refer to it.
+struct Site {
+  std::string name;
+  int body = 0;
+  Vec3<double> pos = Vec3<double>::zero();  // body frame
+  Quat<double> quat{{1.0, 0.0, 0.0, 0.0}};
+};
+
+// A named state (MJCF's keyframe): qpos (nq), qvel (nv) and controls (nu), complete.
+struct Keyframe {
+  std::string name;
+  double time = 0.0;
+  std::vector<double> qpos;
+  std::vector<double> qvel;
+  std::vector<double> ctrl;
+};
+
 // A pair of geoms that may touch, after contype/conaffinity, parent-child filtering and exclusions.
 struct GeomPair {
   int a = 0;
@@ -131,6 +148,8 @@ struct RigidModel {
   std::vector<Geom> geoms;
   std::vector<Actuator> actuators;
   std::vector<GeomPair> contact_pairs;
+  std::vector<Site> sites;
+  std::vector<Keyframe> keyframes;
   int nq = 0;  // position coordinates
   int nv = 0;  // velocity coordinates (degrees of freedom)
   std::vector<int> dof_joint;  // per dof, its joint
