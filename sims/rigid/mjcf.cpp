@@ -295,8 +295,11 @@ void Reader::fill_tunables() {
   model_.actuator_gear.assign(actuator_gear_, false);
   model_.actuator_gain.assign(actuator_gain_, false);
   model_.geom_friction.assign(geom_friction_, false);
+  model_.set_default_contact();
   model_.resize(1, 0);
   model_.set_differentiable(false);
+  model_.set_default_limits();
+  model_.set_fluid_boxes();
 }
 
 RigidModel Reader::read() {
