@@ -1,0 +1,180 @@
+#include "scenario/rigid_scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/rollout.hpp"
+#include "report/rigid_frames.hpp"
+#include "scenario/tuned_parameter.hpp"
+#include "sims/rigid/losses.hpp"
+#include "sims/rigid/mjcf.hpp"
+#include "sims/rigid/rigid_worlds.hpp"
+#include "sims/rigid/tunables.hpp"
+
+namespace simgrad::app {
+
+namespace rg = simgrad::rigid;
+
+namespace {
+
+// The index of the body (or, with sites, the site) named by field `key` of `node`.
+template <class Named>
+int index_by_name(const ScenarioNode& node, std::string_view key, const std::vector<Named>& named, const char* what) {
+  const std::string name = node.string(key);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (named[i].name == name) return static_cast<int>(i);
+    if (!named[i].name.empty()) names.push_back(named[i].name);
+  }
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";
+  node.fail(key, std::string("no ") + what + " \"" + name + "\" in the model; expected one of " + list);
+}
+
+// A 3-vector field.
+rg::Vec3<double> vec3(const ScenarioNode& node, std::string_view key, rg::Vec3<double> fallback) {
+  if (!node.has(key)) return fallback;
+  const std::vector<double> v = node.numbers(key, 3);
+  return {{v[0], v[1], v[2]}};
+}
+
+// The "model" section: the MJCF file and what a scenario may change about how it runs.
+rg::RigidModel read_model(const ScenarioNode& node) {
+  const std::filesystem::path file = node.existing_file("file");
+  rg::RigidModel m;
+  try {
+    m = rg::load_mjcf(file, {.ignore_visual = node.boolean("ignore_visual", false)});
+  } catch (const rg::MjcfError& e) {
+    node.fail("file", e.what());
+  }
+  rg::RigidSettings& s = m.settings;
+  s.timestep = node.positive("timestep", s.timestep);
+  if (node.has("integrator")) s.integrator = node.choice("integrator", {"Euler", "RK4"}) == "RK4" ? rg::Integrator::kRK4 : rg::Integrator::kEuler;
+  s.substeps = static_cast<int>(node.integer("substeps", 1, 1000, 1));
+  if (auto contact = node.optional_child("contact")) {
+    s.contact.width = contact->non_negative("width", s.contact.width);
+    s.contact.slip_speed = contact->positive("slip_speed", s.contact.slip_speed);
+    if (!contact->boolean("enabled", true)) m.contact_pairs.clear();
+  }
+  return m;
+}
+
+// The "start" section: a keyframe by name, or qpos and qvel given in full; the model's qpos0 at
+// rest otherwise. Every world starts alike.
+void read_start(const ScenarioNode& root, rg::RigidModel& m) {
+  std::vector<double> qpos = m.qpos0, qvel(static_cast<std::size_t>(m.nv), 0.0);
+  if (auto start = root.optional_child("start")) {
+    if (start->has("keyframe")) {
+      const rg::Keyframe& key = m.keyframes[static_cast<std::size_t>(index_by_name(*start, "keyframe", m.keyframes, "keyframe"))];
+      qpos = key.qpos;
+      qvel = key.qvel;
+    }
+    if (start->has("qpos")) qpos = start->numbers("qpos", static_cast<std::size_t>(m.nq));
+    if (start->has("qvel")) qvel = start->numbers("qvel", static_cast<std::size_t>(m.nv));
+  }
+  for (int w = 0; w < m.worlds; ++w) {
+    std::copy(qpos.begin(), qpos.end(), m.initial_qpos.values().begin() + static_cast<std::ptrdiff_t>(w) * m.nq);
+    std::copy(qvel.begin(), qvel.end(), m.initial_qvel.values().begin() + static_cast<std::ptrdiff_t>(w) * m.nv);
+  }
+}
+
+// The "loss" section: reach (a body or site), pose, progress and effort terms.
+rg::RigidLossSettings read_loss(const ScenarioNode& node, const rg::RigidModel& m) {
+  rg::RigidLossSettings s;
+  if (auto reach = node.optional_child("reach")) {
+    if (reach->has("site")) {
+      const rg::Site& site = m.sites[static_cast<std::size_t>(index_by_name(*reach, "site", m.sites, "site"))];
+      s.reach_body = site.body;
+      s.reach_point = site.pos;
+    } else {
+      s.reach_body = index_by_name(*reach, "body", m.bodies, "body");
+      s.reach_point = vec3(*reach, "point", s.reach_point);
+    }
+    s.reach_target = vec3(*reach, "target", s.reach_target);
+    if (!reach->has("target")) reach->fail("target", "expected the target position [x, y, z]");
+    s.reach_weight = reach->positive("weight", 1.0);
+  }
+  if (auto pose = node.optional_child("pose")) {
+    const auto nq = static_cast<std::size_t>(m.nq), nv = static_cast<std::size_t>(m.nv);
+    if (pose->has("qpos")) {
+      s.qpos_target = pose->numbers("qpos", nq);
+      s.qpos_weight = pose->has("qpos_weight") ? pose->numbers("qpos_weight", nq) : std::vector<double>(nq, 1.0);
+    }
+    if (pose->has("qvel")) {
+      s.qvel_target = pose->numbers("qvel", nv);
+      s.qvel_weight = pose->has("qvel_weight") ? pose->numbers("qvel_weight", nv) : std::vector<double>(nv, 1.0);
+    }
+  }
+  if (auto progress = node.optional_child("progress")) {
+    s.progress_body = index_by_name(*progress, "body", m.bodies, "body");
+    s.progress_direction = vec3(*progress, "direction", s.progress_direction);
+    s.progress_weight = progress->positive("weight", 1.0);
+  }
+  s.effort_weight = node.non_negative("effort", 0.0);
+  if (s.reach_body < 0 && s.qpos_target.empty() && s.qvel_target.empty() && s.progress_body < 0)
+    node.fail("reach", "expected at least one of \"reach\", \"pose\" or \"progress\"");
+  return s;
+}
+
+class RigidScenario final : public Scenario {
+ public:
+  RigidScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+    model_ = read_model(root.child("model"));
+    steps = static_cast<int>(root.integer("steps", 1, 10000000));
+    model_.resize(static_cast<int>(root.integer("worlds", 1, 100000, 1)), steps);
+    read_start(root, model_);
+    std::fill(model_.controls.values().begin(), model_.controls.values().end(), root.number("control", 0.0));
+    view_ = root.choice("view", {"side", "top"}, "side") == "top" ? RigidView::kTop : RigidView::kSide;
+    system_ = std::make_unique<rg::RigidWorlds>(model_);
+    loss_ = std::make_unique<rg::RigidLoss>(model_, read_loss(root.child("loss"), model_));
+    problem_ = read_tuned_rollout(root, overrides, rg::rigid_tunables(), model_, *system_, *loss_, steps, tune);
+  }
+
+  std::string simulator() const override { return "rigid"; }
+  tune::RolloutProblem& problem() override { return *problem_; }
+
+  // The loss of a copy of the model at x with the hard contact and limits (width 0).
+  double hard_loss(std::span<const double> x) override {
+    problem_->assign(x);
+    rg::RigidModel twin = model_.hard_twin();
+    rg::RigidWorlds system(twin);
+    rg::RigidLoss loss(twin, loss_->settings());
+    return Rollout(system, loss, steps).loss();
+  }
+
+  nlohmann::json summary() override { return rigid_summary(*system_, *loss_, problem_->rollout().final_state()); }
+
+  // The bodies' outlines every few steps and the energy (report/rigid_frames.hpp).
+  nlohmann::json frames(std::span<const double> x) override {
+    problem_->assign(x);
+    return rigid_frames(*system_, *loss_, steps, view_);
+  }
+
+ private:
+  rg::RigidModel model_;
+  std::unique_ptr<rg::RigidWorlds> system_;
+  std::unique_ptr<rg::RigidLoss> loss_;
+  std::unique_ptr<tune::RolloutProblem> problem_;
+  RigidView view_ = RigidView::kSide;
+};
+
+}  // namespace
+
+std::unique_ptr<Scenario> load_rigid_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
+  return std::make_unique<RigidScenario>(root, overrides);
+}
+
+SimulatorInfo rigid_info() {
+  SimulatorInfo info;
+  info.name = "rigid";
+  info.description = "rigid and articulated bodies from MJCF models (hinge, slide, ball and free joints, motors and servos, "
+                     "penalty contact with friction, fluid drag), checked against MuJoCo; controls, masses, joint and "
+                     "actuator constants, friction and the start tuned for reach, pose or progress targets";
+  info.tunables = tune::tunable_infos(rg::rigid_tunables());
+  info.load = load_rigid_scenario;
+  return info;
+}
+
+}  // namespace simgrad::app

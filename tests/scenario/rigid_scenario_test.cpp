@@ -1,0 +1,109 @@
+// Rigid-body scenario files: the examples load, tune and draw; bad fields and bad MJCF models are
+// reported with the file, line and field.
+#include "scenario/rigid_scenario.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tune/methods.hpp"
+
+namespace simgrad::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path example(const std::string& name) { return fs::path(SIMGRAD_SOURCE_DIR) / "examples" / name; }
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("simgrad_rigid_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+// A scenario over the reacher, with `model` as its model section and `loss` as its loss.
+std::string reacher_text(const std::string& model, const std::string& loss) {
+  return R"({
+  "simulator": "rigid",
+  "model": )" + model + R"(,
+  "steps": 20,
+  "loss": )" + loss + R"(,
+  "tune": {"parameters": [{"name": "controls", "lower": -1, "upper": 1}]}
+})";
+}
+
+const std::string kReacherModel = R"({"file": ")" + (fs::path(SIMGRAD_SOURCE_DIR) / "examples/data/mjcf/reacher.xml").string() +
+                                  R"(", "ignore_visual": true})";
+
+// The ScenarioError of loading `text` as a file in the scratch folder.
+ScenarioError load_error(const std::string& text, const std::string& file_name = "scenario.json") {
+  const fs::path file = scratch(file_name);
+  std::ofstream(file) << text;
+  try {
+    load_scenario(file);
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no ScenarioError";
+  return ScenarioError("", 0, 0, "", "");
+}
+
+TEST(RigidScenario, TheReacherExampleReachesItsTargetWithin30Iterations) {
+  auto scenario = load_scenario(example("rigid_reacher.json"));
+  EXPECT_EQ(scenario->simulator(), "rigid");
+  tune::Problem& p = scenario->problem();
+  tune::OptimizerOptions options;
+  options.max_iterations = 30;
+  auto lbfgs = tune::make_optimizer("lbfgs", options);
+  auto objective = p.space().objective(p);
+  const auto result = tune::minimize(*lbfgs, objective, p.space().to_optimizer(p.initial()), p.space().optimizer_lower(),
+                                     p.space().optimizer_upper());
+  const std::vector<double> x = p.space().to_physical(result.x);
+  EXPECT_LT(p.value(x), 1e-3 * p.value(p.initial()));
+  EXPECT_LT(scenario->summary()["final_reach_distance"].get<double>(), 0.01);
+}
+
+TEST(RigidScenario, FramesDrawTheBodiesAndTheEnergy) {
+  auto scenario = load_scenario(example("rigid_double_pendulum_swingup.json"));
+  const nlohmann::json frames = scenario->frames(scenario->problem().initial());
+  ASSERT_GE(frames["frames"].size(), 50u);
+  EXPECT_GT(frames["frames"][0]["lines"].size(), 10u);
+  ASSERT_EQ(frames["charts"].size(), 1u);
+  // No actuation yet and a little joint damping: the energy never grows.
+  const auto& energy = frames["charts"][0]["series"][0]["y"];
+  for (std::size_t i = 1; i < energy.size(); ++i) EXPECT_LE(energy[i].get<double>(), energy[i - 1].get<double>() + 1e-9);
+}
+
+TEST(RigidScenario, AnUnknownBodyIsNamedWithItsFileLineAndField) {
+  const ScenarioError e = load_error(reacher_text(kReacherModel, R"({"reach": {"body": "hand", "target": [0, 0, 0]}})"));
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.path(), "loss.reach.body");
+  EXPECT_NE(e.message().find("\"fingertip\""), std::string::npos) << e.message();
+}
+
+TEST(RigidScenario, ABadModelFileNamesTheModelsOwnLine) {
+  const fs::path xml = scratch("broken.xml");
+  std::ofstream(xml) << "<mujoco>\n  <worldbody>\n    <body><joint type=\"hinge\" bogus=\"1\"/>"
+                        "<geom size=\"0.1\"/></body>\n  </worldbody>\n</mujoco>\n";
+  const ScenarioError e = load_error(reacher_text(R"({"file": "broken.xml"})", R"({"pose": {"qpos": [0]}})"));
+  EXPECT_EQ(e.path(), "model.file");
+  EXPECT_NE(e.message().find("broken.xml:3"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("bogus"), std::string::npos) << e.message();
+}
+
+TEST(RigidScenario, VisualElementsNeedIgnoreVisual) {
+  const std::string model = R"({"file": ")" + (fs::path(SIMGRAD_SOURCE_DIR) / "examples/data/mjcf/reacher.xml").string() + R"("})";
+  const ScenarioError e = load_error(reacher_text(model, R"({"pose": {"qpos": [0, 0, 0, 0]}})"));
+  EXPECT_NE(e.message().find("ignore_visual"), std::string::npos) << e.message();
+}
+
+TEST(RigidScenario, APoseOfTheWrongLengthIsAnError) {
+  const ScenarioError e = load_error(reacher_text(kReacherModel, R"({"pose": {"qpos": [0, 0]}})"));
+  EXPECT_EQ(e.path(), "loss.pose.qpos");
+}
+
+}  // namespace
+}  // namespace simgrad::app
