@@ -15,8 +15,8 @@ namespace simgrad::app {
 // Which plane the bodies are drawn in: from the side (x, z) or from above (x, y).
 enum class RigidView { kSide, kTop };
 
-// {"bodies", "dofs", "actuators", "contact_pairs", "worlds"}, the final reach distance and
-// progress when the loss has them, and the energy gained (none, for a passive model) over the run.
+// {"bodies", "dofs", "actuators", "contact_pairs", "worlds"}, and for world 0 the final reach
+// distance, the progress along the loss's direction and the effort, when the loss has them.
 nlohmann::json rigid_summary(rigid::RigidWorlds& system, const rigid::RigidLoss& loss, std::span<const double> final_state);
 
 // World 0's geoms as outlines every few steps of a run of the model's current values: capsules
