@@ -39,12 +39,13 @@ void read_constants(RigidModel& m, RigidConstants<S>& c) {
 
 }  // namespace
 
-RigidWorlds::RigidWorlds(RigidModel& model) : model_(model), tree_(model) {
+RigidWorlds::RigidWorlds(RigidModel& model)
+    : model_(model), tree_(model), zero_controls_(static_cast<std::size_t>(model.nu()), 0.0) {
   constants_.resize(model);
 }
 
 const double* RigidWorlds::controls(int t, int w) const {
-  if (model_.nu() == 0 || model_.steps == 0) return nullptr;
+  if (model_.steps == 0) return zero_controls_.data();
   const int row = std::min(t, model_.steps - 1);
   return model_.controls.values().data() + (static_cast<std::size_t>(row) * model_.worlds + static_cast<std::size_t>(w)) * static_cast<std::size_t>(model_.nu());
 }

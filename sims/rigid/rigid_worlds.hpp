@@ -32,7 +32,7 @@ class RigidWorlds : public System {
   int world_state_size() const { return model_.nq + model_.nv; }
 
  private:
-  // World w's controls at step t (null when the model has no actuators).
+  // World w's controls at step t (zeros when the model has no controls recorded).
   const double* controls(int t, int w) const;
   // Throws when a world's step failed (singular mass matrix) or produced a non-finite state.
   void check(int t, std::span<const double> next, const std::vector<int>& singular) const;
@@ -42,6 +42,7 @@ class RigidWorlds : public System {
   RigidConstants<double> constants_;         // the model's tunables, read once per step
   std::vector<double> constant_adjoints_;    // per world, every constant's adjoint (summed after)
   std::vector<int> singular_;                // per world, whether its last step failed
+  std::vector<double> zero_controls_;        // the controls of a model with no steps recorded
 };
 
 }  // namespace simgrad::rigid
