@@ -10,7 +10,6 @@
 #include <random>
 #include <string>
 
-#include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
 #include "sims/rigid/energy.hpp"
 #include "sims/rigid/kinematics.hpp"
@@ -18,6 +17,7 @@
 #include "sims/rigid/mjcf.hpp"
 #include "sims/rigid/rigid_worlds.hpp"
 #include "tests/sims/rigid/mujoco_reference.hpp"
+#include "tests/sims/rigid/rollout_gradient.hpp"
 #include "tests/sims/rigid/test_models.hpp"
 
 namespace simgrad::rigid {
@@ -161,25 +161,7 @@ void expect_contact_gradient(const char* xml, const char* name, std::vector<Geom
   const char* labels[] = {"geom_friction", "contact_stiffness", "contact_damping", "initial_qpos", "initial_qvel", "body_mass"};
   Array<1>* arrays[] = {&m.geom_friction, &m.contact_stiffness, &m.contact_damping, &m.initial_qpos, &m.initial_qvel, &m.body_mass};
   for (std::size_t k = 0; k < 6; ++k) {
-    Array<1>* a = arrays[k];
-    const std::vector<double> x0(a->values().begin(), a->values().end());
-    const std::vector<double> gradient(a->adjoints().begin(), a->adjoints().end());
-    auto f = [&](std::span<const double> x) {
-      std::copy(x.begin(), x.end(), a->values().begin());
-      const double l = rollout.loss();
-      std::copy(x0.begin(), x0.end(), a->values().begin());
-      return l;
-    };
-    GradCheckOptions options;
-    options.random_directions = 2;
-    options.step = 1e-6;
-    options.rtol = 1e-5;
-    const GradCheckReport report = check_gradient(f, x0, gradient, options);
-    double largest = 0.0;
-    for (const GradCheckEntry& e : report.checks) {
-      EXPECT_TRUE(e.ok) << name << " " << labels[k] << " " << e.label << ": ad " << e.ad << " fd " << e.fd;
-      largest = std::max(largest, std::abs(e.fd));
-    }
+    const double largest = testing::expect_array_gradient(rollout, *arrays[k], std::string(name) + " " + labels[k], 2);
     EXPECT_GT(largest, 1e-8) << name << " " << labels[k] << ": no effect seen";
   }
 }

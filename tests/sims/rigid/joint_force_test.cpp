@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
 #include "sims/rigid/losses.hpp"
 #include "sims/rigid/rigid_worlds.hpp"
 #include "tests/sims/rigid/mujoco_reference.hpp"
+#include "tests/sims/rigid/rollout_gradient.hpp"
 
 namespace simgrad::rigid {
 namespace {
@@ -76,22 +76,7 @@ TEST(RigidJointForce, GradientThroughALimit) {
   Rollout rollout(system, loss, steps);
   rollout.loss_and_gradient();
   for (Array<1>* a : {&m.initial_qpos, &m.initial_qvel, &m.body_mass, &m.dof_damping}) {
-    const std::vector<double> x0(a->values().begin(), a->values().end());
-    const std::vector<double> gradient(a->adjoints().begin(), a->adjoints().end());
-    auto f = [&](std::span<const double> x) {
-      std::copy(x.begin(), x.end(), a->values().begin());
-      const double l = rollout.loss();
-      std::copy(x0.begin(), x0.end(), a->values().begin());
-      return l;
-    };
-    GradCheckOptions options;
-    options.rtol = 1e-5;
-    const GradCheckReport report = check_gradient(f, x0, gradient, options);
-    double largest = 0.0;
-    for (const GradCheckEntry& e : report.checks) {
-      EXPECT_TRUE(e.ok) << e.label << ": ad " << e.ad << " fd " << e.fd;
-      largest = std::max(largest, std::abs(e.fd));
-    }
+    const double largest = testing::expect_array_gradient(rollout, *a, "limited pendulum", 0);
     EXPECT_GT(largest, 1e-6);
   }
 }

@@ -10,11 +10,11 @@
 #include <random>
 #include <string>
 
-#include "core/gradcheck.hpp"
 #include "core/parallel.hpp"
 #include "core/rollout.hpp"
 #include "sims/rigid/losses.hpp"
 #include "tests/sims/rigid/mujoco_reference.hpp"
+#include "tests/sims/rigid/rollout_gradient.hpp"
 #include "tests/sims/rigid/test_models.hpp"
 #include "tests/sims/state_hash.hpp"
 
@@ -66,27 +66,8 @@ void expect_rollout_gradient(RigidModel& m, int steps, const char* name, const s
                           "geom_friction", "contact_stiffness", "contact_damping", "initial_qpos", "initial_qvel", "controls"};
   const auto arrays = m.tunable_arrays();
   for (std::size_t k = 0; k < arrays.size(); ++k) {
-    Array<1>& a = *arrays[k];
-    if (a.size() == 0) continue;
-    const std::vector<double> x0(a.values().begin(), a.values().end());
-    const std::vector<double> gradient(a.adjoints().begin(), a.adjoints().end());
-    auto f = [&](std::span<const double> x) {
-      std::copy(x.begin(), x.end(), a.values().begin());
-      const double l = rollout.loss();
-      std::copy(x0.begin(), x0.end(), a.values().begin());
-      return l;
-    };
-    GradCheckOptions options;
-    options.random_directions = 3;
-    options.step = 1e-6;
-    options.rtol = 1e-5;
-    options.atol = 1e-9;
-    const GradCheckReport report = check_gradient(f, x0, gradient, options);
-    double largest = 0.0;
-    for (const GradCheckEntry& e : report.checks) {
-      EXPECT_TRUE(e.ok) << name << " " << labels[k] << " " << e.label << ": ad " << e.ad << " fd " << e.fd;
-      largest = std::max(largest, std::abs(e.fd));
-    }
+    if (arrays[k]->size() == 0) continue;
+    const double largest = testing::expect_array_gradient(rollout, *arrays[k], std::string(name) + " " + labels[k]);
     const bool contact = std::string(labels[k]).find("friction") != std::string::npos || std::string(labels[k]).find("contact") == 0;
     const bool moves = (!contact || !m.contact_pairs.empty()) && std::find(inert.begin(), inert.end(), labels[k]) == inert.end();
     if (moves) {

@@ -40,20 +40,27 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
   return worst;
 }
 
-// From 100 random states and controls, one step of simgrad and of MuJoCo agree to 1e-10.
-void expect_one_step_agreement(testing::MujocoModel& mj, const char* name) {
-  // Contact is off in MuJoCo: these are the contact-free checks (contact is modelled differently).
-  mj.m->opt.disableflags |= mjDSBL_CONTACT;
-  RigidModel m = from_mujoco(mj.m);
-  std::mt19937 rng(7);
+// The largest relative difference of one step of simgrad's model m and of MuJoCo's from
+// `trials` random states and controls.
+double worst_one_step_difference(testing::MujocoModel& mj, RigidModel& m, int trials, unsigned seed) {
+  std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   double worst = 0.0;
-  for (int trial = 0; trial < 100; ++trial) {
+  for (int trial = 0; trial < trials; ++trial) {
     const std::vector<double> s = testing::random_state(m, rng);
     std::vector<double> ctrl(static_cast<std::size_t>(m.nu()));
     for (double& x : ctrl) x = u(rng);
     worst = std::max(worst, relative_difference(simgrad_step(m, s, ctrl), testing::mujoco_step(mj, s, ctrl)));
   }
+  return worst;
+}
+
+// From 100 random states and controls, one step of simgrad and of MuJoCo agree to 1e-10.
+void expect_one_step_agreement(testing::MujocoModel& mj, const char* name) {
+  // Contact is off in MuJoCo: these are the contact-free checks (contact is modelled differently).
+  mj.m->opt.disableflags |= mjDSBL_CONTACT;
+  RigidModel m = from_mujoco(mj.m);
+  const double worst = worst_one_step_difference(mj, m, 100, 7);
   EXPECT_LT(worst, 1e-10) << name;
   std::printf("%-28s one step, worst relative difference from MuJoCo over 100 states: %.2e\n", name, worst);
 }
@@ -68,15 +75,7 @@ TEST(RigidStep, EveryStandardModelReadBySimgradStepsAsMujoco) {
     mj->m->opt.disableflags |= mjDSBL_CONTACT;
     RigidModel m = load_mjcf(file, {.ignore_visual = true});
     m.contact_pairs.clear();
-    std::mt19937 rng(9);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    double worst = 0.0;
-    for (int trial = 0; trial < 20; ++trial) {
-      const std::vector<double> s = testing::random_state(m, rng);
-      std::vector<double> ctrl(static_cast<std::size_t>(m.nu()));
-      for (double& x : ctrl) x = u(rng);
-      worst = std::max(worst, relative_difference(simgrad_step(m, s, ctrl), testing::mujoco_step(*mj, s, ctrl)));
-    }
+    const double worst = worst_one_step_difference(*mj, m, 20, 9);
     EXPECT_LT(worst, 1e-10) << name;
     std::printf("%-28s read by simgrad, one step, worst relative difference from MuJoCo: %.2e\n", name, worst);
   }
