@@ -23,11 +23,11 @@ json measure_creatures(int copies, int repeats, int threads) {
   const cr::BodyPlan plan = cr::difftaichi_robot(3);
   const cr::CreatureSettings settings;
   auto model = cr::assemble(plan, copies, settings);
-  cr::ControllerLayout layout;
+  control::ControllerLayout layout;
   layout.creatures = copies;
   layout.nodes = static_cast<int>(plan.nodes.size());
   for (std::int32_t e : plan.actuated()) layout.strength.push_back(plan.springs[static_cast<std::size_t>(e)].actuation);
-  cr::NeuralController controller(layout);
+  control::NeuralController controller(layout);
   controller.initialise(0, static_cast<int>(plan.springs.size()), true);
   cr::Creature creature(model, controller);
   cr::TaskLoss loss(creature, cr::Task::kWalkHead, plan.head);

@@ -124,7 +124,7 @@ class CreatureScenario final : public Scenario {
     }
     const ScenarioNode body = root.child("body");
     plan_ = read_plan(body);
-    cr::ControllerLayout layout;
+    control::ControllerLayout layout;
     layout.nodes = static_cast<int>(plan_.nodes.size());
     if (auto fem = body.optional_child("fem")) {
       // Triangles instead of springs (sims/creature/fem_body.hpp).
@@ -150,15 +150,15 @@ class CreatureScenario final : public Scenario {
     const std::string type = c.choice("type", {"neural", "sines"});
     const double bound = c.positive("bound", 10.0);
     if (type == "neural") {
-      cr::NeuralShape shape;
+      control::NeuralShape shape;
       shape.sine_inputs = static_cast<int>(c.integer("sine_inputs", 1, 1000, shape.sine_inputs));
       shape.hidden = static_cast<int>(c.integer("hidden", 1, 10000, shape.hidden));
       shape.goal = pair_of(c, "goal", shape.goal);
-      auto nn = std::make_unique<cr::NeuralController>(layout, shape);
+      auto nn = std::make_unique<control::NeuralController>(layout, shape);
       nn->initialise(static_cast<std::uint64_t>(c.integer("seed", 0, 1LL << 53, 0)), static_cast<int>(plan_.springs.size()));
       controller_ = std::move(nn);
     } else {
-      controller_ = std::make_unique<cr::SineBank>(layout);
+      controller_ = std::make_unique<control::SineBank>(layout);
     }
 
     const ScenarioNode task = root.child("task");
@@ -229,7 +229,7 @@ class CreatureScenario final : public Scenario {
   cr::BodyPlan plan_;
   sb::MassSpringModel<2> model_;
   std::unique_ptr<fem::FemModel<2>> fem_;  // an FEM body instead (body.fem)
-  std::unique_ptr<cr::Controller> controller_;
+  std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<cr::Creature> creature_;
   std::unique_ptr<cr::TaskLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;

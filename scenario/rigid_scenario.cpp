@@ -129,7 +129,22 @@ class RigidScenario final : public Scenario {
     view_ = root.choice("view", {"side", "top"}, "side") == "top" ? RigidView::kTop : RigidView::kSide;
     system_ = std::make_unique<rg::RigidWorlds>(model_);
     loss_ = std::make_unique<rg::RigidLoss>(model_, read_loss(root.child("loss"), model_));
-    problem_ = read_tuned_rollout(root, overrides, rg::rigid_tunables(), model_, *system_, *loss_, steps, tune);
+    if (!root.has("controller")) {
+      problem_ = read_tuned_rollout(root, overrides, rg::rigid_tunables(), model_, *system_, *loss_, steps, tune);
+      return;
+    }
+    // A controller's parameters are tuned, with any rows of the table the scenario adds.
+    const double bound = read_controller(root.child("controller"));
+    const ScenarioNode tune_node = root.child("tune");
+    tune = read_tune_settings(tune_node);
+    std::vector<tune::BoundParameter> bound_parameters = controller_->bind(bound);
+    if (tune_node.has("parameters"))
+      for (const ScenarioNode& p : tune_node.array("parameters")) {
+        if (p.as_object().string("name") == "controls") p.fail("name", "the controller gives the controls; tune its parameters instead");
+        bound_parameters.push_back(read_tuned_parameter(p.as_object(), rg::rigid_tunables(), model_));
+      }
+    problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, read_rollout_options(root, overrides, steps),
+                                                      std::move(bound_parameters));
   }
 
   std::string simulator() const override { return "rigid"; }
@@ -140,7 +155,9 @@ class RigidScenario final : public Scenario {
     problem_->assign(x);
     rg::RigidModel twin = model_.hard_twin();
     rg::RigidWorlds system(twin);
+    system.set_controller(controller_.get());
     rg::RigidLoss loss(twin, loss_->settings());
+    loss.set_controller(controller_.get());
     return Rollout(system, loss, steps).loss();
   }
 
@@ -154,8 +171,26 @@ class RigidScenario final : public Scenario {
 
  private:
   rg::RigidModel model_;
+  std::unique_ptr<control::Controller> controller_;  // null: the controls are tuned directly
   std::unique_ptr<rg::RigidWorlds> system_;
   std::unique_ptr<rg::RigidLoss> loss_;
+  // The "controller" section: a sine bank per world over the actuators, its signal strength the
+  // larger end of each actuator's control range (1 for an unlimited one). Returns the bound on
+  // its parameters.
+  double read_controller(const ScenarioNode& node) {
+    node.choice("type", {"sine_bank"});
+    control::ControllerLayout layout;
+    layout.creatures = model_.worlds;
+    layout.dt = model_.settings.timestep;
+    layout.omega = node.positive("omega", layout.omega);
+    for (const rg::Actuator& a : model_.actuators)
+      layout.strength.push_back(a.ctrl_limited ? std::max(std::abs(a.ctrl_range[0]), std::abs(a.ctrl_range[1])) : 1.0);
+    controller_ = std::make_unique<control::SineBank>(layout);
+    system_->set_controller(controller_.get());
+    loss_->set_controller(controller_.get());
+    return node.positive("bound", 10.0);
+  }
+
   std::unique_ptr<tune::RolloutProblem> problem_;
   RigidView view_ = RigidView::kSide;
 };

@@ -28,7 +28,7 @@ SmoothMax smooth_max(double m, double y, double temperature) {
 namespace {
 
 // Throws unless the controller's creatures cover the body's nodes and actuators.
-void check_layout(const ControllerLayout& layout, Index nodes, int actuators) {
+void check_layout(const control::ControllerLayout& layout, Index nodes, int actuators) {
   if (static_cast<Index>(layout.creatures) * layout.nodes != nodes)
     throw std::invalid_argument("creature: the controller's creatures do not cover the body's nodes");
   if (static_cast<Index>(layout.creatures) * layout.actuators() != actuators)
@@ -37,7 +37,7 @@ void check_layout(const ControllerLayout& layout, Index nodes, int actuators) {
 
 }  // namespace
 
-Creature::Creature(softbody::MassSpringModel<2>& model, Controller& controller, double peak_temperature)
+Creature::Creature(softbody::MassSpringModel<2>& model, control::Controller& controller, double peak_temperature)
     : peak_temperature(peak_temperature),
       springs_(std::make_unique<softbody::MassSpring<2>>(model)),
       body_(springs_.get()),
@@ -49,7 +49,7 @@ Creature::Creature(softbody::MassSpringModel<2>& model, Controller& controller, 
   model.actuation.set_differentiable(true);
 }
 
-Creature::Creature(fem::FemModel<2>& model, Controller& controller, double peak_temperature)
+Creature::Creature(fem::FemModel<2>& model, control::Controller& controller, double peak_temperature)
     : peak_temperature(peak_temperature), controller_(controller) {
   check_layout(controller.layout(), model.node_count, model.actuator_count);
   model.actuation.set_differentiable(true);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/system.hpp"
-#include "sims/creature/controller.hpp"
+#include "sims/control/controller.hpp"
 #include "sims/creature/water.hpp"
 #include "sims/fem/fem.hpp"
 #include "sims/softbody/mass_spring.hpp"
@@ -27,9 +27,9 @@ namespace simgrad::creature {
 class Creature final : public System {
  public:
   // `model` holds the controller's creatures, each with controller.layout().nodes nodes in turn.
-  Creature(softbody::MassSpringModel<2>& model, Controller& controller, double peak_temperature = 0.01);
+  Creature(softbody::MassSpringModel<2>& model, control::Controller& controller, double peak_temperature = 0.01);
   // The same with an FEM body (symplectic Euler; no water).
-  Creature(fem::FemModel<2>& model, Controller& controller, double peak_temperature = 0.01);
+  Creature(fem::FemModel<2>& model, control::Controller& controller, double peak_temperature = 0.01);
 
   Index state_size() const override { return body_size() + creatures(); }
   void initial_state(std::span<double> state) override;
@@ -46,7 +46,7 @@ class Creature final : public System {
   // The mass-spring body and its model (a mass-spring creature only).
   softbody::MassSpring<2>& body() { return *springs_; }
   softbody::MassSpringModel<2>& model() { return springs_->model(); }
-  Controller& controller() { return controller_; }
+  control::Controller& controller() { return controller_; }
   // The smooth maximum's temperature (0: the hard max).
   double peak_temperature = 0.01;
   // A node faster than this means the explicit step went past its stability limit (stiff springs
@@ -70,7 +70,7 @@ class Creature final : public System {
   System* body_;
   Array<1>* actuation_;  // the body's signals, a row of actuator_count_ per step
   int actuator_count_;
-  Controller& controller_;
+  control::Controller& controller_;
   WaterSettings water_;
   Kernel water_drag_;
   Array<2> impulse_;                 // per node: the water's impulse this step

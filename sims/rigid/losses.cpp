@@ -19,7 +19,8 @@ template <class S>
 S state_cost(const RigidModel& m, const RigidLossSettings& s, int t, int steps, const S* qpos, const S* qvel,
              RigidWorkspace<S>& w) {
   S cost(0.0);
-  const bool last = t == steps;
+  const bool last = t == steps, first = t == 0;
+  if (!first && !last) return cost;  // only a controller's effort, charged by the caller
   if (s.reach_body >= 0 || s.progress_body >= 0) forward_kinematics(m, qpos, w);
   if (last && s.reach_body >= 0) {
     const Vec3<S> gap = world_point(w, s.reach_body, s.reach_point) - s.reach_target;
@@ -47,15 +48,26 @@ S state_cost(const RigidModel& m, const RigidLossSettings& s, int t, int steps, 
 RigidLoss::RigidLoss(RigidModel& model, RigidLossSettings settings)
     : model_(model), tree_(model), settings_(std::move(settings)) {}
 
+void RigidLoss::set_controller(control::Controller* controller) {
+  controller_ = controller;
+  signals_.assign(static_cast<std::size_t>(model_.worlds) * static_cast<std::size_t>(model_.nu()), 0.0);
+  signal_adjoints_.assign(signals_.size(), 0.0);
+}
+
 bool RigidLoss::has_term(int t, int steps) const {
-  return t == steps || (t == 0 && settings_.progress_body >= 0);
+  const bool charged_by_step = controller_ != nullptr && settings_.effort_weight != 0.0 && t < steps;
+  return t == steps || (t == 0 && settings_.progress_body >= 0) || charged_by_step;
+}
+
+double RigidLoss::effort_scale() const {
+  return model_.steps == 0 ? 0.0 : settings_.effort_weight / (static_cast<double>(model_.steps) * model_.worlds);
 }
 
 double RigidLoss::effort() const {
-  if (settings_.effort_weight == 0.0 || model_.steps == 0) return 0.0;
+  if (controller_ != nullptr) return 0.0;
   double sum = 0.0;
   for (const double u : model_.controls.values()) sum += u * u;
-  return settings_.effort_weight * sum / (static_cast<double>(model_.steps) * model_.worlds);
+  return effort_scale() * sum;
 }
 
 double RigidLoss::term(int t, std::span<const double> state) {
@@ -67,7 +79,12 @@ double RigidLoss::term(int t, std::span<const double> state) {
     const double* s = state.data() + k * n;
     sum += state_cost(model_, settings_, t, model_.steps, s, s + model_.nq, w);
   }
-  return sum / model_.worlds + (t == model_.steps ? effort() : 0.0);
+  double effort_now = t == model_.steps ? effort() : 0.0;
+  if (controller_ != nullptr && t < model_.steps && settings_.effort_weight != 0.0) {
+    controller_->signals(t, state, signals_);
+    for (const double u : signals_) effort_now += effort_scale() * u * u;
+  }
+  return sum / model_.worlds + effort_now;
 }
 
 void RigidLoss::term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) {
@@ -88,8 +105,12 @@ void RigidLoss::term_adjoint(int t, std::span<const double> state, double seed, 
     tape.sweep();
     for (std::size_t i = 0; i < n; ++i) state_adjoint[k * n + i] += tape.adjoint(x[i].i);
   }
-  if (t == model_.steps && settings_.effort_weight != 0.0 && model_.controls.differentiable() && model_.steps > 0) {
-    const double scale = seed * settings_.effort_weight * 2.0 / (static_cast<double>(model_.steps) * model_.worlds);
+  if (controller_ != nullptr && t < model_.steps && settings_.effort_weight != 0.0) {
+    controller_->signals(t, state, signals_);
+    for (std::size_t i = 0; i < signals_.size(); ++i) signal_adjoints_[i] = seed * effort_scale() * 2.0 * signals_[i];
+    controller_->signals_adjoint(t, state, signal_adjoints_, state_adjoint);
+  } else if (controller_ == nullptr && t == model_.steps && settings_.effort_weight != 0.0 && model_.controls.differentiable()) {
+    const double scale = seed * effort_scale() * 2.0;
     const auto u = model_.controls.values();
     const auto a = model_.controls.adjoints();
     for (std::size_t i = 0; i < u.size(); ++i) a[i] += scale * u[i];

@@ -2,7 +2,8 @@
 //   reach      w |x_p(T) - target|^2          a body point's distance to a target at the end
 //   pose       sum_i w_i (q_i(T) - q*_i)^2    joint coordinates and velocities at the end
 //   progress   -w d . (x_b(T) - x_b(0))       how far a body travels along a direction
-//   effort     w / T sum_t |u_t|^2            the controls' mean squared size
+//   effort     w / T sum_t |u_t|^2            the controls' mean squared size (the recorded
+//                                             controls', or a controller's signals')
 // The per-state terms are written once, generic in the scalar; their adjoint re-runs them on
 // the local tape.
 #pragma once
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/system.hpp"
+#include "sims/control/controller.hpp"
 #include "sims/rigid/tree.hpp"
 #include "sims/rigid/workspace.hpp"
 
@@ -37,16 +39,27 @@ class RigidLoss : public TrajectoryLoss {
   double term(int t, std::span<const double> state) override;
   void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
 
+  // Charges the effort on `controller`'s signals (as RigidWorlds::set_controller drives them)
+  // instead of the recorded controls; null: the recorded controls again.
+  void set_controller(control::Controller* controller);
+
   const RigidLossSettings& settings() const { return settings_; }
-  // The effort term alone (for reports).
+  // The effort term alone, of the recorded controls (for reports; a controller's is charged step
+  // by step in the rollout).
   double effort() const;
   // A body point's world position in world w's state (for reports and losses).
   Vec3<double> point_position(std::span<const double> state, int world, int body, const Vec3<double>& point) const;
 
  private:
+  // The effort's share of the loss per squared control.
+  double effort_scale() const;
+
   RigidModel& model_;
   RigidTree tree_;
   RigidLossSettings settings_;
+  control::Controller* controller_ = nullptr;
+  std::vector<double> signals_;  // a controller's signals of one step, and their adjoints
+  std::vector<double> signal_adjoints_;
 };
 
 }  // namespace simgrad::rigid

@@ -44,7 +44,22 @@ RigidWorlds::RigidWorlds(RigidModel& model)
   constants_.resize(model);
 }
 
+void RigidWorlds::set_controller(control::Controller* controller) {
+  if (controller != nullptr && (controller->layout().creatures != model_.worlds || controller->layout().actuators() != model_.nu()))
+    throw std::invalid_argument("rigid worlds: the controller drives " + std::to_string(controller->layout().creatures) +
+                                " worlds of " + std::to_string(controller->layout().actuators()) + " actuators; the model has " +
+                                std::to_string(model_.worlds) + " of " + std::to_string(model_.nu()));
+  controller_ = controller;
+  signals_.assign(static_cast<std::size_t>(model_.worlds) * static_cast<std::size_t>(model_.nu()), 0.0);
+  signal_adjoints_.assign(signals_.size(), 0.0);
+}
+
+void RigidWorlds::update_signals(int t, std::span<const double> state) {
+  if (controller_ != nullptr) controller_->signals(t, state, signals_);
+}
+
 const double* RigidWorlds::controls(int t, int w) const {
+  if (controller_ != nullptr) return signals_.data() + static_cast<std::size_t>(w) * static_cast<std::size_t>(model_.nu());
   if (model_.steps == 0) return zero_controls_.data();
   const int row = std::min(t, model_.steps - 1);
   return model_.controls.values().data() + (static_cast<std::size_t>(row) * model_.worlds + static_cast<std::size_t>(w)) * static_cast<std::size_t>(model_.nu());
@@ -83,6 +98,7 @@ void RigidWorlds::check(int t, std::span<const double> next, const std::vector<i
 
 void RigidWorlds::step(int t, std::span<const double> state, std::span<double> next, std::span<double>) {
   read_constants(model_, constants_);
+  update_signals(t, state);
   singular_.assign(static_cast<std::size_t>(model_.worlds), 0);
   const auto n = static_cast<std::size_t>(world_state_size());
   parallel_for_blocks(model_.worlds, [&](Index first, Index last) {
@@ -102,7 +118,8 @@ void RigidWorlds::step_adjoint(int t, std::span<const double> state, std::span<c
   const std::size_t n = static_cast<std::size_t>(world_state_size()), nu = static_cast<std::size_t>(model_.nu());
   const std::size_t k = constant_count(model_);
   constant_adjoints_.assign(static_cast<std::size_t>(model_.worlds) * k, 0.0);
-  const bool control_adjoints = model_.controls.differentiable() && nu > 0 && model_.steps > 0;
+  update_signals(t, state);
+  const bool control_adjoints = controller_ == nullptr && model_.controls.differentiable() && nu > 0 && model_.steps > 0;
   parallel_for_blocks(model_.worlds, [&](Index first, Index last) {
     thread_local RigidWorkspace<ad::Var> workspace;
     thread_local RigidConstants<ad::Var> constants;
@@ -128,7 +145,9 @@ void RigidWorlds::step_adjoint(int t, std::span<const double> state, std::span<c
       tape.sweep();
       double* a = state_adjoint.data() + uw * n;
       for (std::size_t i = 0; i < n; ++i) a[i] += tape.adjoint(in[i].i);
-      if (control_adjoints) {
+      if (controller_ != nullptr) {
+        for (std::size_t i = 0; i < nu; ++i) signal_adjoints_[uw * nu + i] = tape.adjoint(ctrl[i].i);
+      } else if (control_adjoints) {
         const std::size_t row = static_cast<std::size_t>(std::min(t, model_.steps - 1));
         double* ca = model_.controls.adjoints().data() + (row * static_cast<std::size_t>(model_.worlds) + uw) * nu;
         for (std::size_t i = 0; i < nu; ++i) ca[i] += tape.adjoint(ctrl[i].i);
@@ -147,11 +166,13 @@ void RigidWorlds::step_adjoint(int t, std::span<const double> state, std::span<c
         for (std::size_t i = 0; i < size; ++i) array->adjoints()[i] += constant_adjoints_[w * k + offset + i];
     offset += size;
   }
+  if (controller_ != nullptr) controller_->signals_adjoint(t, state, signal_adjoints_, state_adjoint);
   check_finite(state_adjoint, "rigid_step", true);
 }
 
 void RigidWorlds::clear_adjoints() {
   for (Array<1>* a : model_.tunable_arrays()) std::fill(a->adjoints().begin(), a->adjoints().end(), 0.0);
+  if (controller_ != nullptr) controller_->clear_adjoints();
 }
 
 }  // namespace simgrad::rigid

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/system.hpp"
+#include "sims/control/controller.hpp"
 #include "sims/rigid/tree.hpp"
 #include "sims/rigid/workspace.hpp"
 
@@ -27,13 +28,20 @@ class RigidWorlds : public System {
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override;
 
+  // Drives the actuators by `controller` (its signals are the controls, its creatures the
+  // worlds) instead of the model's recorded controls; null: the recorded controls again.
+  void set_controller(control::Controller* controller);
+
   RigidModel& model() { return model_; }
   const RigidTree& tree() const { return tree_; }
   int world_state_size() const { return model_.nq + model_.nv; }
 
  private:
-  // World w's controls at step t (zeros when the model has no controls recorded).
+  // World w's controls at step t: the controller's signals, else the recorded controls (zeros
+  // when the model has none).
   const double* controls(int t, int w) const;
+  // With a controller: its signals of step t from `state`, for controls().
+  void update_signals(int t, std::span<const double> state);
   // Throws when a world's step failed (singular mass matrix) or produced a non-finite state.
   void check(int t, std::span<const double> next, const std::vector<int>& singular) const;
 
@@ -43,6 +51,9 @@ class RigidWorlds : public System {
   std::vector<double> constant_adjoints_;    // per world, every constant's adjoint (summed after)
   std::vector<int> singular_;                // per world, whether its last step failed
   std::vector<double> zero_controls_;        // the controls of a model with no steps recorded
+  control::Controller* controller_ = nullptr;
+  std::vector<double> signals_;              // worlds x actuators: the controller's, this step
+  std::vector<double> signal_adjoints_;
 };
 
 }  // namespace simgrad::rigid

@@ -24,7 +24,7 @@ using simgrad::testing::hash_doubles;
 struct Rig {
   BodyPlan plan;
   softbody::MassSpringModel<2> model;
-  std::unique_ptr<Controller> controller;
+  std::unique_ptr<control::Controller> controller;
   std::unique_ptr<Creature> creature;
   std::unique_ptr<TaskLoss> loss;
   std::unique_ptr<tune::RolloutProblem> problem;
@@ -34,15 +34,15 @@ struct Rig {
       : plan(difftaichi_robot(robot)) {
     settings.steps = steps;
     model = assemble(plan, copies, settings);
-    ControllerLayout layout;
+    control::ControllerLayout layout;
     layout.creatures = copies;
     layout.nodes = static_cast<int>(plan.nodes.size());
     for (std::int32_t e : plan.actuated()) layout.strength.push_back(plan.springs[static_cast<std::size_t>(e)].actuation);
     layout.dt = settings.dt;
     if (sines) {
-      controller = std::make_unique<SineBank>(layout);
+      controller = std::make_unique<control::SineBank>(layout);
     } else {
-      auto nn = std::make_unique<NeuralController>(layout);
+      auto nn = std::make_unique<control::NeuralController>(layout);
       nn->initialise(3, static_cast<int>(plan.springs.size()));
       controller = std::move(nn);
     }
@@ -140,10 +140,10 @@ TEST(CreatureRollout, WaterSlowsARodAtTheClosedFormRate) {
   s.length_epsilon = 0.0;
   s.steps = 10;
   auto model = assemble(rod, 1, s);
-  ControllerLayout layout;
+  control::ControllerLayout layout;
   layout.nodes = 2;
   layout.strength = {0.0};  // the spring stays at rest length
-  SineBank bank(layout);
+  control::SineBank bank(layout);
   Creature creature(model, bank);
   creature.set_water({8.0, 3.0});
   const Vec<double, 2> t{{0.6, 0.8}}, n{{-0.8, 0.6}};
@@ -166,10 +166,10 @@ TEST(CreatureRollout, CarryGradientMatchesFiniteDifferences) {
   settings.steps = 50;
   auto model = assemble(plan, 1, settings);
   EXPECT_EQ(model.inverse_mass.values()[static_cast<std::size_t>(plan.block[3])], 0.25);
-  ControllerLayout layout;
+  control::ControllerLayout layout;
   layout.nodes = static_cast<int>(plan.nodes.size());
   for (std::int32_t e : plan.actuated()) layout.strength.push_back(plan.springs[static_cast<std::size_t>(e)].actuation);
-  NeuralController nn(layout);
+  control::NeuralController nn(layout);
   nn.initialise(5, static_cast<int>(plan.springs.size()));
   Creature creature(model, nn);
   TaskLoss loss(creature, Task::kCarry, plan.head, Vec<double, 2>::zero(), plan.block);
@@ -196,10 +196,10 @@ TEST(CreatureRollout, ImpactStopGroundHoldsALandedBodyAtItsHeight) {
   CreatureSettings s;
   s.steps = 400;
   auto model = assemble(rod, 1, s);
-  ControllerLayout layout;
+  control::ControllerLayout layout;
   layout.nodes = 2;
   layout.strength = {0.0};
-  SineBank bank(layout);
+  control::SineBank bank(layout);
   Creature creature(model, bank);
   TaskLoss loss(creature, Task::kWalkHead, 0);
   double lowest = 1.0;
@@ -251,7 +251,7 @@ TEST(CreatureDeterminism, BatchedCreatureGivesTheBitsOfALoneOne) {
       ASSERT_EQ(sb[8 * n + c * 2 * n + i], sl[2 * n + i]) << "creature " << c << " velocity " << i;
     }
   // weights1 of creature 2 against the lone creature's.
-  auto& nb = static_cast<NeuralController&>(*batch.controller);
+  auto& nb = static_cast<control::NeuralController&>(*batch.controller);
   const std::size_t w1 = nb.weights1.values().size() / 4;
   for (std::size_t k = 0; k < w1; ++k) ASSERT_EQ(4.0 * gb[2 * w1 + k], gl[k]) << k;
 }

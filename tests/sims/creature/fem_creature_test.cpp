@@ -36,7 +36,7 @@ CreatureSettings smooth_ground(int steps) {
 // An FEM creature of the walker rows with a controller, a walking loss and a rollout problem.
 struct FemRig {
   fem::FemModel<2> model;
-  std::unique_ptr<Controller> controller;
+  std::unique_ptr<control::Controller> controller;
   std::unique_ptr<Creature> creature;
   std::unique_ptr<TaskLoss> loss;
   std::unique_ptr<tune::RolloutProblem> problem;
@@ -46,14 +46,14 @@ struct FemRig {
     FemBodyOptions options;
     options.damping = 1e-4;
     const std::vector<double> strength = assemble_fem(kWalker, grid, options, settings, model);
-    ControllerLayout layout;
+    control::ControllerLayout layout;
     layout.nodes = static_cast<int>(model.node_count);
     layout.strength = strength;
     layout.dt = settings.dt;
     if (sines) {
-      controller = std::make_unique<SineBank>(layout);
+      controller = std::make_unique<control::SineBank>(layout);
     } else {
-      auto nn = std::make_unique<NeuralController>(layout);
+      auto nn = std::make_unique<control::NeuralController>(layout);
       nn->initialise(5, static_cast<int>(model.element_count()));
       controller = std::move(nn);
     }

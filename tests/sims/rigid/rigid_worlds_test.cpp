@@ -115,6 +115,25 @@ TEST(RigidWorlds, GradientOfTheAntInTheAir) {
   expect_rollout_gradient(m, 20, "ant", {"actuator_gain"});
 }
 
+TEST(RigidWorlds, GradientOfASineBankDrivingTheSwimmer) {
+  // The controller's amplitude, phase and bias through the actuators, the swimmer's fluid and
+  // the effort charged on its signals.
+  auto mj = testing::load_mujoco(testing::mjcf_dir() / "swimmer.xml");
+  RigidModel m = prepared(*mj, 2, 40, 8);
+  control::ControllerLayout layout;
+  layout.creatures = m.worlds;
+  layout.dt = m.settings.timestep;
+  layout.strength.assign(static_cast<std::size_t>(m.nu()), 1.0);
+  control::SineBank bank(layout);
+  RigidWorlds system(m);
+  system.set_controller(&bank);
+  RigidLoss loss(m, all_terms(m));
+  loss.set_controller(&bank);
+  Rollout rollout(system, loss, 40);
+  rollout.loss_and_gradient();
+  for (auto& [name, array] : bank.parameters()) EXPECT_GT(testing::expect_array_gradient(rollout, *array, name), 1e-7) << name;
+}
+
 // Hashes of the final state and the gradient of a batch of 1,100 double pendulums (more than
 // two blocks of worlds, so several threads share the work).
 std::vector<std::uint64_t> determinism_run(int threads, const char* policy) {

@@ -1,4 +1,4 @@
-#include "sims/creature/controller.hpp"
+#include "sims/control/controller.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 
-namespace simgrad::creature {
+namespace simgrad::control {
 
 namespace {
 
@@ -256,4 +256,4 @@ std::vector<std::pair<std::string, Array<1>*>> NeuralController::parameters() {
   return {{"weights1", &weights1}, {"bias1", &bias1}, {"weights2", &weights2}, {"bias2", &bias2}};
 }
 
-}  // namespace simgrad::creature
+}  // namespace simgrad::control

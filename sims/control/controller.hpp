@@ -1,4 +1,7 @@
-// Controllers: what turns time and body state into actuator signals, one set per creature.
+// Controllers: what turns time and body state into actuator signals, one set per creature (an
+// independent body: a creature of a batch, a world of rigid bodies). Simulators that drive
+// actuators build on this library: creatures (signals change springs' rest lengths) and rigid
+// bodies (signals are actuator controls).
 //
 //   SineBank         open loop: signal = strength tanh(bias + amplitude sin(omega t dt + phase)),
 //                    three tuned numbers per actuator.
@@ -6,7 +9,7 @@
 //                    sin(omega t dt + 2 pi j / 10), each node's offset from the centre and its
 //                    velocity (both scaled by 0.05) and the goal minus the centre; 32 tanh hidden
 //                    units; one tanh output per actuator, times the actuator's strength.
-// A signal s makes an actuated spring's rest length L (1 + s). Creatures are independent: each
+// On a creature a signal s makes an actuated spring's rest length L (1 + s). Creatures are independent: each
 // has its own parameters and is evaluated on its own, so a batch gives each creature the bits it
 // would have alone, on any number of threads.
 #pragma once
@@ -20,7 +23,7 @@
 #include "core/field.hpp"
 #include "tune/problem.hpp"
 
-namespace simgrad::creature {
+namespace simgrad::control {
 
 // The shape of a population of identical bodies.
 struct ControllerLayout {
@@ -115,4 +118,4 @@ class NeuralController final : public Controller {
   int stride_ = 0;               // scratch per creature
 };
 
-}  // namespace simgrad::creature
+}  // namespace simgrad::control

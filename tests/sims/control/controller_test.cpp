@@ -1,4 +1,4 @@
-#include "sims/creature/controller.hpp"
+#include "sims/control/controller.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "core/gradcheck.hpp"
 #include "core/rng.hpp"
 
-namespace simgrad::creature {
+namespace simgrad::control {
 namespace {
 
 ControllerLayout small_layout() {
@@ -153,4 +153,4 @@ TEST(Controller, NeuralSignalsEqualDiffTaichisNetworkBitForBit) {
 }
 
 }  // namespace
-}  // namespace simgrad::creature
+}  // namespace simgrad::control
