@@ -138,7 +138,13 @@ class FemScenario final : public Scenario {
   tune::RolloutProblem& problem() override { return *problem_; }
   const fem::MarkerTrajectory& reference() const { return reference_; }
 
-  double hard_loss(std::span<const double> x) override { return hard_penalty_loss(*problem_, model_.settings.penalty, x); }
+  // The loss at x on the model's hard twin (the penalty contact hard), run by a system of its own.
+  double hard_loss(std::span<const double> x) override {
+    problem_->assign(x);
+    fem::FemModel<D> hard = model_.hard_twin();
+    fem::Fem<D> system(hard);
+    return problem_->twin_value(system, *loss_);
+  }
 
   nlohmann::json summary() override { return fem_summary(model_); }
 

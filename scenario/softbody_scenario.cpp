@@ -112,7 +112,13 @@ class SoftbodyScenario final : public Scenario {
   std::string simulator() const override { return "softbody"; }
   tune::RolloutProblem& problem() override { return *problem_; }
 
-  double hard_loss(std::span<const double> x) override { return hard_penalty_loss(*problem_, model_.settings.penalty, x); }
+  // The loss at x on the model's hard twin (the penalty contact hard), run by a system of its own.
+  double hard_loss(std::span<const double> x) override {
+    problem_->assign(x);
+    sb::MassSpringModel<D> hard = model_.hard_twin();
+    sb::MassSpring<D> system(hard);
+    return problem_->twin_value(system, *loss_);
+  }
 
   nlohmann::json summary() override { return mass_spring_summary(model_, *loss_, problem_->rollout().final_state()); }
 
@@ -179,14 +185,6 @@ void read_penalty(const ScenarioNode& root, sb::PenaltySettings& penalty) {
     penalty.sharpness = p->non_negative("sharpness", penalty.sharpness);
     penalty.friction_speed = p->positive("friction_speed", penalty.friction_speed);
   }
-}
-
-double hard_penalty_loss(tune::Problem& problem, sb::PenaltySettings& penalty, std::span<const double> x) {
-  const double sharpness = penalty.sharpness;
-  penalty.sharpness = 0.0;
-  const double loss = problem.value(x);
-  penalty.sharpness = sharpness;
-  return loss;
 }
 
 template <int D>

@@ -161,10 +161,9 @@ class VehicleScenario final : public Scenario {
   // counts whole steps. The vehicle's own smooth steps are part of the model, not relaxations.
   double hard_loss(std::span<const double> x) override {
     if (run_ == nullptr) return problem_->value(x);
-    run_->set_softness(0.0);
-    const double loss = problem_->value(x);
-    run_->set_softness(softness_);
-    return loss;
+    problem_->assign(x);
+    vh::AccelerationRunLoss hard = run_->hard_twin();
+    return problem_->twin_value(*system_, hard);
   }
 
   // The constants against the preset's and what the data determines, or the design's figures
@@ -238,9 +237,9 @@ class VehicleScenario final : public Scenario {
     system_ = std::make_unique<vh::VehicleBatch>(model_);
     if (method_ == "acceleration_run") {
       distance_ = d.positive("distance");
-      softness_ = d.positive("softness", 0.5);
+      const double softness = d.positive("softness", 0.5);
       for (int t = 0; t < steps; ++t) model_.control(t, 0, vh::kThrottle) = 1.0;
-      auto loss = std::make_unique<vh::AccelerationRunLoss>(1, dt, distance_, softness_);
+      auto loss = std::make_unique<vh::AccelerationRunLoss>(1, dt, distance_, softness);
       run_ = loss.get();
       loss_ = std::move(loss);
       return;
@@ -287,7 +286,7 @@ class VehicleScenario final : public Scenario {
   std::unique_ptr<TrajectoryLoss> loss_;
   vh::TelemetryLoss* fit_ = nullptr;           // the loss, when fitting a recording
   vh::AccelerationRunLoss* run_ = nullptr;     // the loss, in an acceleration-run design
-  double distance_ = 0.0, softness_ = 0.0;     // acceleration run
+  double distance_ = 0.0;                      // of an acceleration run
   double rise_time_ = 0.0, overshoot_ = 0.0;   // step-steer target
   std::unique_ptr<tune::RolloutProblem> problem_;
   std::vector<double> initial_;

@@ -45,8 +45,7 @@ std::vector<double> run_counts(const Population& population, DiseaseModel& model
 Spread hard_counts_over_seeds(const Population& population, const DiseaseModel& model, const Series& series,
                               std::span<const Observation> windows, int days, int seeds) {
   Spread s{std::vector<double>(windows.size(), 0.0), std::vector<double>(windows.size(), 0.0)};
-  DiseaseModel m = model;
-  m.settings.straight_through = true;
+  DiseaseModel m = model.hard_twin();
   const double rho = share_of(m.parameters, series.share).values()[0];
   for (int k = 0; k < seeds; ++k) {
     m.settings.seed = model.settings.seed + static_cast<std::uint64_t>(k);

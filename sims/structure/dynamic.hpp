@@ -26,6 +26,13 @@ struct DynamicSettings {
   std::vector<int> deck;       // joints the vehicle crosses, in order
   double vehicle_load = 0.0;   // force of the vehicle, straight down along the last axis
   double vehicle_speed = 0.0;  // along the deck, length per second
+
+  // A copy with members that break at their hard twin (break width 0: a 0/1 step).
+  DynamicSettings hard_twin() const {
+    DynamicSettings hard = *this;
+    hard.break_width = 0.0;
+    return hard;
+  }
 };
 
 // A truss (2D or 3D) in motion. Tuned values: member areas, read from the design at construction
@@ -45,7 +52,6 @@ class DynamicTruss final : public System {
   // Replaces the member areas (and so the stiffnesses and joint masses).
   void set_areas(std::span<const double> areas);
   std::span<const double> area_adjoints() const { return area_adjoint_; }
-  DynamicSettings& settings() { return settings_; }
   const DynamicSettings& settings() const { return settings_; }
   int dimension() const { return dim_; }
   int joint_count() const { return joints_; }
