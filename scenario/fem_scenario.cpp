@@ -111,18 +111,15 @@ class FemScenario final : public Scenario {
     read_penalty(root, s.penalty);
     read_materials(root, model_);
     const std::int64_t last_node = model_.node_count - 1;
-    if (root.has("pinned"))
-      for (const ScenarioNode& p : root.array("pinned")) model_.pin(p.as_integer(0, last_node));
+    for (const ScenarioNode& p : root.optional_array("pinned")) model_.pin(p.as_integer(0, last_node));
     if (auto box = root.optional_child("pin_box")) pin_box(*box);
     const Vec<double, D> g = vec_of<D>(root, "gravity", Vec<double, D>::zero());
     for (int k = 0; k < D; ++k) model_.gravity.values()[k] = g[k];
     const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", Vec<double, D>::zero());
     for (Index i = 0; i < model_.node_count; ++i)
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = model_.pinned[i] ? 0.0 : v0[k];
-    if (root.has("planes"))
-      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
-    if (root.has("boxes"))
-      for (const ScenarioNode& b : root.array("boxes")) model_.boxes.push_back(read_box(b.as_object()));
+    for (const ScenarioNode& p : root.optional_array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
+    for (const ScenarioNode& b : root.optional_array("boxes")) model_.boxes.push_back(read_box(b.as_object()));
 
     if (auto obj = root.optional_child("surface_obj")) {
       obj_.folder = obj->string("folder");

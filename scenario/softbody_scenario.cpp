@@ -93,16 +93,14 @@ class SoftbodyScenario final : public Scenario {
       if (!(mass[i] > 0.0)) root.fail("mass", "expected masses > 0");
       model_.inverse_mass.values()[i] = 1.0 / mass[i];
     }
-    if (root.has("pinned"))
-      for (const ScenarioNode& p : root.array("pinned"))
-        model_.inverse_mass.values()[static_cast<std::size_t>(p.as_integer(0, static_cast<std::int64_t>(nodes) - 1))] = 0.0;
+    for (const ScenarioNode& p : root.optional_array("pinned"))
+      model_.inverse_mass.values()[static_cast<std::size_t>(p.as_integer(0, static_cast<std::int64_t>(nodes) - 1))] = 0.0;
     const Vec<double, D> g = vec_of<D>(root, "gravity", uniform_vec<D>(default_of("gravity")));
     for (int k = 0; k < D; ++k) model_.gravity.values()[k] = g[k];
     const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", uniform_vec<D>(default_of("initial_velocity")));
     for (std::size_t i = 0; i < nodes; ++i)
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = v0[k];
-    if (root.has("planes"))
-      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
+    for (const ScenarioNode& p : root.optional_array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
 
     system_ = std::make_unique<sb::MassSpring<D>>(model_);
     read_loss(root.child("loss"));

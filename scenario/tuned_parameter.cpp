@@ -55,10 +55,10 @@ int item_count(const tune::TunableInfo& info, const tune::TunableStorage& s) {
 
 }  // namespace
 
-ParameterBounds read_parameter_bounds(const ScenarioNode& p) {
+ParameterBounds read_parameter_bounds(const ScenarioNode& p, const ParameterBounds& defaults) {
   ParameterBounds b;
-  b.lower = p.number("lower", b.lower);
-  b.upper = p.number("upper", b.upper);
+  b.lower = p.number("lower", defaults.lower);
+  b.upper = p.number("upper", defaults.upper);
   if (!(b.lower < b.upper)) p.fail("upper", "expected upper > lower");
   b.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
   if (b.transform == tune::Transform::log && !(b.lower > 0)) p.fail("lower", "a log transform needs lower > 0");

@@ -73,13 +73,14 @@ double tunable_default(const tune::TunableTable<Model>& table, std::string_view 
   return tune::find_tunable(table, name)->info.default_value.numbers.front();
 }
 
-// A tuned parameter's "lower", "upper" and "transform", checked against each other.
+// A tuned parameter's "lower", "upper" and "transform", checked against each other; absent
+// bounds are the defaults'.
 struct ParameterBounds {
   double lower = -1e300;
   double upper = 1e300;
   tune::Transform transform = tune::Transform::identity;
 };
-ParameterBounds read_parameter_bounds(const ScenarioNode& p);
+ParameterBounds read_parameter_bounds(const ScenarioNode& p, const ParameterBounds& defaults = {});
 
 // The JSON Schema of an entry of "tune.parameters" for a simulator with this table.
 nlohmann::ordered_json tuned_parameter_schema(const std::vector<tune::TunableInfo>& table);

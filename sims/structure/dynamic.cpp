@@ -46,6 +46,13 @@ void member_response(int dim, const S* xa, const S* xb, const S* va, const S* vb
 
 }  // namespace
 
+std::string dynamic_unsupported(const TrussModel& model) {
+  if (model.kind == StructureKind::frame2d) return "the dynamic mode takes trusses (\"kind\": \"truss2d\" or \"truss3d\")";
+  for (const Member& mem : model.members)
+    if (mem.catalogue >= 0) return "the dynamic mode takes sized members, not catalogue choices";
+  return "";
+}
+
 DynamicTruss::DynamicTruss(const TrussModel& model, const Design& design, DynamicSettings settings)
     : model_(&model),
       settings_(std::move(settings)),

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/system.hpp"
@@ -34,6 +35,9 @@ struct DynamicSettings {
     return hard;
   }
 };
+
+// Why the dynamic mode cannot run a model (it takes trusses of sized members); empty if it can.
+std::string dynamic_unsupported(const TrussModel& model);
 
 // A truss (2D or 3D) in motion. Tuned values: member areas, read from the design at construction
 // and through set_areas(); area_adjoints() holds d loss / d area after a backward pass.
