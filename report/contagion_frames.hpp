@@ -14,7 +14,7 @@ namespace simgrad::app {
 // The population, the tuned parameters, the data, and the calibration evaluated on the hard
 // model over `days` days (evaluate_calibration): fits, forecasts and baselines.
 nlohmann::json contagion_summary(const contagion::Population& population, const contagion::DiseaseModel& model,
-                                 const contagion::CalibrationData& data, const contagion::EvaluationSettings& settings,
+                                 const contagion::CalibrationData& data, const contagion::EvaluationOptions& evaluation,
                                  int days, double population_load_s);
 
 // The counts simulated against the data, and a glimpse of the network: up to 200 agents found

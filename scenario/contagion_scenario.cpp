@@ -156,7 +156,7 @@ class ContagionScenario final : public Scenario {
     }
 
     const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
+    tune = read_tune_options(tune_node);
     // R is tuned for the weeks whose infections the fitted data can see (deaths lag infections
     // by exposed_days + infectious_days); later weeks follow the last of them.
     TunedParameterRules rules;
@@ -211,7 +211,7 @@ class ContagionScenario final : public Scenario {
     if (node.has("complete")) {
       population_ = cg::make_complete_population(node.integer("complete", 2, 1LL << 31));
     } else if (auto synthetic = node.optional_child("synthetic")) {
-      cg::SyntheticSettings s;
+      cg::SyntheticOptions s;
       s.agents = synthetic->integer("agents", 2, (1LL << 31) - 1);
       s.seed = static_cast<std::uint64_t>(synthetic->integer("seed", 0, 1LL << 32, 1));
       s.random_contacts = synthetic->non_negative("random_contacts", s.random_contacts);
@@ -316,7 +316,7 @@ class ContagionScenario final : public Scenario {
   std::unique_ptr<cg::Epidemic> system_;
   cg::CalibrationData data_;  // the observed series, fitted and held out, and how they are fitted
   int data_days_ = 0;
-  cg::EvaluationSettings evaluation_;  // how the summary evaluates the calibration
+  cg::EvaluationOptions evaluation_;  // how the summary evaluates the calibration
   double load_seconds_ = 0.0;
   int loss_seeds_ = 1;  // noise draws the tuned loss averages
   std::unique_ptr<cg::CountLoss> loss_;

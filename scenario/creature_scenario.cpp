@@ -107,7 +107,7 @@ cr::BodyPlan read_plan(const ScenarioNode& body) {
 class CreatureScenario final : public Scenario {
  public:
   CreatureScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
-    cr::CreatureSettings s;
+    cr::BodyOptions s;
     steps = static_cast<int>(root.integer("steps", 1, 10000000, s.steps));
     s.steps = steps;
     s.dt = root.positive("dt", s.dt);
@@ -186,7 +186,7 @@ class CreatureScenario final : public Scenario {
     }
     loss_ = std::make_unique<cr::TaskLoss>(*creature_, t, plan_.head, target_, plan_.block);
 
-    tune = read_tune_settings(root.child("tune"));
+    tune = read_tune_options(root.child("tune"));
     const RolloutOptions options = read_rollout_options(root, overrides, steps);
     problem_ = std::make_unique<tune::RolloutProblem>(*creature_, *loss_, steps, options, controller_->bind(bound));
   }

@@ -151,9 +151,9 @@ template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel3&, int);
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          Model& model, System& system, TrajectoryLoss& loss, int steps,
-                                                         TuneSettings& tune) {
+                                                         TuneOptions& tune) {
   const ScenarioNode tune_node = root.child("tune");
-  tune = read_tune_settings(tune_node);
+  tune = read_tune_options(tune_node);
   std::vector<tune::BoundParameter> bound =
       read_tuned_parameters(tune_node, fl::smoke_tunables<decltype(model.grid)>(), model);
   RolloutOptions options;
@@ -162,9 +162,9 @@ std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& roo
 }
 
 template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
-                                                                  fl::SmokeModel&, System&, TrajectoryLoss&, int, TuneSettings&);
+                                                                  fl::SmokeModel&, System&, TrajectoryLoss&, int, TuneOptions&);
 template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
-                                                                  fl::SmokeModel3&, System&, TrajectoryLoss&, int, TuneSettings&);
+                                                                  fl::SmokeModel3&, System&, TrajectoryLoss&, int, TuneOptions&);
 
 namespace {
 

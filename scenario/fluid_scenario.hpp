@@ -41,7 +41,7 @@ void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions);
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          Model& model, System& system, TrajectoryLoss& loss, int steps,
-                                                         TuneSettings& tune);
+                                                         TuneOptions& tune);
 
 // What the 2D and 3D fluid scenarios share: the model, its system and loss, and the rollout
 // problem over the tuned parameters.

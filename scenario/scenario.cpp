@@ -15,8 +15,8 @@
 
 namespace simgrad::app {
 
-TuneSettings read_tune_settings(const ScenarioNode& tune) {
-  TuneSettings s;
+TuneOptions read_tune_options(const ScenarioNode& tune) {
+  TuneOptions s;
   s.optimizer = tune.choice("optimizer", {"lbfgs", "adam", "normalized_gd", "levenberg_marquardt"}, s.optimizer);
   s.iterations = static_cast<int>(tune.integer("iterations", 1, 100000, s.iterations));
   s.learning_rate = tune.positive("learning_rate", s.learning_rate);

@@ -68,7 +68,7 @@ class StructureScenario final : public Scenario {
     if (root.has("dynamic")) read_dynamic(root.child("dynamic"));
     read_rating(root.child("rating"));
     const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
+    tune = read_tune_options(tune_node);
     const std::vector<int> fixed = tune_node.has("fixed_joints") ? tune_node.indices("fixed_joints", model_.joint_count) : std::vector<int>{};
     std::vector<st::PartRequest> requests;
     for (const ScenarioNode& p : tune_node.array("parameters")) requests.push_back(read_request(p.as_object()));

@@ -58,9 +58,9 @@ std::vector<tune::BoundParameter> read_tuned_parameters(const ScenarioNode& tune
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_tuned_rollout(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          const tune::TunableTable<Model>& table, Model& model,
-                                                         System& system, TrajectoryLoss& loss, int steps, TuneSettings& tune) {
+                                                         System& system, TrajectoryLoss& loss, int steps, TuneOptions& tune) {
   const ScenarioNode tune_node = root.child("tune");
-  tune = read_tune_settings(tune_node);
+  tune = read_tune_options(tune_node);
   std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, table, model);
   const RolloutOptions options = read_rollout_options(root, overrides, steps);
   return std::make_unique<tune::RolloutProblem>(system, loss, steps, options, std::move(bound));

@@ -142,7 +142,7 @@ class VehicleScenario final : public Scenario {
     }
 
     const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
+    tune = read_tune_options(tune_node);
     std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, vh::vehicle_tunables(), model_);
     constants_ = bound.size();
     if (fit_ && fit_->fit().free_starts) {
