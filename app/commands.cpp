@@ -25,6 +25,27 @@
 
 namespace simgrad::app {
 
+// The commands load problems through the scenario library and write what they find through the
+// reports.
+using report::AxisScale;
+using report::kVersion;
+using report::LineChart;
+using report::PlotSeries;
+using report::render_report;
+using report::render_svg;
+using report::report_from_json;
+using report::report_to_json;
+using report::ReportInput;
+using report::write_file_atomically;
+using report::write_frame_pngs;
+using scenario::ExplainRequest;
+using scenario::gather_report;
+using scenario::load_scenario;
+using scenario::Scenario;
+using scenario::ScenarioError;
+using scenario::ScenarioOverrides;
+using scenario::TuneOptions;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

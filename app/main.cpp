@@ -21,7 +21,7 @@ void add_common(CLI::App* command, simgrad::app::CommonOptions& common) {
 int main(int argc, char** argv) {
   using namespace simgrad::app;
   CLI::App app{"simgrad: differentiable simulation; gradients of a rollout's loss, tuning and benchmarks"};
-  app.set_version_flag("--version", std::string("simgrad ") + simgrad::app::kVersion, "print the version and exit");
+  app.set_version_flag("--version", std::string("simgrad ") + simgrad::report::kVersion, "print the version and exit");
   app.require_subcommand(1);
   CommonOptions common;
   std::string scenario;

@@ -13,7 +13,7 @@
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/transition.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace cg = simgrad::contagion;
 using nlohmann::json;
@@ -211,4 +211,4 @@ json contagion_frames(const cg::Population& population, cg::Epidemic& system, Tr
                        {"series", {observed, simulated}}}}}};
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -18,7 +18,7 @@
 #include "sims/contagion/seed_average.hpp"
 #include "sims/contagion/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace cg = simgrad::contagion;
 
@@ -189,13 +189,13 @@ class ContagionScenario final : public Scenario {
 
   // The population, the tuned parameters, and the calibration evaluated on the hard model:
   // fits, forecasts and baselines (report/contagion_frames.hpp).
-  json summary() override { return contagion_summary(population_, model_, data_, evaluation_, steps, load_seconds_); }
+  json summary() override { return report::contagion_summary(population_, model_, data_, evaluation_, steps, load_seconds_); }
 
   // The counts against the data, and a glimpse of the network coloured by disease state
   // (report/contagion_frames.hpp).
   json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return contagion_frames(population_, *system_, *loss_, data_, steps);
+    return report::contagion_frames(population_, *system_, *loss_, data_, steps);
   }
 
  private:
@@ -340,4 +340,4 @@ SimulatorInfo contagion_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

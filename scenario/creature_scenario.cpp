@@ -12,7 +12,7 @@
 #include "sims/creature/losses.hpp"
 #include "sims/creature/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace cr = simgrad::creature;
 namespace sb = simgrad::softbody;
@@ -213,17 +213,17 @@ class CreatureScenario final : public Scenario {
     return problem_->twin_value(*twin, loss);
   }
 
-  nlohmann::json summary() override { return creature_summary(body(), *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::creature_summary(body(), *loss_, problem_->rollout().final_state()); }
 
   // Nodes and edges every few steps coloured by strain, the ground, and the head's x over time
   // (report/creature_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return creature_frames(body(), *creature_, *loss_, steps);
+    return report::creature_frames(body(), *creature_, *loss_, steps);
   }
 
  private:
-  CreatureBody body() const { return {plan_, model_, fem_.get()}; }
+  report::CreatureBody body() const { return {plan_, model_, fem_.get()}; }
 
   cr::BodyPlan plan_;
   sb::MassSpringModel<2> model_;
@@ -253,4 +253,4 @@ SimulatorInfo creature_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -15,7 +15,7 @@
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/marker_reference.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace sb = simgrad::softbody;
 
@@ -143,12 +143,12 @@ class FemScenario final : public Scenario {
     return problem_->twin_value(system, *loss_);
   }
 
-  nlohmann::json summary() override { return fem_summary(model_); }
+  nlohmann::json summary() override { return report::fem_summary(model_); }
 
   // Nodes and element edges every few steps, edges coloured by strain (report/fem_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return fem_frames(*system_, *loss_, steps, obj_);
+    return report::fem_frames(*system_, *loss_, steps, obj_);
   }
 
  private:
@@ -256,7 +256,7 @@ class FemScenario final : public Scenario {
   }
 
   fem::FemModel<D> model_;
-  SurfaceObj obj_;  // "surface_obj": where frames() also writes the surface as .obj
+  report::SurfaceObj obj_;  // "surface_obj": where frames() also writes the surface as .obj
   std::unique_ptr<fem::Fem<D>> system_;
   fem::MarkerTrajectory reference_;
   int stride_ = 1;
@@ -290,4 +290,4 @@ SimulatorInfo fem_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

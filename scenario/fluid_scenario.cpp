@@ -17,7 +17,7 @@
 #include "sims/fluid/solid_shape.hpp"
 #include "sims/fluid/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace fl = simgrad::fluid;
 
@@ -273,13 +273,13 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     set_up(root, overrides, read_loss(root.child("loss")));
   }
 
-  nlohmann::json summary() override { return smoke_summary(*system_, *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::smoke_summary(*system_, *loss_, problem_->rollout().final_state()); }
 
   // Density per frame as a grey image, obstacles, sources and vents with the flow they drive
   // (report/fluid_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return smoke_frames(*system_, *loss_, steps);
+    return report::smoke_frames(*system_, *loss_, steps);
   }
 
  private:
@@ -339,4 +339,4 @@ SimulatorInfo fluid_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -11,7 +11,7 @@
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a fluid scenario from the root of its file.
 std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -67,4 +67,4 @@ class FluidScenarioOf : public Scenario {
   std::unique_ptr<tune::RolloutProblem> problem_;
 };
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -13,7 +13,7 @@
 #include "scenario/tuned_parameter.hpp"
 #include "scenario/vehicle_scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 TuneOptions read_tune_options(const ScenarioNode& tune) {
   TuneOptions s;
@@ -104,4 +104,4 @@ const std::vector<SimulatorInfo>& simulators() {
   return registry;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -22,7 +22,7 @@
 #include "tune/problem.hpp"
 #include "tune/tunable.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // How `tune` and `compare` run, from the scenario's "tune" section and command-line flags.
 struct TuneOptions {
@@ -125,4 +125,4 @@ const std::vector<SimulatorInfo>& simulators();
 // table; `schema` is docs/scenario.schema.json, whose other parts are written by hand.
 nlohmann::ordered_json with_tuned_parameter_schemas(nlohmann::ordered_json schema);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -11,7 +11,7 @@
 #include <system_error>
 #include <tuple>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 using detail::field_path;
 using detail::index_path;
@@ -501,4 +501,4 @@ ScenarioNode ScenarioFile::root() const {
   return ScenarioNode(document_, &document_->value, &document_->source, "").as_object();
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

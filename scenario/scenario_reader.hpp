@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // An error in a scenario file. what() reads "file:line: path: message" (with ":column" after
 // the line for syntax errors); each part is also available on its own.
@@ -173,4 +173,4 @@ private:
 std::optional<std::string> nearest_name(std::string_view word,
                                         const std::vector<std::string>& candidates);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -13,7 +13,7 @@
 #include "sims/softbody/mass_spring.hpp"
 #include "sims/softbody/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace sb = simgrad::softbody;
 
@@ -118,12 +118,12 @@ class SoftbodyScenario final : public Scenario {
     return problem_->twin_value(system, *loss_);
   }
 
-  nlohmann::json summary() override { return mass_spring_summary(model_, *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::mass_spring_summary(model_, *loss_, problem_->rollout().final_state()); }
 
   // Nodes and springs every few steps, springs coloured by strain (report/softbody_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return mass_spring_frames(*system_, *loss_, steps);
+    return report::mass_spring_frames(*system_, *loss_, steps);
   }
 
  private:
@@ -222,4 +222,4 @@ SimulatorInfo softbody_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -8,7 +8,7 @@
 #include "scenario/scenario.hpp"
 #include "sims/softbody/contact.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a softbody scenario from the root of its file.
 std::unique_ptr<Scenario> load_softbody_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -36,4 +36,4 @@ void read_penalty(const ScenarioNode& root, softbody::PenaltySettings& penalty);
 // The simulator's entry in `simgrad list`.
 SimulatorInfo softbody_info();
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -16,7 +16,7 @@
 #include "sims/structure/tunables.hpp"
 #include "sims/structure/vehicle.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace st = simgrad::structure;
 
@@ -100,18 +100,18 @@ class StructureScenario final : public Scenario {
     return problem_->analysis().rate(problem_->design(), true).rating;
   }
 
-  nlohmann::json summary() override { return structure_summary(*problem_, dynamic_ ? &*dynamic_ : nullptr, dynamic_limit_); }
+  nlohmann::json summary() override { return report::structure_summary(*problem_, dynamic_ ? &*dynamic_ : nullptr, dynamic_limit_); }
 
   nlohmann::json explain(std::span<const double> x, const ExplainRequest& request) override {
     st::ExplainOptions options = explain_;
     if (request.hints > 0) options.hints = request.hints;
     if (request.joint_step > 0) options.joint_step = request.joint_step;
     if (request.area_step > 0) options.area_step = request.area_step;
-    return explanation_json(*problem_, st::explain(*problem_, x, options));
+    return report::explanation_json(*problem_, st::explain(*problem_, x, options));
   }
 
   // Members coloured by stress ratio and explain's joint moves (report/structure_frames.hpp).
-  nlohmann::json frames(std::span<const double> x) override { return structure_frames(*problem_, explain_, x); }
+  nlohmann::json frames(std::span<const double> x) override { return report::structure_frames(*problem_, explain_, x); }
 
  private:
   // The game view: the same truss in motion under the vehicle, with breaking members.
@@ -346,4 +346,4 @@ SimulatorInfo structure_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace {
 
@@ -179,4 +179,4 @@ json tunable_json(const tune::TunableInfo& info) {
   return {{"name", info.name}, {"unit", info.unit}, {"per", info.per}, {"description", info.description}, {"default", value}};
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

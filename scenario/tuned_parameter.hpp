@@ -16,7 +16,7 @@
 #include "tune/problem.hpp"
 #include "tune/tunable.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // What a simulator adds to the common reading.
 struct TunedParameterRules {
@@ -88,4 +88,4 @@ nlohmann::ordered_json tuned_parameter_schema(const std::vector<tune::TunableInf
 // A row's entry in `simgrad list` and `describe`: {"name", "unit", "per", "description", "default"}.
 nlohmann::json tunable_json(const tune::TunableInfo& info);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -14,7 +14,7 @@
 #include "sims/vehicle/telemetry_loss.hpp"
 #include "sims/vehicle/vehicle_batch.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace vh = simgrad::vehicle;
 
@@ -168,12 +168,12 @@ class VehicleScenario final : public Scenario {
 
   // The constants against the preset's and what the data determines, or the design's figures
   // (report/vehicle_frames.hpp).
-  nlohmann::json summary() override { return vehicle_summary(run()); }
+  nlohmann::json summary() override { return report::vehicle_summary(run()); }
 
   // The cars' paths and the yaw rate and speed against the recording (report/vehicle_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return vehicle_frames(run());
+    return report::vehicle_frames(run());
   }
 
  private:
@@ -272,7 +272,7 @@ class VehicleScenario final : public Scenario {
   }
 
   // What the report reads of the scenario.
-  VehicleRun run() {
+  report::VehicleRun run() {
     return {*problem_, model_, *system_, *loss_, steps, method_, constants_, initial_, telemetry_, fit_, preset_, run_,
             distance_, rise_time_, overshoot_};
   }
@@ -309,4 +309,4 @@ SimulatorInfo vehicle_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario
