@@ -25,6 +25,27 @@
 
 namespace simgrad::app {
 
+// The commands load problems through the scenario library and write what they find through the
+// reports.
+using report::AxisScale;
+using report::kVersion;
+using report::LineChart;
+using report::PlotSeries;
+using report::render_report;
+using report::render_svg;
+using report::report_from_json;
+using report::report_to_json;
+using report::ReportInput;
+using report::write_file_atomically;
+using report::write_frame_pngs;
+using scenario::ExplainRequest;
+using scenario::gather_report;
+using scenario::load_scenario;
+using scenario::Scenario;
+using scenario::ScenarioError;
+using scenario::ScenarioOverrides;
+using scenario::TuneOptions;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -113,7 +134,7 @@ extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 }  // namespace
 
-int run_run(const std::filesystem::path& file, const RunOptions& options, const CommonOptions& common) {
+int run_run(const std::filesystem::path& file, const RunCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
@@ -156,7 +177,7 @@ int run_grad(const std::filesystem::path& file, const CommonOptions& common) {
   });
 }
 
-int run_gradcheck(const std::filesystem::path& file, const GradcheckOptions& options, const CommonOptions& common) {
+int run_gradcheck(const std::filesystem::path& file, const GradcheckCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
@@ -191,30 +212,30 @@ int run_gradcheck(const std::filesystem::path& file, const GradcheckOptions& opt
   });
 }
 
-int run_tune(const std::filesystem::path& file, const TuneOptions& options, const CommonOptions& common) {
+int run_tune(const std::filesystem::path& file, const TuneCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
     const tune::ParameterSpace& space = problem.space();
-    TuneSettings settings = scenario->tune;
-    if (!options.optimizer.empty()) settings.optimizer = options.optimizer;
-    if (options.iterations > 0) settings.iterations = options.iterations;
-    if (settings.optimizer != "lbfgs" && settings.optimizer != "adam" && settings.optimizer != "normalized_gd" &&
-        settings.optimizer != "levenberg_marquardt")
+    TuneOptions tuning = scenario->tune;
+    if (!options.optimizer.empty()) tuning.optimizer = options.optimizer;
+    if (options.iterations > 0) tuning.iterations = options.iterations;
+    if (tuning.optimizer != "lbfgs" && tuning.optimizer != "adam" && tuning.optimizer != "normalized_gd" &&
+        tuning.optimizer != "levenberg_marquardt")
       throw std::invalid_argument("--optimizer: expected lbfgs, adam, normalized_gd or levenberg_marquardt, got \"" +
-                                  settings.optimizer + "\"");
+                                  tuning.optimizer + "\"");
 
     std::filesystem::create_directories(options.out);
     const std::filesystem::path state_file = options.out / "state.txt";
     const std::filesystem::path meta_file = options.out / "run.json";
 
     tune::OptimizerOptions opt;
-    opt.max_iterations = settings.iterations;
-    opt.learning_rate = settings.learning_rate;
-    opt.target_loss = settings.target_loss;
-    opt.seed = settings.seed;
+    opt.max_iterations = tuning.iterations;
+    opt.learning_rate = tuning.learning_rate;
+    opt.target_loss = tuning.target_loss;
+    opt.seed = tuning.seed;
     opt.gradient_tolerance = 0.0;
-    auto optimizer = tune::make_optimizer(settings.optimizer, opt);
+    auto optimizer = tune::make_optimizer(tuning.optimizer, opt);
     tune::NonFiniteAsInfinite guarded_problem(problem);
     tune::TransformedObjective objective = space.objective(guarded_problem);
     const std::vector<double> x0 = problem.initial();
@@ -236,7 +257,7 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
 
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_interrupt);
-    ProgressLine progress(settings.iterations, common.quiet || common.json);
+    ProgressLine progress(tuning.iterations, common.quiet || common.json);
     while (!optimizer->finished()) {
       const tune::IterationRecord& record = optimizer->iterate();
       std::ostringstream saved;
@@ -254,7 +275,7 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
     // Leave the model at the tuned values, for the summary.
     problem.value(x);
     json history = json::array();
-    PlotSeries series{settings.optimizer, {}, {}};
+    PlotSeries series{tuning.optimizer, {}, {}};
     for (const tune::IterationRecord& r : result.history) {
       history.push_back({{"iteration", r.iteration},
                          {"rollouts", r.rollouts},
@@ -271,7 +292,7 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
                 {"iterations", result.iterations},
                 {"rollouts", result.rollouts + 1},
                 {"gradient_evaluations", result.gradient_evaluations},
-                {"optimizer", settings.optimizer},
+                {"optimizer", tuning.optimizer},
                 {"stop_reason", result.stop_reason},
                 {"non_finite_rollouts", guarded_problem.failures()},
                 {"wall_s", result.wall_s},
@@ -289,7 +310,7 @@ int run_tune(const std::filesystem::path& file, const TuneOptions& options, cons
     write_file_atomically(options.out / "loss.svg", render_svg(chart));
     ReportInput report = gather_report(*scenario, x0, x);
     report.initial_loss = initial_loss;
-    report.losses.push_back(rollout_series(settings.optimizer, result.history));
+    report.losses.push_back(rollout_series(tuning.optimizer, result.history));
     write_report(options.out, report);
     json printed = out;
     printed.erase("history");
@@ -303,23 +324,23 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
     const tune::ParameterSpace& space = problem.space();
-    const TuneSettings& settings = scenario->tune;
+    const TuneOptions& tuning = scenario->tune;
     tune::NonFiniteAsInfinite guarded_problem(problem);
     tune::TransformedObjective objective = space.objective(guarded_problem);
     const std::vector<double> x0 = problem.initial();
     const std::vector<double> z0 = space.to_optimizer(x0);
     const double initial_loss = problem.value(x0);
     double target = initial_loss / 100.0;
-    if (std::isfinite(settings.target_loss)) target = settings.target_loss;
+    if (std::isfinite(tuning.target_loss)) target = tuning.target_loss;
     if (options.target) target = *options.target;
     tune::CompareOptions compare_options;
-    compare_options.gradient_method = settings.optimizer;
-    compare_options.gradient_rollouts = std::max<long>(10L * settings.iterations, 100);
-    const long budget = options.budget > 0 ? options.budget : settings.baseline_budget;
+    compare_options.gradient_method = tuning.optimizer;
+    compare_options.gradient_rollouts = std::max<long>(10L * tuning.iterations, 100);
+    const long budget = options.budget > 0 ? options.budget : tuning.baseline_budget;
     compare_options.cmaes_rollouts = budget;
     compare_options.random_search_rollouts = budget;
-    compare_options.optimizer.learning_rate = settings.learning_rate;
-    compare_options.optimizer.seed = settings.seed;
+    compare_options.optimizer.learning_rate = tuning.learning_rate;
+    compare_options.optimizer.seed = tuning.seed;
     compare_options.optimizer.gradient_tolerance = 0.0;
     const tune::CompareResult result =
         tune::compare(objective, z0, space.optimizer_lower(), space.optimizer_upper(), target, compare_options);

@@ -18,20 +18,20 @@ struct CommonOptions {
   std::string checkpoint;  // empty: the scenario's own
 };
 
-struct GradcheckOptions {
+struct GradcheckCommandOptions {
   int directions = 0;  // 0: every coordinate (up to 64, then 16 random directions)
   double step = 1e-6;
   double rtol = 1e-4;
   double atol = 1e-9;
 };
 
-struct RunOptions {
+struct RunCommandOptions {
   std::optional<std::filesystem::path> frames;  // a folder for PNG frames of the run
   int frame_width = 640;
   int frame_height = 480;
 };
 
-struct TuneOptions {
+struct TuneCommandOptions {
   std::filesystem::path out;
   std::optional<std::filesystem::path> resume;  // a folder of an interrupted tune
   std::string optimizer;  // empty: the scenario's
@@ -54,10 +54,10 @@ int run_list(const CommonOptions& common);
 // Prints one simulator's parameters; an unknown name is bad usage (2), with the nearest name.
 int run_describe(const std::string& simulator, const CommonOptions& common);
 // Runs forward and prints the loss; with --frames, also draws the run as PNG frames.
-int run_run(const std::filesystem::path& scenario, const RunOptions& options, const CommonOptions& common);
+int run_run(const std::filesystem::path& scenario, const RunCommandOptions& options, const CommonOptions& common);
 int run_grad(const std::filesystem::path& scenario, const CommonOptions& common);
-int run_gradcheck(const std::filesystem::path& scenario, const GradcheckOptions& options, const CommonOptions& common);
-int run_tune(const std::filesystem::path& scenario, const TuneOptions& options, const CommonOptions& common);
+int run_gradcheck(const std::filesystem::path& scenario, const GradcheckCommandOptions& options, const CommonOptions& common);
+int run_tune(const std::filesystem::path& scenario, const TuneCommandOptions& options, const CommonOptions& common);
 int run_compare(const std::filesystem::path& scenario, const CompareCommandOptions& options,
                 const CommonOptions& common);
 // Rebuilds DIR/report.html from DIR/report.json, without re-simulating.

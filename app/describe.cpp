@@ -11,6 +11,11 @@
 
 namespace simgrad::app {
 
+using scenario::nearest_name;
+using scenario::SimulatorInfo;
+using scenario::simulators;
+using scenario::tunable_json;
+
 namespace {
 
 using nlohmann::json;

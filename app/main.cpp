@@ -21,7 +21,7 @@ void add_common(CLI::App* command, simgrad::app::CommonOptions& common) {
 int main(int argc, char** argv) {
   using namespace simgrad::app;
   CLI::App app{"simgrad: differentiable simulation; gradients of a rollout's loss, tuning and benchmarks"};
-  app.set_version_flag("--version", std::string("simgrad ") + simgrad::app::kVersion, "print the version and exit");
+  app.set_version_flag("--version", std::string("simgrad ") + simgrad::report::kVersion, "print the version and exit");
   app.require_subcommand(1);
   CommonOptions common;
   std::string scenario;
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
 
   CLI::App* run = app.add_subcommand("run", "run a scenario forward and print its loss");
   run->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
-  RunOptions run_options;
+  RunCommandOptions run_options;
   run->add_option("--frames", run_options.frames, "also draw the run as PNG frames DIR/frame_00000.png, ...");
   run->add_option("--frame-size", run_options.frame_width, "frame width in pixels (height 3/4 of it; default 640)")
       ->check(CLI::Range(64, 4096));
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   grad->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   add_common(grad, common);
 
-  GradcheckOptions gradcheck_options;
+  GradcheckCommandOptions gradcheck_options;
   CLI::App* gradcheck = app.add_subcommand("gradcheck", "compare the gradient with central finite differences");
   gradcheck->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   gradcheck->add_option("--directions", gradcheck_options.directions, "random directions instead of coordinates");
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   gradcheck->add_option("--atol", gradcheck_options.atol, "absolute tolerance");
   add_common(gradcheck, common);
 
-  TuneOptions tune_options;
+  TuneCommandOptions tune_options;
   CLI::App* tune = app.add_subcommand("tune", "tune the scenario's parameters by gradient descent");
   tune->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   tune_options.out = "simgrad-out";

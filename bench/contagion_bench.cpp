@@ -150,7 +150,7 @@ double status_mb(const std::string& key) {
 // lists do not count).
 json measure_memory(long agents, int days, const std::string& policy, bool gradient, int threads) {
   set_thread_count(threads);
-  cg::SyntheticSettings settings;
+  cg::SyntheticOptions settings;
   settings.agents = agents;
   const cg::Population p = cg::make_synthetic_population(settings);
   const double population_mb = status_mb("VmRSS:");
@@ -194,7 +194,7 @@ void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
     if (!std::regex_search(name, filter)) continue;
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                       ("simgrad_contagion_bench_" + std::to_string(getpid()) + "_" + std::to_string(c.agents));
-    cg::SyntheticSettings settings;
+    cg::SyntheticOptions settings;
     settings.agents = c.agents;
     const cg::Population p = cg::make_synthetic_population(settings);
     write_population_csv(p, dir);

@@ -21,7 +21,7 @@ namespace cr = simgrad::creature;
 json measure_creatures(int copies, int repeats, int threads) {
   set_thread_count(threads);
   const cr::BodyPlan plan = cr::difftaichi_robot(3);
-  const cr::CreatureSettings settings;
+  const cr::BodyOptions settings;
   auto model = cr::assemble(plan, copies, settings);
   control::ControllerLayout layout;
   layout.creatures = copies;

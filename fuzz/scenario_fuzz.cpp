@@ -41,7 +41,7 @@ double largest_size(const nlohmann::json& node) {
 
 // Scenarios whose construction simulates for long (a reference run of many steps, or of a large
 // lattice, mesh or grid) are valid input but would make the fuzzer crawl: they are skipped.
-bool too_long(const simgrad::app::ScenarioFile& file) {
+bool too_long(const simgrad::scenario::ScenarioFile& file) {
   const nlohmann::json& root = file.json();
   if (!root.is_object()) return false;
   const auto steps = root.find("steps");
@@ -57,10 +57,10 @@ bool too_long(const simgrad::app::ScenarioFile& file) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const simgrad::app::ScenarioFile file = simgrad::app::ScenarioFile::parse(text, "fuzz.json");
+    const simgrad::scenario::ScenarioFile file = simgrad::scenario::ScenarioFile::parse(text, "fuzz.json");
     if (too_long(file)) return 0;
-    simgrad::app::load_scenario_file(file, "fuzz.json");
-  } catch (const simgrad::app::ScenarioError&) {
+    simgrad::scenario::load_scenario_file(file, "fuzz.json");
+  } catch (const simgrad::scenario::ScenarioError&) {
     // The expected outcome for bad input.
   }
   return 0;

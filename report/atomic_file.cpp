@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace {
 
@@ -102,4 +102,4 @@ void write_file_atomically(const std::filesystem::path& target, std::string_view
   sync_folder(folder);
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

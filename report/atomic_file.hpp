@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string_view>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // Writes `contents` to a new temporary file beside `target`, flushes it to disk, renames it
 // over `target` and syncs the folder, so a crash or a concurrent reader never sees a partial
@@ -12,4 +12,4 @@ namespace simgrad::app {
 // std::system_error naming the path on failure, leaving `target` as it was and no temporary.
 void write_file_atomically(const std::filesystem::path& target, std::string_view contents);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -13,7 +13,7 @@
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/transition.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace cg = simgrad::contagion;
 using nlohmann::json;
@@ -82,7 +82,7 @@ std::vector<Index> glimpse_agents(const cg::Population& population, const cg::Ep
 }  // namespace
 
 json contagion_summary(const cg::Population& population, const cg::DiseaseModel& model, const cg::CalibrationData& data,
-                       const cg::EvaluationSettings& settings, int days, double population_load_s) {
+                       const cg::EvaluationOptions& evaluation, int days, double population_load_s) {
   json j = {{"agents", population.agents},
             {"directed_contacts", population.directed_contacts()},
             {"complete", population.complete},
@@ -103,10 +103,10 @@ json contagion_summary(const cg::Population& population, const cg::DiseaseModel&
   }
   j["window_end_days"] = window_days;
   j["data"] = truth;
-  const cg::CalibrationEvaluation e = cg::evaluate_calibration(population, model, data, settings, days);
+  const cg::CalibrationEvaluation e = cg::evaluate_calibration(population, model, data, evaluation, days);
   if (e.r0) j["r0"] = *e.r0;
   j["reproduction_forecast"] = extension_json(e.reproduction_forecast);
-  j["hard_model"] = {{"seeds", settings.seeds}, {"mean", e.hard.mean}, {"sd", e.hard.sd}};
+  j["hard_model"] = {{"seeds", evaluation.seeds}, {"mean", e.hard.mean}, {"sd", e.hard.sd}};
   if (e.hard_fit) j["hard_model"]["fit"] = metrics_json(*e.hard_fit);
   for (const cg::CalibrationEvaluation::AlsoFit& a : e.also_fit)
     j["also_fit"].push_back({{"count", count_name(a.count)}, {"data", a.data}, {"mean", a.spread.mean}, {"fit", metrics_json(a.fit)}});
@@ -211,4 +211,4 @@ json contagion_frames(const cg::Population& population, cg::Epidemic& system, Tr
                        {"series", {observed, simulated}}}}}};
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -9,12 +9,12 @@
 #include "sims/contagion/calibration.hpp"
 #include "sims/contagion/epidemic.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // The population, the tuned parameters, the data, and the calibration evaluated on the hard
 // model over `days` days (evaluate_calibration): fits, forecasts and baselines.
 nlohmann::json contagion_summary(const contagion::Population& population, const contagion::DiseaseModel& model,
-                                 const contagion::CalibrationData& data, const contagion::EvaluationSettings& settings,
+                                 const contagion::CalibrationData& data, const contagion::EvaluationOptions& evaluation,
                                  int days, double population_load_s);
 
 // The counts simulated against the data, and a glimpse of the network: up to 200 agents found
@@ -23,4 +23,4 @@ nlohmann::json contagion_summary(const contagion::Population& population, const 
 nlohmann::json contagion_frames(const contagion::Population& population, contagion::Epidemic& system, TrajectoryLoss& loss,
                                 const contagion::CalibrationData& data, int steps);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -8,7 +8,7 @@
 
 #include "core/rollout.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace sb = simgrad::softbody;
 
@@ -86,4 +86,4 @@ nlohmann::json creature_frames(const CreatureBody& body, creature::Creature& cre
   return out;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -12,7 +12,7 @@
 #include "sims/fem/model.hpp"
 #include "sims/softbody/mass_spring_model.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // A creature's body as the report sees it: its plan, and the mass-spring model it was assembled
 // into or, for an FEM body, the FEM model (`fem` not null; `springs` then unused).
@@ -29,4 +29,4 @@ nlohmann::json creature_summary(const CreatureBody& body, const creature::TaskLo
 // strain (actuated ones included), the ground as background, and the head's x over time.
 nlohmann::json creature_frames(const CreatureBody& body, creature::Creature& creature, creature::TaskLoss& loss, int steps);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

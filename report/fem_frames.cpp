@@ -13,7 +13,7 @@
 #include "core/rollout.hpp"
 #include "sims/fem/mesh.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace sb = simgrad::softbody;
 
@@ -92,4 +92,4 @@ template nlohmann::json fem_summary<3>(const fem::FemModel<3>&);
 template nlohmann::json fem_frames<2>(fem::Fem<2>&, TrajectoryLoss&, int, const SurfaceObj&);
 template nlohmann::json fem_frames<3>(fem::Fem<3>&, TrajectoryLoss&, int, const SurfaceObj&);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

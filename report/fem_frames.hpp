@@ -9,7 +9,7 @@
 #include "core/system.hpp"
 #include "sims/fem/fem.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // {"dimension", "nodes", "elements", "regions", "mass"}.
 template <int D>
@@ -27,4 +27,4 @@ struct SurfaceObj {
 template <int D>
 nlohmann::json fem_frames(fem::Fem<D>& system, TrajectoryLoss& loss, int steps, const SurfaceObj& obj = {});
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

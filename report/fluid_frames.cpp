@@ -11,7 +11,7 @@
 
 #include "core/rollout.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace fl = simgrad::fluid;
 using nlohmann::json;
@@ -298,4 +298,4 @@ json smoke3d_frames(fl::Smoke3& system, TrajectoryLoss& loss, int steps, const s
   return out;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

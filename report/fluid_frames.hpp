@@ -12,7 +12,7 @@
 #include "sims/fluid/smoke3d.hpp"
 #include "sims/fluid/solid_shape3.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // Cells, sources, vents, the pressure solve's most iterations, and from the final state the
 // loss's figures and the smoke's mass.
@@ -28,4 +28,4 @@ nlohmann::json smoke_frames(fluid::Smoke& system, TrajectoryLoss& loss, int step
 nlohmann::json smoke3d_frames(fluid::Smoke3& system, TrajectoryLoss& loss, int steps,
                               const std::vector<fluid::SolidShape3>& obstacles, const std::vector<double>& region);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

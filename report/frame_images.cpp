@@ -10,7 +10,7 @@
 #include "report/png.hpp"
 #include "report/svg_plot.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace {
 
@@ -251,4 +251,4 @@ int write_frame_pngs(const std::filesystem::path& dir, const json& frames, int w
   return static_cast<int>(drawer.size());
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

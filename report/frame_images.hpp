@@ -9,7 +9,7 @@
 
 #include "report/raster.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // World coordinates to pixels: one scale for both axes, y up, the drawing centred.
 struct FrameView {
@@ -47,4 +47,4 @@ std::vector<Image> draw_frames(const nlohmann::json& frames, int width, int heig
 // left, and returns how many.
 int write_frame_pngs(const std::filesystem::path& dir, const nlohmann::json& frames, int width, int height);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -6,7 +6,7 @@
 
 #include "report/atomic_file.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace {
 
@@ -192,4 +192,4 @@ std::string encode_png(const Image& image) {
   return png;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -9,7 +9,7 @@
 
 #include "report/raster.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // CRC-32 (ISO 3309, as PNG chunks use), continuing from `crc` (0 to start).
 std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0);
@@ -23,4 +23,4 @@ std::string encode_png(const Image& image);
 // write_png(path, scalar_field_image(density, nx, ny, 0.0, 1.0, 4)).
 void write_png(const std::filesystem::path& file, const Image& image);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

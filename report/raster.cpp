@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace {
 
@@ -200,4 +200,4 @@ Image scalar_field_image(std::span<const double> values, int nx, int ny, double 
   return image;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 struct Rgb {
   std::uint8_t r = 0, g = 0, b = 0;
@@ -57,4 +57,4 @@ Rgb parse_colour(std::string_view text);
 // by sequential_colour. Throws std::invalid_argument when values.size() != nx * ny.
 Image scalar_field_image(std::span<const double> values, int nx, int ny, double lo, double hi, int cell_pixels = 1);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

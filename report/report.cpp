@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace {
 
@@ -301,4 +301,4 @@ std::string render_report(const ReportInput& in) {
   return h.str();
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

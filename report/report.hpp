@@ -11,7 +11,7 @@
 #include "report/svg_plot.hpp"
 #include "report/version.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // One row of the parameter table (one component of a parameter).
 struct ReportParameter {
@@ -49,4 +49,4 @@ ReportInput report_from_json(const nlohmann::json& saved);
 // The page as HTML text.
 std::string render_report(const ReportInput& input);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

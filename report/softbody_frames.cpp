@@ -7,7 +7,7 @@
 #include "core/rollout.hpp"
 #include "sims/softbody/losses.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace sb = simgrad::softbody;
 
@@ -54,4 +54,4 @@ template nlohmann::json mass_spring_summary<3>(const sb::MassSpringModel<3>&, co
 template nlohmann::json mass_spring_frames<2>(sb::MassSpring<2>&, TrajectoryLoss&, int);
 template nlohmann::json mass_spring_frames<3>(sb::MassSpring<3>&, TrajectoryLoss&, int);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -9,7 +9,7 @@
 #include "core/system.hpp"
 #include "sims/softbody/mass_spring.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // {"dimension", "nodes", "springs"}, and "final_area" under a triangle-area loss.
 template <int D>
@@ -21,4 +21,4 @@ nlohmann::json mass_spring_summary(const softbody::MassSpringModel<D>& model, co
 template <int D>
 nlohmann::json mass_spring_frames(softbody::MassSpring<D>& system, TrajectoryLoss& loss, int steps);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

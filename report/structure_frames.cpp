@@ -4,7 +4,7 @@
 #include <exception>
 #include <string>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace st = simgrad::structure;
 
@@ -98,4 +98,4 @@ nlohmann::json structure_frames(st::StructureProblem& problem, const st::Explain
           {"frames", {{{"label", "rating " + std::to_string(r.rating)}, {"lines", lines}, {"points", points}, {"arrows", arrows}}}}};
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

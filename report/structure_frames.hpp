@@ -10,7 +10,7 @@
 #include "sims/structure/explain.hpp"
 #include "sims/structure/structure_problem.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // The problem's current design rated on the hard model: kind, sizes, rating and its terms, the
 // governing member, the catalogue sections chosen, and with `dynamic` the scores of a dynamic
@@ -29,4 +29,4 @@ nlohmann::json explanation_json(const structure::StructureProblem& problem, cons
 nlohmann::json structure_frames(structure::StructureProblem& problem, const structure::ExplainOptions& explain,
                                 std::span<const double> x);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

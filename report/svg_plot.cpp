@@ -9,7 +9,7 @@
 #include <sstream>
 #include <utility>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace {
 
@@ -310,4 +310,4 @@ std::string render_svg(const LineChart& chart) {
   return std::move(svg).str();
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // One named line; x and y are paired by index (the shorter one decides the length).
 struct PlotSeries {
@@ -51,4 +51,4 @@ std::vector<AxisTick> linear_ticks(double lo, double hi, int target = 6);
 // "0.01", "1", "100" when all are in [1e-2, 1e3] and "1e-5" otherwise.
 std::vector<AxisTick> log10_ticks(double lo, double hi);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -7,7 +7,7 @@
 #include "sims/vehicle/fit_analysis.hpp"
 #include "sims/vehicle/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace vh = simgrad::vehicle;
 using nlohmann::json;
@@ -154,4 +154,4 @@ json vehicle_frames(const VehicleRun& run) {
           {"charts", {yaw_chart, speed_chart}}};
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

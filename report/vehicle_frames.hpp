@@ -14,7 +14,7 @@
 #include "sims/vehicle/vehicle_batch.hpp"
 #include "tune/problem.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // A vehicle scenario as the report sees it: the problem over the model's cars and its loss,
 // and either the recording fitted or the design target.
@@ -46,4 +46,4 @@ nlohmann::json vehicle_summary(const VehicleRun& run);
 // channels simulated against recorded, from a run of the model's current values.
 nlohmann::json vehicle_frames(const VehicleRun& run);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -18,7 +18,7 @@
 #include "sims/contagion/seed_average.hpp"
 #include "sims/contagion/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace cg = simgrad::contagion;
 
@@ -138,14 +138,13 @@ class ContagionScenario final : public Scenario {
     const std::string scale = loss_node ? loss_node->choice("scale", {"sqrt", "log", "linear"}, "sqrt") : "sqrt";
     data_.scale = scale == "sqrt" ? cg::Scale::kSqrt : scale == "log" ? cg::Scale::kLog : cg::Scale::kLinear;
     // The loss tuned is the mean over this many noise draws (seed, seed + 1, ...).
-    const int loss_seeds = loss_node ? static_cast<int>(loss_node->integer("seeds", 1, 1000, 1)) : 1;
-    loss_ = std::make_unique<cg::CountLoss>(*system_, data_.fitted_series(), data_.scale);
+    loss_seeds_ = loss_node ? static_cast<int>(loss_node->integer("seeds", 1, 1000, 1)) : 1;
     if (loss_node) {
       data_.smoothness.weight = loss_node->non_negative("reproduction_smoothness", 0.0);
       data_.smoothness.order = static_cast<int>(loss_node->integer("smoothness_order", 1, 2, 2));
       data_.smoothness.weeks = data_.identified_weeks(model_.settings);  // the tuned weeks; later ones copy the last
-      loss_->set_smoothness(data_.smoothness);
     }
+    loss_ = count_loss(*system_);
     if (auto report = root.optional_child("report")) {
       evaluation_.seeds = static_cast<int>(report->integer("seeds", 1, 10000, evaluation_.seeds));
       evaluation_.baselines = report->boolean("baselines", evaluation_.baselines);
@@ -157,7 +156,7 @@ class ContagionScenario final : public Scenario {
     }
 
     const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
+    tune = read_tune_options(tune_node);
     // R is tuned for the weeks whose infections the fitted data can see (deaths lag infections
     // by exposed_days + infectious_days); later weeks follow the last of them.
     TunedParameterRules rules;
@@ -169,39 +168,50 @@ class ContagionScenario final : public Scenario {
     const RolloutOptions options = read_rollout_options(root, overrides, steps);
     // The loss needs no state after the last fitted day.
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, std::max(1, data_.last_fit_day()), options, std::move(bound));
-    if (loss_seeds > 1) averaged_ = std::make_unique<cg::SeedAveragedProblem>(*problem_, model_, loss_seeds);
+    if (loss_seeds_ > 1) averaged_ = std::make_unique<cg::SeedAveragedProblem>(*problem_, model_, loss_seeds_);
   }
 
   std::string simulator() const override { return "contagion"; }
   tune::Problem& problem() override { return averaged_ ? static_cast<tune::Problem&>(*averaged_) : *problem_; }
 
-  // Straight-through rollouts are already hard in value; the relaxed twin is not.
+  // The loss at x on the hard model (straight-through events are already hard in value; the
+  // relaxed twin is not), averaged over seeds as tuning averages it: the model's hard twin run by
+  // a system and loss of its own, so the tuned model is left as it is.
   double hard_loss(std::span<const double> x) override {
-    const bool straight = model_.settings.straight_through;
-    model_.settings.straight_through = true;
-    const double loss = problem().value(x);
-    model_.settings.straight_through = straight;
-    return loss;
+    problem_->assign(x);
+    cg::DiseaseModel hard = model_.hard_twin();
+    cg::Epidemic system(population_, hard);
+    const std::unique_ptr<cg::CountLoss> loss = count_loss(system);
+    tune::RolloutProblem twin(system, *loss, problem_->steps(), problem_->options(), {});
+    if (!averaged_) return twin.value({});
+    return cg::SeedAveragedProblem(twin, hard, loss_seeds_).value({});
   }
 
   // The population, the tuned parameters, and the calibration evaluated on the hard model:
   // fits, forecasts and baselines (report/contagion_frames.hpp).
-  json summary() override { return contagion_summary(population_, model_, data_, evaluation_, steps, load_seconds_); }
+  json summary() override { return report::contagion_summary(population_, model_, data_, evaluation_, steps, load_seconds_); }
 
   // The counts against the data, and a glimpse of the network coloured by disease state
   // (report/contagion_frames.hpp).
   json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return contagion_frames(population_, *system_, *loss_, data_, steps);
+    return report::contagion_frames(population_, *system_, *loss_, data_, steps);
   }
 
  private:
+  // The loss against the fitted series, with the smoothness penalty on R, of a system's run.
+  std::unique_ptr<cg::CountLoss> count_loss(cg::Epidemic& system) const {
+    auto loss = std::make_unique<cg::CountLoss>(system, data_.fitted_series(), data_.scale);
+    loss->set_smoothness(data_.smoothness);
+    return loss;
+  }
+
   void read_population(const ScenarioNode& node) {
     const auto start = std::chrono::steady_clock::now();
     if (node.has("complete")) {
       population_ = cg::make_complete_population(node.integer("complete", 2, 1LL << 31));
     } else if (auto synthetic = node.optional_child("synthetic")) {
-      cg::SyntheticSettings s;
+      cg::SyntheticOptions s;
       s.agents = synthetic->integer("agents", 2, (1LL << 31) - 1);
       s.seed = static_cast<std::uint64_t>(synthetic->integer("seed", 0, 1LL << 32, 1));
       s.random_contacts = synthetic->non_negative("random_contacts", s.random_contacts);
@@ -306,8 +316,9 @@ class ContagionScenario final : public Scenario {
   std::unique_ptr<cg::Epidemic> system_;
   cg::CalibrationData data_;  // the observed series, fitted and held out, and how they are fitted
   int data_days_ = 0;
-  cg::EvaluationSettings evaluation_;  // how the summary evaluates the calibration
+  cg::EvaluationOptions evaluation_;  // how the summary evaluates the calibration
   double load_seconds_ = 0.0;
+  int loss_seeds_ = 1;  // noise draws the tuned loss averages
   std::unique_ptr<cg::CountLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;
   std::unique_ptr<cg::SeedAveragedProblem> averaged_;
@@ -329,4 +340,4 @@ SimulatorInfo contagion_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

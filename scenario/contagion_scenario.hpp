@@ -6,7 +6,7 @@
 
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a contagion scenario from the root of its file.
 std::unique_ptr<Scenario> load_contagion_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -14,4 +14,4 @@ std::unique_ptr<Scenario> load_contagion_scenario(const ScenarioNode& root, cons
 // The simulator's entry in `simgrad list`.
 SimulatorInfo contagion_info();
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -12,7 +12,7 @@
 #include "sims/creature/losses.hpp"
 #include "sims/creature/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace cr = simgrad::creature;
 namespace sb = simgrad::softbody;
@@ -107,7 +107,7 @@ cr::BodyPlan read_plan(const ScenarioNode& body) {
 class CreatureScenario final : public Scenario {
  public:
   CreatureScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
-    cr::CreatureSettings s;
+    cr::BodyOptions s;
     steps = static_cast<int>(root.integer("steps", 1, 10000000, s.steps));
     s.steps = steps;
     s.dt = root.positive("dt", s.dt);
@@ -171,7 +171,7 @@ class CreatureScenario final : public Scenario {
     if (kind == "jump") t = cr::Task::kJump;
     if (kind == "reach") t = cr::Task::kReach;
     const double temperature = task.non_negative("temperature", 0.01);
-    const Vec<double, 2> target = kind == "reach" ? pair_of(task, "target", Vec<double, 2>::zero()) : Vec<double, 2>::zero();
+    target_ = kind == "reach" ? pair_of(task, "target", Vec<double, 2>::zero()) : Vec<double, 2>::zero();
     if (kind == "reach" && !task.has("target")) task.fail("target", "a reach task needs a target [x, y]");
     creature_ = fem_ ? std::make_unique<cr::Creature>(*fem_, *controller_, temperature)
                      : std::make_unique<cr::Creature>(model_, *controller_, temperature);
@@ -184,9 +184,9 @@ class CreatureScenario final : public Scenario {
     } else if (kind == "swim") {
       task.fail("type", "a swim task needs a \"water\" section");
     }
-    loss_ = std::make_unique<cr::TaskLoss>(*creature_, t, plan_.head, target, plan_.block);
+    loss_ = std::make_unique<cr::TaskLoss>(*creature_, t, plan_.head, target_, plan_.block);
 
-    tune = read_tune_settings(root.child("tune"));
+    tune = read_tune_options(root.child("tune"));
     const RolloutOptions options = read_rollout_options(root, overrides, steps);
     problem_ = std::make_unique<tune::RolloutProblem>(*creature_, *loss_, steps, options, controller_->bind(bound));
   }
@@ -194,43 +194,43 @@ class CreatureScenario final : public Scenario {
   std::string simulator() const override { return "creature"; }
   tune::RolloutProblem& problem() override { return *problem_; }
 
-  // The hard model: the time-of-impact ground, where a landing node stops (a penalty ground is
-  // replaced by it), and the hard maximum for the jump's peak.
+  // The loss at x on the hard model: the time-of-impact ground, where a landing node stops (a
+  // penalty ground is replaced by it), and the hard maximum for the jump's peak; a copy of the
+  // body and a creature and task of their own, so the tuned body is left as it is.
   double hard_loss(std::span<const double> x) override {
-    const double temperature = creature_->peak_temperature;
-    creature_->peak_temperature = 0.0;
-    std::vector<sb::ContactPlane<2>>& planes = fem_ ? fem_->planes : model_.planes;
-    if (planes.empty()) {
-      const double loss = problem_->value(x);
-      creature_->peak_temperature = temperature;
-      return loss;
+    problem_->assign(x);
+    sb::MassSpringModel<2> springs;
+    fem::FemModel<2> elements;
+    std::unique_ptr<cr::Creature> twin;
+    if (fem_) {
+      elements = cr::hard_ground_twin(*fem_);
+      twin = creature_->hard_twin(elements);
+    } else {
+      springs = cr::hard_ground_twin(model_);
+      twin = creature_->hard_twin(springs);
     }
-    sb::ContactPlane<2>& ground = planes.front();
-    const sb::ContactModel contact = ground.model;
-    ground.model = sb::ContactModel::kImpactStop;
-    const double loss = problem_->value(x);
-    ground.model = contact;
-    creature_->peak_temperature = temperature;
-    return loss;
+    cr::TaskLoss loss(*twin, loss_->task(), plan_.head, target_, plan_.block);
+    return problem_->twin_value(*twin, loss);
   }
 
-  nlohmann::json summary() override { return creature_summary(body(), *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::creature_summary(body(), *loss_, problem_->rollout().final_state()); }
 
   // Nodes and edges every few steps coloured by strain, the ground, and the head's x over time
   // (report/creature_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return creature_frames(body(), *creature_, *loss_, steps);
+    return report::creature_frames(body(), *creature_, *loss_, steps);
   }
 
  private:
-  CreatureBody body() const { return {plan_, model_, fem_.get()}; }
+  report::CreatureBody body() const { return {plan_, model_, fem_.get()}; }
 
   cr::BodyPlan plan_;
   sb::MassSpringModel<2> model_;
   std::unique_ptr<fem::FemModel<2>> fem_;  // an FEM body instead (body.fem)
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<cr::Creature> creature_;
+  Vec<double, 2> target_;  // of a reach task
   std::unique_ptr<cr::TaskLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;
 };
@@ -253,4 +253,4 @@ SimulatorInfo creature_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

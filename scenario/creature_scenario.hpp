@@ -5,7 +5,7 @@
 
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a creature scenario from the root of its file.
 std::unique_ptr<Scenario> load_creature_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -13,4 +13,4 @@ std::unique_ptr<Scenario> load_creature_scenario(const ScenarioNode& root, const
 // The simulator's entry in `simgrad list`.
 SimulatorInfo creature_info();
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -15,7 +15,7 @@
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/marker_reference.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace sb = simgrad::softbody;
 
@@ -111,18 +111,15 @@ class FemScenario final : public Scenario {
     read_penalty(root, s.penalty);
     read_materials(root, model_);
     const std::int64_t last_node = model_.node_count - 1;
-    if (root.has("pinned"))
-      for (const ScenarioNode& p : root.array("pinned")) model_.pin(p.as_integer(0, last_node));
+    for (const ScenarioNode& p : root.optional_array("pinned")) model_.pin(p.as_integer(0, last_node));
     if (auto box = root.optional_child("pin_box")) pin_box(*box);
     const Vec<double, D> g = vec_of<D>(root, "gravity", Vec<double, D>::zero());
     for (int k = 0; k < D; ++k) model_.gravity.values()[k] = g[k];
     const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", Vec<double, D>::zero());
     for (Index i = 0; i < model_.node_count; ++i)
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = model_.pinned[i] ? 0.0 : v0[k];
-    if (root.has("planes"))
-      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
-    if (root.has("boxes"))
-      for (const ScenarioNode& b : root.array("boxes")) model_.boxes.push_back(read_box(b.as_object()));
+    for (const ScenarioNode& p : root.optional_array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
+    for (const ScenarioNode& b : root.optional_array("boxes")) model_.boxes.push_back(read_box(b.as_object()));
 
     if (auto obj = root.optional_child("surface_obj")) {
       obj_.folder = obj->string("folder");
@@ -138,14 +135,20 @@ class FemScenario final : public Scenario {
   tune::RolloutProblem& problem() override { return *problem_; }
   const fem::MarkerTrajectory& reference() const { return reference_; }
 
-  double hard_loss(std::span<const double> x) override { return hard_penalty_loss(*problem_, model_.settings.penalty, x); }
+  // The loss at x on the model's hard twin (the penalty contact hard), run by a system of its own.
+  double hard_loss(std::span<const double> x) override {
+    problem_->assign(x);
+    fem::FemModel<D> hard = model_.hard_twin();
+    fem::Fem<D> system(hard);
+    return problem_->twin_value(system, *loss_);
+  }
 
-  nlohmann::json summary() override { return fem_summary(model_); }
+  nlohmann::json summary() override { return report::fem_summary(model_); }
 
   // Nodes and element edges every few steps, edges coloured by strain (report/fem_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return fem_frames(*system_, *loss_, steps, obj_);
+    return report::fem_frames(*system_, *loss_, steps, obj_);
   }
 
  private:
@@ -253,7 +256,7 @@ class FemScenario final : public Scenario {
   }
 
   fem::FemModel<D> model_;
-  SurfaceObj obj_;  // "surface_obj": where frames() also writes the surface as .obj
+  report::SurfaceObj obj_;  // "surface_obj": where frames() also writes the surface as .obj
   std::unique_ptr<fem::Fem<D>> system_;
   fem::MarkerTrajectory reference_;
   int stride_ = 1;
@@ -287,4 +290,4 @@ SimulatorInfo fem_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -8,7 +8,7 @@
 #include "scenario/scenario.hpp"
 #include "sims/fem/marker_csv.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a fem scenario from the root of its file.
 std::unique_ptr<Scenario> load_fem_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -20,4 +20,4 @@ const fem::MarkerTrajectory& fem_reference(const Scenario& scenario);
 // The simulator's entry in `simgrad list`.
 SimulatorInfo fem_info();
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -11,7 +11,7 @@
 #include "sims/fluid/smoke3d.hpp"
 #include "sims/fluid/solid_shape3.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace fl = simgrad::fluid;
 
@@ -87,13 +87,13 @@ class Fluid3dScenario final : public FluidScenarioOf<fl::SmokeModel3, fl::Smoke3
     set_up(root, overrides, read_loss(root.child("loss")));
   }
 
-  nlohmann::json summary() override { return smoke3d_summary(*system_, *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::smoke3d_summary(*system_, *loss_, problem_->rollout().final_state()); }
 
   // The density averaged along z per frame (a side view, y up), obstacles, the target region,
   // sources and vents with the flow they drive (report/fluid_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return smoke3d_frames(*system_, *loss_, steps, obstacles_, region_);
+    return report::smoke3d_frames(*system_, *loss_, steps, obstacles_, region_);
   }
 
  private:
@@ -124,4 +124,4 @@ std::unique_ptr<Scenario> load_fluid3d_scenario(const ScenarioNode& root, const 
   }
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

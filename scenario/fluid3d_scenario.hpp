@@ -8,9 +8,9 @@
 
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a 3D fluid scenario from the root of its file.
 std::unique_ptr<Scenario> load_fluid3d_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

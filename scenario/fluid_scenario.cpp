@@ -17,7 +17,7 @@
 #include "sims/fluid/solid_shape.hpp"
 #include "sims/fluid/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace fl = simgrad::fluid;
 
@@ -151,9 +151,9 @@ template void read_fluid_sources(const ScenarioNode&, fl::SmokeModel3&, int);
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          Model& model, System& system, TrajectoryLoss& loss, int steps,
-                                                         TuneSettings& tune) {
+                                                         TuneOptions& tune) {
   const ScenarioNode tune_node = root.child("tune");
-  tune = read_tune_settings(tune_node);
+  tune = read_tune_options(tune_node);
   std::vector<tune::BoundParameter> bound =
       read_tuned_parameters(tune_node, fl::smoke_tunables<decltype(model.grid)>(), model);
   RolloutOptions options;
@@ -162,9 +162,9 @@ std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& roo
 }
 
 template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
-                                                                  fl::SmokeModel&, System&, TrajectoryLoss&, int, TuneSettings&);
+                                                                  fl::SmokeModel&, System&, TrajectoryLoss&, int, TuneOptions&);
 template std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode&, const ScenarioOverrides&,
-                                                                  fl::SmokeModel3&, System&, TrajectoryLoss&, int, TuneSettings&);
+                                                                  fl::SmokeModel3&, System&, TrajectoryLoss&, int, TuneOptions&);
 
 namespace {
 
@@ -273,13 +273,13 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     set_up(root, overrides, read_loss(root.child("loss")));
   }
 
-  nlohmann::json summary() override { return smoke_summary(*system_, *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::smoke_summary(*system_, *loss_, problem_->rollout().final_state()); }
 
   // Density per frame as a grey image, obstacles, sources and vents with the flow they drive
   // (report/fluid_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return smoke_frames(*system_, *loss_, steps);
+    return report::smoke_frames(*system_, *loss_, steps);
   }
 
  private:
@@ -339,4 +339,4 @@ SimulatorInfo fluid_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

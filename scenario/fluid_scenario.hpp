@@ -11,7 +11,7 @@
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a fluid scenario from the root of its file.
 std::unique_ptr<Scenario> load_fluid_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -41,7 +41,7 @@ void read_fluid_vents(const ScenarioNode& root, Model& model, int dimensions);
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_fluid_problem(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          Model& model, System& system, TrajectoryLoss& loss, int steps,
-                                                         TuneSettings& tune);
+                                                         TuneOptions& tune);
 
 // What the 2D and 3D fluid scenarios share: the model, its system and loss, and the rollout
 // problem over the tuned parameters.
@@ -67,4 +67,4 @@ class FluidScenarioOf : public Scenario {
   std::unique_ptr<tune::RolloutProblem> problem_;
 };
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

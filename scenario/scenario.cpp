@@ -14,10 +14,10 @@
 #include "scenario/tuned_parameter.hpp"
 #include "scenario/vehicle_scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
-TuneSettings read_tune_settings(const ScenarioNode& tune) {
-  TuneSettings s;
+TuneOptions read_tune_options(const ScenarioNode& tune) {
+  TuneOptions s;
   s.optimizer = tune.choice("optimizer", {"lbfgs", "adam", "normalized_gd", "levenberg_marquardt"}, s.optimizer);
   s.iterations = static_cast<int>(tune.integer("iterations", 1, 100000, s.iterations));
   s.learning_rate = tune.positive("learning_rate", s.learning_rate);
@@ -105,4 +105,4 @@ const std::vector<SimulatorInfo>& simulators() {
   return registry;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -22,10 +22,10 @@
 #include "tune/problem.hpp"
 #include "tune/tunable.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // How `tune` and `compare` run, from the scenario's "tune" section and command-line flags.
-struct TuneSettings {
+struct TuneOptions {
   std::string optimizer = "lbfgs";  // lbfgs | adam | normalized_gd
   int iterations = 30;
   double learning_rate = 0.05;       // adam and ngd, in optimizer coordinates
@@ -84,7 +84,7 @@ class Scenario {
   std::string name;  // the file name
   std::string description;
   int steps = 0;
-  TuneSettings tune;
+  TuneOptions tune;
 };
 
 // Loads a scenario file (an empty path: the built-in default scenario); throws ScenarioError
@@ -98,7 +98,7 @@ std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& file, const std
                                              const ScenarioOverrides& overrides = {});
 
 // Reads the common "tune" section (parameters are simulator-specific and read by the caller).
-TuneSettings read_tune_settings(const ScenarioNode& tune);
+TuneOptions read_tune_options(const ScenarioNode& tune);
 
 // The checkpoint policy of a scenario: the override, else the file's "checkpoint" field.
 CheckpointPolicy read_checkpoint(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -125,4 +125,4 @@ const std::vector<SimulatorInfo>& simulators();
 // table; `schema` is docs/scenario.schema.json, whose other parts are written by hand.
 nlohmann::ordered_json with_tuned_parameter_schemas(nlohmann::ordered_json schema);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

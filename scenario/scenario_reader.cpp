@@ -11,7 +11,7 @@
 #include <system_error>
 #include <tuple>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 using detail::field_path;
 using detail::index_path;
@@ -402,6 +402,12 @@ std::vector<std::int64_t> ScenarioNode::integers(std::string_view key, std::int6
   return required(key).as_integers(lo, hi, length);
 }
 
+std::vector<int> ScenarioNode::indices(std::string_view key, std::int64_t count) const {
+  std::vector<int> out;
+  for (std::int64_t i : integers(key, 0, count - 1)) out.push_back(static_cast<int>(i));
+  return out;
+}
+
 std::filesystem::path ScenarioNode::existing_file(std::string_view key) const {
   const ScenarioNode field = required(key);
   const std::filesystem::path named = field.as_string();
@@ -424,6 +430,10 @@ std::optional<ScenarioNode> ScenarioNode::optional_child(std::string_view key) c
 
 std::vector<ScenarioNode> ScenarioNode::array(std::string_view key) const {
   return required(key).elements();
+}
+
+std::vector<ScenarioNode> ScenarioNode::optional_array(std::string_view key) const {
+  return has(key) ? array(key) : std::vector<ScenarioNode>{};
 }
 
 std::map<std::string, std::set<std::string>> ScenarioNode::asked_fields() const {
@@ -491,4 +501,4 @@ ScenarioNode ScenarioFile::root() const {
   return ScenarioNode(document_, &document_->value, &document_->source, "").as_object();
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // An error in a scenario file. what() reads "file:line: path: message" (with ":column" after
 // the line for syntax errors); each part is also available on its own.
@@ -87,12 +87,15 @@ public:
   // An array of integers in [lo, hi] (indices, counts, sizes); with a length, exactly that many.
   std::vector<std::int64_t> integers(std::string_view key, std::int64_t lo, std::int64_t hi,
                                      std::optional<std::size_t> length = std::nullopt) const;
+  // An array of indices of `count` things (joints, nodes, members), each in [0, count).
+  std::vector<int> indices(std::string_view key, std::int64_t count) const;
   // A file named relative to the scenario's folder (absolute names stay as they are); it must
   // exist.
   std::filesystem::path existing_file(std::string_view key) const;
   ScenarioNode child(std::string_view key) const;  // must be an object
   std::optional<ScenarioNode> optional_child(std::string_view key) const;
   std::vector<ScenarioNode> array(std::string_view key) const;  // elements of an array field
+  std::vector<ScenarioNode> optional_array(std::string_view key) const;  // the same; none when absent
   ScenarioNode member(std::string_view key) const;  // a required field of any type, unchecked
   // Every member of an object whose keys are the user's names (load cases, materials, ...);
   // all of them count as known.
@@ -170,4 +173,4 @@ private:
 std::optional<std::string> nearest_name(std::string_view word,
                                         const std::vector<std::string>& candidates);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

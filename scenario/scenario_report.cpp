@@ -5,12 +5,12 @@
 
 #include "core/diagnostics.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
-ReportInput gather_report(Scenario& scenario, std::span<const double> x0, std::span<const double> x) {
+report::ReportInput gather_report(Scenario& scenario, std::span<const double> x0, std::span<const double> x) {
   tune::Problem& problem = scenario.problem();
   const tune::ParameterSpace& space = problem.space();
-  ReportInput in;
+  report::ReportInput in;
   in.title = scenario.name;
   in.simulator = scenario.simulator();
   in.description = scenario.description;
@@ -35,4 +35,4 @@ ReportInput gather_report(Scenario& scenario, std::span<const double> x0, std::s
   return in;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -7,10 +7,10 @@
 #include "report/report.hpp"
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Everything but the loss curves for a run from x0 to the tuned x: scores, the parameter table
 // with the gradient at x, adjoint norms and frames before and after. Leaves the model at x.
-ReportInput gather_report(Scenario& scenario, std::span<const double> x0, std::span<const double> x);
+report::ReportInput gather_report(Scenario& scenario, std::span<const double> x0, std::span<const double> x);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

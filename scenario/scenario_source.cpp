@@ -11,7 +11,7 @@
 #include <system_error>
 #include <utility>
 
-namespace simgrad::app::detail {
+namespace simgrad::scenario::detail {
 
 namespace {
 
@@ -424,4 +424,4 @@ std::string index_path(std::string_view parent, std::size_t index) {
   return std::string(parent) + "[" + std::to_string(index) + "]";
 }
 
-}  // namespace simgrad::app::detail
+}  // namespace simgrad::scenario::detail

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace simgrad::app::detail {
+namespace simgrad::scenario::detail {
 
 // Where one json value came from, mirroring the json tree node for node.
 struct SourceNode {
@@ -47,4 +47,4 @@ void parse_with_positions(std::string_view text, ScenarioDocument& document);
 std::string field_path(std::string_view parent, std::string_view key);
 std::string index_path(std::string_view parent, std::size_t index);
 
-}  // namespace simgrad::app::detail
+}  // namespace simgrad::scenario::detail

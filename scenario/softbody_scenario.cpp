@@ -13,7 +13,7 @@
 #include "sims/softbody/mass_spring.hpp"
 #include "sims/softbody/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace sb = simgrad::softbody;
 
@@ -93,16 +93,14 @@ class SoftbodyScenario final : public Scenario {
       if (!(mass[i] > 0.0)) root.fail("mass", "expected masses > 0");
       model_.inverse_mass.values()[i] = 1.0 / mass[i];
     }
-    if (root.has("pinned"))
-      for (const ScenarioNode& p : root.array("pinned"))
-        model_.inverse_mass.values()[static_cast<std::size_t>(p.as_integer(0, static_cast<std::int64_t>(nodes) - 1))] = 0.0;
+    for (const ScenarioNode& p : root.optional_array("pinned"))
+      model_.inverse_mass.values()[static_cast<std::size_t>(p.as_integer(0, static_cast<std::int64_t>(nodes) - 1))] = 0.0;
     const Vec<double, D> g = vec_of<D>(root, "gravity", uniform_vec<D>(default_of("gravity")));
     for (int k = 0; k < D; ++k) model_.gravity.values()[k] = g[k];
     const Vec<double, D> v0 = vec_of<D>(root, "initial_velocity", uniform_vec<D>(default_of("initial_velocity")));
     for (std::size_t i = 0; i < nodes; ++i)
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = v0[k];
-    if (root.has("planes"))
-      for (const ScenarioNode& p : root.array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
+    for (const ScenarioNode& p : root.optional_array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
 
     system_ = std::make_unique<sb::MassSpring<D>>(model_);
     read_loss(root.child("loss"));
@@ -112,14 +110,20 @@ class SoftbodyScenario final : public Scenario {
   std::string simulator() const override { return "softbody"; }
   tune::RolloutProblem& problem() override { return *problem_; }
 
-  double hard_loss(std::span<const double> x) override { return hard_penalty_loss(*problem_, model_.settings.penalty, x); }
+  // The loss at x on the model's hard twin (the penalty contact hard), run by a system of its own.
+  double hard_loss(std::span<const double> x) override {
+    problem_->assign(x);
+    sb::MassSpringModel<D> hard = model_.hard_twin();
+    sb::MassSpring<D> system(hard);
+    return problem_->twin_value(system, *loss_);
+  }
 
-  nlohmann::json summary() override { return mass_spring_summary(model_, *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::mass_spring_summary(model_, *loss_, problem_->rollout().final_state()); }
 
   // Nodes and springs every few steps, springs coloured by strain (report/softbody_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return mass_spring_frames(*system_, *loss_, steps);
+    return report::mass_spring_frames(*system_, *loss_, steps);
   }
 
  private:
@@ -181,14 +185,6 @@ void read_penalty(const ScenarioNode& root, sb::PenaltySettings& penalty) {
   }
 }
 
-double hard_penalty_loss(tune::Problem& problem, sb::PenaltySettings& penalty, std::span<const double> x) {
-  const double sharpness = penalty.sharpness;
-  penalty.sharpness = 0.0;
-  const double loss = problem.value(x);
-  penalty.sharpness = sharpness;
-  return loss;
-}
-
 template <int D>
 sb::ContactPlane<D> read_contact_plane(const ScenarioNode& p) {
   sb::ContactPlane<D> plane;
@@ -226,4 +222,4 @@ SimulatorInfo softbody_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -2,14 +2,13 @@
 #pragma once
 
 #include <memory>
-#include <span>
 #include <string_view>
 #include <vector>
 
 #include "scenario/scenario.hpp"
 #include "sims/softbody/contact.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a softbody scenario from the root of its file.
 std::unique_ptr<Scenario> load_softbody_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -34,10 +33,7 @@ softbody::ContactPlane<D> read_contact_plane(const ScenarioNode& plane);
 // "penalty": the penalty contact's "stiffness", "sharpness" and "friction_speed" (shared with "fem").
 void read_penalty(const ScenarioNode& root, softbody::PenaltySettings& penalty);
 
-// The problem's loss at x on the hard model: the penalty contact at its hard twin (sharpness 0).
-double hard_penalty_loss(tune::Problem& problem, softbody::PenaltySettings& penalty, std::span<const double> x);
-
 // The simulator's entry in `simgrad list`.
 SimulatorInfo softbody_info();
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

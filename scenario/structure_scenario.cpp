@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/structure_frames.hpp"
+#include "scenario/tuned_parameter.hpp"
 #include "sims/structure/bridge_generator.hpp"
 #include "sims/structure/dynamic.hpp"
 #include "sims/structure/explain.hpp"
@@ -15,17 +16,21 @@
 #include "sims/structure/tunables.hpp"
 #include "sims/structure/vehicle.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace st = simgrad::structure;
 
 namespace {
 
-// An axis named "x", "y" or "z" as its index; `fallback` when the key is absent.
-int axis_index(const ScenarioNode& node, std::string_view key, int dimension, int fallback) {
-  if (!node.has(key)) return fallback;
-  const std::string axis = dimension == 3 ? node.choice(key, {"x", "y", "z"}) : node.choice(key, {"x", "y"});
+// An axis named "x", "y" (or, in 3D, "z") as its index.
+int axis_of(const ScenarioNode& value, int dimension) {
+  const std::string axis = dimension == 3 ? value.as_choice({"x", "y", "z"}) : value.as_choice({"x", "y"});
   return axis[0] - 'x';
+}
+
+// The axis node[key] names; `fallback` when the key is absent.
+int axis_index(const ScenarioNode& node, std::string_view key, int dimension, int fallback) {
+  return node.has(key) ? axis_of(node.member(key), dimension) : fallback;
 }
 
 // A vector of the structure's dimension (a frame's load may add a moment as a third entry).
@@ -42,32 +47,29 @@ std::array<double, 3> vector_of(const ScenarioNode& node, std::string_view key, 
 class StructureScenario final : public Scenario {
  public:
   explicit StructureScenario(const ScenarioNode& root) {
-    st::TrussModel& m = model_;
     const std::string kind = root.choice("kind", {"truss2d", "truss3d", "frame2d"});
-    m.kind = kind == "truss2d" ? st::StructureKind::truss2d : kind == "truss3d" ? st::StructureKind::truss3d
-                                                                                 : st::StructureKind::frame2d;
+    model_.kind = kind == "truss2d" ? st::StructureKind::truss2d : kind == "truss3d" ? st::StructureKind::truss3d
+                                                                                      : st::StructureKind::frame2d;
     explain_.length_unit = root.string("length_unit", "m");
     read_materials(root.child("materials"));
     if (root.has("sections"))
       for (const auto& [name, s] : root.child("sections").members()) sections_[name] = read_section(s.as_object(), name);
-    if (root.has("catalogue")) read_catalogue(root);
+    for (const ScenarioNode& e : root.optional_array("catalogue"))
+      model_.catalogue.push_back({section_of(e.as_object(), "section"), material_of(e.as_object(), "material")});
     if (root.has("generate")) generate(root.child("generate"));
     else read_joints_and_members(root);
     if (root.has("supports")) {
       model_.supports.clear();
       for (const ScenarioNode& s : root.array("supports")) read_support(s.as_object());
     }
-    if (root.has("load_cases"))
-      for (const ScenarioNode& c : root.array("load_cases")) read_load_case(c.as_object());
+    for (const ScenarioNode& c : root.optional_array("load_cases")) read_load_case(c.as_object());
     if (root.has("vehicle")) read_vehicle(root.child("vehicle"));
-    if (m.load_cases.empty()) root.fail("load_cases", "expected at least one load case (or a vehicle)");
+    if (model_.load_cases.empty()) root.fail("load_cases", "expected at least one load case (or a vehicle)");
     if (root.has("dynamic")) read_dynamic(root.child("dynamic"));
     read_rating(root.child("rating"));
     const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
-    std::vector<int> fixed;
-    if (tune_node.has("fixed_joints"))
-      for (std::int64_t j : tune_node.integers("fixed_joints", 0, m.joint_count - 1)) fixed.push_back(static_cast<int>(j));
+    tune = read_tune_options(tune_node);
+    const std::vector<int> fixed = tune_node.has("fixed_joints") ? tune_node.indices("fixed_joints", model_.joint_count) : std::vector<int>{};
     std::vector<st::PartRequest> requests;
     for (const ScenarioNode& p : tune_node.array("parameters")) requests.push_back(read_request(p.as_object()));
     if (requests.empty()) tune_node.fail("parameters", "expected at least one parameter to tune");
@@ -98,27 +100,23 @@ class StructureScenario final : public Scenario {
     return problem_->analysis().rate(problem_->design(), true).rating;
   }
 
-  nlohmann::json summary() override {
-    return structure_summary(*problem_, dynamic_ ? &*dynamic_ : nullptr, dynamic_limit_);
-  }
+  nlohmann::json summary() override { return report::structure_summary(*problem_, dynamic_ ? &*dynamic_ : nullptr, dynamic_limit_); }
 
   nlohmann::json explain(std::span<const double> x, const ExplainRequest& request) override {
     st::ExplainOptions options = explain_;
     if (request.hints > 0) options.hints = request.hints;
     if (request.joint_step > 0) options.joint_step = request.joint_step;
     if (request.area_step > 0) options.area_step = request.area_step;
-    return explanation_json(*problem_, st::explain(*problem_, x, options));
+    return report::explanation_json(*problem_, st::explain(*problem_, x, options));
   }
 
   // Members coloured by stress ratio and explain's joint moves (report/structure_frames.hpp).
-  nlohmann::json frames(std::span<const double> x) override { return structure_frames(*problem_, explain_, x); }
+  nlohmann::json frames(std::span<const double> x) override { return report::structure_frames(*problem_, explain_, x); }
 
  private:
   // The game view: the same truss in motion under the vehicle, with breaking members.
   void read_dynamic(const ScenarioNode& d) {
-    if (model_.kind == st::StructureKind::frame2d) d.fail("the dynamic mode takes trusses (\"kind\": \"truss2d\" or \"truss3d\")");
-    for (const st::Member& mem : model_.members)
-      if (mem.catalogue >= 0) d.fail("the dynamic mode takes sized members, not catalogue choices");
+    if (const std::string why = st::dynamic_unsupported(model_); !why.empty()) d.fail(why);
     st::DynamicSettings& s = dynamic_.emplace();
     s.dt = d.positive("dt");
     s.steps = static_cast<int>(d.integer("steps", 1, 10000000));
@@ -128,7 +126,7 @@ class StructureScenario final : public Scenario {
     s.joint_mass = d.non_negative("joint_mass", 0.0);
     const int dim = model_.dimension();
     if (d.has("gravity")) s.gravity = vector_of(d, "gravity", dim, dim);
-    for (std::int64_t j : d.integers("deck", 0, model_.joint_count - 1)) s.deck.push_back(static_cast<int>(j));
+    s.deck = d.indices("deck", model_.joint_count);
     s.vehicle_load = d.non_negative("vehicle_load", 0.0);
     s.vehicle_speed = d.non_negative("vehicle_speed", 0.0);
     dynamic_limit_ = d.positive("deflection_limit", model_.rating.span > 0 ? model_.rating.span / model_.rating.deflection_ratio : 1.0);
@@ -151,41 +149,28 @@ class StructureScenario final : public Scenario {
     return section;
   }
 
-  int material_of(const ScenarioNode& node, std::string_view key) {
+  // The entry of `entries` that node[key] names; `what` is the kind of entry, `where` its section.
+  template <class T>
+  static T named(const std::map<std::string, T>& entries, const ScenarioNode& node, std::string_view key,
+                 const std::string& what, const std::string& where) {
     const std::string name = node.string(key);
-    const auto it = material_index_.find(name);
-    if (it == material_index_.end()) node.fail(key, "no material named \"" + name + "\" in \"materials\"");
+    const auto it = entries.find(name);
+    if (it == entries.end()) node.fail(key, "no " + what + " named \"" + name + "\" in \"" + where + "\"");
     return it->second;
   }
-
-  st::Section section_of(const ScenarioNode& node, std::string_view key) {
-    const std::string name = node.string(key);
-    const auto it = sections_.find(name);
-    if (it == sections_.end()) node.fail(key, "no section named \"" + name + "\" in \"sections\"");
-    return it->second;
-  }
-
-  void read_catalogue(const ScenarioNode& root) {
-    for (const ScenarioNode& e : root.array("catalogue")) {
-      const ScenarioNode entry = e.as_object();
-      model_.catalogue.push_back({section_of(entry, "section"), material_of(entry, "material")});
-    }
-  }
+  int material_of(const ScenarioNode& node, std::string_view key) { return named(material_index_, node, key, "material", "materials"); }
+  st::Section section_of(const ScenarioNode& node, std::string_view key) { return named(sections_, node, key, "section", "sections"); }
 
   void generate(const ScenarioNode& g) {
     const std::string type = g.choice("type", {"warren", "pratt"});
     const int panels = static_cast<int>(g.integer("panels", 2, 1000000));
     const int material = material_of(g, "material");
     st::Structure s = st::make_bridge(type == "warren" ? st::BridgeType::warren : st::BridgeType::pratt, panels,
-                                      g.positive("panel"), g.positive("height"),
-                                      model_.materials[static_cast<std::size_t>(material)], section_of(g, "section"));
+                                      g.positive("panel"), g.positive("height"), model_.materials, material,
+                                      section_of(g, "section"), model_.catalogue);
     if (model_.kind != st::StructureKind::truss2d) g.fail("type", "generated bridges are \"kind\": \"truss2d\"");
-    for (st::Member& mem : s.model.members) mem.material = material;
-    s.model.materials = model_.materials;
-    s.model.catalogue = model_.catalogue;
     model_ = std::move(s.model);
     design_ = std::move(s.design);
-    design_.logits.assign(model_.members.size() * model_.catalogue.size(), 0.0);
   }
 
   void read_joints_and_members(const ScenarioNode& root) {
@@ -260,20 +245,19 @@ class StructureScenario final : public Scenario {
     const int d = model_.dimension();
     if (c.has("gravity")) lc.gravity = vector_of(c, "gravity", d, d);
     else if (lc.self_weight) lc.gravity[static_cast<std::size_t>(d - 1)] = -9.81;
-    if (c.has("loads"))
-      for (const ScenarioNode& l : c.array("loads")) {
-        const ScenarioNode load = l.as_object();
-        const int rotations = model_.kind == st::StructureKind::frame2d ? 1 : 0;
-        lc.loads.push_back({static_cast<int>(load.integer("joint", 0, model_.joint_count - 1)),
-                            vector_of(load, "force", d, d + rotations)});
-      }
+    const int rotations = model_.kind == st::StructureKind::frame2d ? 1 : 0;
+    for (const ScenarioNode& l : c.optional_array("loads")) {
+      const ScenarioNode load = l.as_object();
+      lc.loads.push_back({static_cast<int>(load.integer("joint", 0, model_.joint_count - 1)),
+                          vector_of(load, "force", d, d + rotations)});
+    }
     model_.load_cases.push_back(std::move(lc));
   }
 
   // A vehicle crossing the deck: one load case per position (see sims/structure/vehicle.hpp).
   void read_vehicle(const ScenarioNode& v) {
     st::Vehicle vehicle;
-    for (std::int64_t j : v.integers("deck", 0, model_.joint_count - 1)) vehicle.deck.push_back(static_cast<int>(j));
+    vehicle.deck = v.indices("deck", model_.joint_count);
     if (vehicle.deck.size() < 2) v.fail("deck", "expected at least two deck joints");
     for (const ScenarioNode& a : v.array("axles")) {
       const ScenarioNode axle = a.as_object();
@@ -301,9 +285,8 @@ class StructureScenario final : public Scenario {
     if (model_.rating.span <= 0.0 || r.has("span")) s.span = r.non_negative("span", 0.0);
     s.deflection_ratio = r.positive("deflection_ratio", s.deflection_ratio);
     s.deflection_axis = axis_index(r, "deflection_axis", model_.dimension(), model_.dimension() - 1);
-    if (r.has("deflection_joints"))
-      for (std::int64_t j : r.integers("deflection_joints", 0, model_.joint_count - 1))
-        model_.deflection_joints.push_back(static_cast<int>(j));
+    for (int j : r.has("deflection_joints") ? r.indices("deflection_joints", model_.joint_count) : std::vector<int>{})
+      model_.deflection_joints.push_back(j);
     s.budget = r.non_negative("budget", 0.0);
     s.buckling = r.boolean("buckling", true);
     s.catalogue_temperature = r.positive("catalogue_temperature", s.catalogue_temperature);
@@ -317,23 +300,21 @@ class StructureScenario final : public Scenario {
     const std::string name = p.choice("name", {"joint_offset", "area", "section_choice"});
     r.kind = name == "joint_offset" ? st::PartKind::joint_offset : name == "area" ? st::PartKind::area : st::PartKind::section_choice;
     if (r.kind == st::PartKind::joint_offset) {
-      if (p.has("joints"))
-        for (std::int64_t j : p.integers("joints", 0, model_.joint_count - 1)) r.parts.push_back(static_cast<int>(j));
+      if (p.has("joints")) r.parts = p.indices("joints", model_.joint_count);
       if (p.has("axes"))
-        for (const ScenarioNode& a : p.array("axes")) {
-          const std::string axis = model_.dimension() == 3 ? a.as_choice({"x", "y", "z"}) : a.as_choice({"x", "y"});
-          r.axes.push_back(axis[0] - 'x');
-        }
+        for (const ScenarioNode& a : p.array("axes")) r.axes.push_back(axis_of(a, model_.dimension()));
     } else if (p.has("members")) {
-      for (std::int64_t e : p.integers("members", 0, static_cast<std::int64_t>(model_.members.size()) - 1))
-        r.parts.push_back(static_cast<int>(e));
+      r.parts = p.indices("members", static_cast<std::int64_t>(model_.members.size()));
     }
-    const double default_bound = r.kind == st::PartKind::section_choice ? 10.0 : 0.0;
-    r.lower = r.kind == st::PartKind::area ? p.positive("lower") : p.number("lower", -default_bound);
-    r.upper = r.kind == st::PartKind::area ? p.positive("upper") : p.number("upper", default_bound);
-    if (!(r.lower < r.upper)) p.fail("upper", "expected upper > lower");
-    r.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
-    if (r.transform == tune::Transform::log && !(r.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
+    if (r.kind == st::PartKind::area) {  // required and positive; the others default to a symmetric range
+      p.positive("lower");
+      p.positive("upper");
+    }
+    const double bound = r.kind == st::PartKind::section_choice ? 10.0 : 0.0;
+    const ParameterBounds bounds = read_parameter_bounds(p, {-bound, bound});
+    r.lower = bounds.lower;
+    r.upper = bounds.upper;
+    r.transform = bounds.transform;
     return r;
   }
 
@@ -365,4 +346,4 @@ SimulatorInfo structure_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

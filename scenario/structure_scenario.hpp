@@ -7,7 +7,7 @@
 
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a structure scenario from the root of its file.
 std::unique_ptr<Scenario> load_structure_scenario(const ScenarioNode& root);
@@ -15,4 +15,4 @@ std::unique_ptr<Scenario> load_structure_scenario(const ScenarioNode& root);
 // The simulator's entry in `simgrad list`.
 SimulatorInfo structure_info();
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

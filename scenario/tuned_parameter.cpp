@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace {
 
@@ -55,10 +55,10 @@ int item_count(const tune::TunableInfo& info, const tune::TunableStorage& s) {
 
 }  // namespace
 
-ParameterBounds read_parameter_bounds(const ScenarioNode& p) {
+ParameterBounds read_parameter_bounds(const ScenarioNode& p, const ParameterBounds& defaults) {
   ParameterBounds b;
-  b.lower = p.number("lower", b.lower);
-  b.upper = p.number("upper", b.upper);
+  b.lower = p.number("lower", defaults.lower);
+  b.upper = p.number("upper", defaults.upper);
   if (!(b.lower < b.upper)) p.fail("upper", "expected upper > lower");
   b.transform = tune::parse_transform(p.choice("transform", {"identity", "log", "logit"}, "identity"));
   if (b.transform == tune::Transform::log && !(b.lower > 0)) p.fail("lower", "a log transform needs lower > 0");
@@ -179,4 +179,4 @@ json tunable_json(const tune::TunableInfo& info) {
   return {{"name", info.name}, {"unit", info.unit}, {"per", info.per}, {"description", info.description}, {"default", value}};
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -16,7 +16,7 @@
 #include "tune/problem.hpp"
 #include "tune/tunable.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // What a simulator adds to the common reading.
 struct TunedParameterRules {
@@ -58,9 +58,9 @@ std::vector<tune::BoundParameter> read_tuned_parameters(const ScenarioNode& tune
 template <class Model>
 std::unique_ptr<tune::RolloutProblem> read_tuned_rollout(const ScenarioNode& root, const ScenarioOverrides& overrides,
                                                          const tune::TunableTable<Model>& table, Model& model,
-                                                         System& system, TrajectoryLoss& loss, int steps, TuneSettings& tune) {
+                                                         System& system, TrajectoryLoss& loss, int steps, TuneOptions& tune) {
   const ScenarioNode tune_node = root.child("tune");
-  tune = read_tune_settings(tune_node);
+  tune = read_tune_options(tune_node);
   std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, table, model);
   const RolloutOptions options = read_rollout_options(root, overrides, steps);
   return std::make_unique<tune::RolloutProblem>(system, loss, steps, options, std::move(bound));
@@ -73,13 +73,14 @@ double tunable_default(const tune::TunableTable<Model>& table, std::string_view 
   return tune::find_tunable(table, name)->info.default_value.numbers.front();
 }
 
-// A tuned parameter's "lower", "upper" and "transform", checked against each other.
+// A tuned parameter's "lower", "upper" and "transform", checked against each other; absent
+// bounds are the defaults'.
 struct ParameterBounds {
   double lower = -1e300;
   double upper = 1e300;
   tune::Transform transform = tune::Transform::identity;
 };
-ParameterBounds read_parameter_bounds(const ScenarioNode& p);
+ParameterBounds read_parameter_bounds(const ScenarioNode& p, const ParameterBounds& defaults = {});
 
 // The JSON Schema of an entry of "tune.parameters" for a simulator with this table.
 nlohmann::ordered_json tuned_parameter_schema(const std::vector<tune::TunableInfo>& table);
@@ -87,4 +88,4 @@ nlohmann::ordered_json tuned_parameter_schema(const std::vector<tune::TunableInf
 // A row's entry in `simgrad list` and `describe`: {"name", "unit", "per", "description", "default"}.
 nlohmann::json tunable_json(const tune::TunableInfo& info);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -14,7 +14,7 @@
 #include "sims/vehicle/telemetry_loss.hpp"
 #include "sims/vehicle/vehicle_batch.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace vh = simgrad::vehicle;
 
@@ -142,7 +142,7 @@ class VehicleScenario final : public Scenario {
     }
 
     const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
+    tune = read_tune_options(tune_node);
     std::vector<tune::BoundParameter> bound = read_tuned_parameters(tune_node, vh::vehicle_tunables(), model_);
     constants_ = bound.size();
     if (fit_ && fit_->fit().free_starts) {
@@ -161,20 +161,19 @@ class VehicleScenario final : public Scenario {
   // counts whole steps. The vehicle's own smooth steps are part of the model, not relaxations.
   double hard_loss(std::span<const double> x) override {
     if (run_ == nullptr) return problem_->value(x);
-    run_->set_softness(0.0);
-    const double loss = problem_->value(x);
-    run_->set_softness(softness_);
-    return loss;
+    problem_->assign(x);
+    vh::AccelerationRunLoss hard = run_->hard_twin();
+    return problem_->twin_value(*system_, hard);
   }
 
   // The constants against the preset's and what the data determines, or the design's figures
   // (report/vehicle_frames.hpp).
-  nlohmann::json summary() override { return vehicle_summary(run()); }
+  nlohmann::json summary() override { return report::vehicle_summary(run()); }
 
   // The cars' paths and the yaw rate and speed against the recording (report/vehicle_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return vehicle_frames(run());
+    return report::vehicle_frames(run());
   }
 
  private:
@@ -238,9 +237,9 @@ class VehicleScenario final : public Scenario {
     system_ = std::make_unique<vh::VehicleBatch>(model_);
     if (method_ == "acceleration_run") {
       distance_ = d.positive("distance");
-      softness_ = d.positive("softness", 0.5);
+      const double softness = d.positive("softness", 0.5);
       for (int t = 0; t < steps; ++t) model_.control(t, 0, vh::kThrottle) = 1.0;
-      auto loss = std::make_unique<vh::AccelerationRunLoss>(1, dt, distance_, softness_);
+      auto loss = std::make_unique<vh::AccelerationRunLoss>(1, dt, distance_, softness);
       run_ = loss.get();
       loss_ = std::move(loss);
       return;
@@ -273,7 +272,7 @@ class VehicleScenario final : public Scenario {
   }
 
   // What the report reads of the scenario.
-  VehicleRun run() {
+  report::VehicleRun run() {
     return {*problem_, model_, *system_, *loss_, steps, method_, constants_, initial_, telemetry_, fit_, preset_, run_,
             distance_, rise_time_, overshoot_};
   }
@@ -287,7 +286,7 @@ class VehicleScenario final : public Scenario {
   std::unique_ptr<TrajectoryLoss> loss_;
   vh::TelemetryLoss* fit_ = nullptr;           // the loss, when fitting a recording
   vh::AccelerationRunLoss* run_ = nullptr;     // the loss, in an acceleration-run design
-  double distance_ = 0.0, softness_ = 0.0;     // acceleration run
+  double distance_ = 0.0;                      // of an acceleration run
   double rise_time_ = 0.0, overshoot_ = 0.0;   // step-steer target
   std::unique_ptr<tune::RolloutProblem> problem_;
   std::vector<double> initial_;
@@ -310,4 +309,4 @@ SimulatorInfo vehicle_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

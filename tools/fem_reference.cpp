@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
     const nlohmann::json loss = nlohmann::json::parse(argv[2]);
     scenario["loss"] = loss;
     scenario["loss"]["type"] = "trajectory_match";
-    const auto s = simgrad::app::load_scenario_text(scenario.dump(), argv[1]);
-    simgrad::fem::write_marker_csv(std::cout, simgrad::app::fem_reference(*s));
+    const auto s = simgrad::scenario::load_scenario_text(scenario.dump(), argv[1]);
+    simgrad::fem::write_marker_csv(std::cout, simgrad::scenario::fem_reference(*s));
   } catch (const std::exception& e) {
     std::cerr << "fem_reference: " << e.what() << "\n";
     return 1;

@@ -19,8 +19,8 @@ int main(int argc, char** argv) {
   try {
     std::ifstream in(argv[1]);
     if (!in) throw std::invalid_argument(std::string(argv[1]) + ": cannot open");
-    const nlohmann::ordered_json schema = simgrad::app::with_tuned_parameter_schemas(nlohmann::ordered_json::parse(in));
-    simgrad::app::write_file_atomically(argv[1], schema.dump(2) + "\n");
+    const nlohmann::ordered_json schema = simgrad::scenario::with_tuned_parameter_schemas(nlohmann::ordered_json::parse(in));
+    simgrad::report::write_file_atomically(argv[1], schema.dump(2) + "\n");
   } catch (const std::exception& e) {
     std::cerr << "scenario_schema: " << e.what() << "\n";
     return 1;

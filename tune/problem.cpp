@@ -63,6 +63,10 @@ double RolloutProblem::value(std::span<const double> x) {
   return rollout_.loss();
 }
 
+double RolloutProblem::twin_value(System& system, TrajectoryLoss& loss) {
+  return Rollout(system, loss, steps_, options_).loss();
+}
+
 double RolloutProblem::value_and_gradient(std::span<const double> x, std::span<double> gradient) {
   assign(x);
   const double loss = rollout_.loss_and_gradient();

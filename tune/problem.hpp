@@ -48,6 +48,12 @@ class RolloutProblem final : public Problem {
   std::vector<double> initial() const override;
   void assign(std::span<const double> x) override;
   Rollout& rollout() { return rollout_; }
+  int steps() const { return steps_; }
+  const RolloutOptions& options() const { return options_; }
+  // The loss of another system and loss over this problem's steps and with its options: a twin
+  // of this problem's simulator, such as its hard twin, built on a copy of the model after
+  // assign(x), so that re-scoring never changes the model this problem tunes.
+  double twin_value(System& system, TrajectoryLoss& loss);
 
   // Appends the residuals of the loss's term at step t of a forward pass.
   using TermResiduals = std::function<void(int t, std::span<const double> state, std::vector<double>& out)>;

@@ -45,8 +45,7 @@ std::vector<double> run_counts(const Population& population, DiseaseModel& model
 Spread hard_counts_over_seeds(const Population& population, const DiseaseModel& model, const Series& series,
                               std::span<const Observation> windows, int days, int seeds) {
   Spread s{std::vector<double>(windows.size(), 0.0), std::vector<double>(windows.size(), 0.0)};
-  DiseaseModel m = model;
-  m.settings.straight_through = true;
+  DiseaseModel m = model.hard_twin();
   const double rho = share_of(m.parameters, series.share).values()[0];
   for (int k = 0; k < seeds; ++k) {
     m.settings.seed = model.settings.seed + static_cast<std::uint64_t>(k);
@@ -134,16 +133,16 @@ int CalibrationData::identified_weeks(const DiseaseSettings& settings) const {
   return std::max(0, last_fit_day() - lag) / 7 + 1;
 }
 
-ReproductionExtension extend_reproduction(const EvaluationSettings& settings, int identified_weeks,
+ReproductionExtension extend_reproduction(const EvaluationOptions& options, int identified_weeks,
                                           Array<1>& reproduction) {
   std::vector<double> r(reproduction.values().begin(), reproduction.values().end());
   const int fitted = std::min(identified_weeks, static_cast<int>(r.size()));
   const int horizon = std::max(1, static_cast<int>(r.size()) - fitted);
-  ReproductionForecast f = settings.reproduction;
+  ReproductionForecast f = options.reproduction;
   ReproductionExtension out;
   for (ReproductionRule rule : {ReproductionRule::kLast, ReproductionRule::kMean, ReproductionRule::kTrend})
     out.backtest.emplace_back(rule, backtest_error({rule, f.weeks}, r, fitted, horizon));
-  if (settings.auto_rule) f.rule = best_rule(f.weeks, r, fitted, horizon);
+  if (options.auto_rule) f.rule = best_rule(f.weeks, r, fitted, horizon);
   apply_forecast(f, r, fitted);
   out.rule = f.rule;
   out.weeks = f.weeks;
@@ -153,7 +152,7 @@ ReproductionExtension extend_reproduction(const EvaluationSettings& settings, in
 }
 
 CalibrationEvaluation evaluate_calibration(const Population& population, const DiseaseModel& model,
-                                           const CalibrationData& data, const EvaluationSettings& settings, int days) {
+                                           const CalibrationData& data, const EvaluationOptions& options, int days) {
   CalibrationEvaluation e;
   const DiseaseParameters& p = model.parameters;
   if (population.complete) {
@@ -167,8 +166,8 @@ CalibrationEvaluation evaluate_calibration(const Population& population, const D
   const int identified = data.identified_weeks(model.settings);
   // R of the weeks the fitted data cannot see follows the rule (held-out windows only).
   DiseaseModel forecast_model = model;
-  e.reproduction_forecast = extend_reproduction(settings, identified, forecast_model.parameters.reproduction);
-  e.hard = hard_counts_over_seeds(population, forecast_model, data.fit, all, days, settings.seeds);
+  e.reproduction_forecast = extend_reproduction(options, identified, forecast_model.parameters.reproduction);
+  e.hard = hard_counts_over_seeds(population, forecast_model, data.fit, all, days, options.seeds);
   const std::size_t first = data.fit.observations.size();
   std::vector<double> fit_truth(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(first));
   std::vector<double> fit_mean(e.hard.mean.begin(), e.hard.mean.begin() + static_cast<std::ptrdiff_t>(first));
@@ -177,10 +176,10 @@ CalibrationEvaluation evaluate_calibration(const Population& population, const D
     std::vector<double> values;
     for (const Observation& o : series.observations) values.push_back(o.value);
     const Spread spread =
-        hard_counts_over_seeds(population, forecast_model, series, series.observations, data.last_fit_day() + 1, settings.seeds);
+        hard_counts_over_seeds(population, forecast_model, series, series.observations, data.last_fit_day() + 1, options.seeds);
     e.also_fit.push_back({series.count, values, spread, forecast_metrics(spread.mean, values)});
   }
-  if (data.held_out.empty() || !settings.baselines) return e;
+  if (data.held_out.empty() || !options.baselines) return e;
 
   e.forecast = true;
   e.truth.assign(truth.begin() + static_cast<std::ptrdiff_t>(first), truth.end());
@@ -200,10 +199,10 @@ CalibrationEvaluation evaluate_calibration(const Population& population, const D
   expert.parameters.reproduction.fill(2.5);
   expert.parameters.mortality.values()[0] = 0.02;
   expert.parameters.initial_infected.values()[0] = 0.005;
-  e.expert = scored(hard_counts_over_seeds(population, expert, expert_series, all, days, settings.seeds).mean);
+  e.expert = scored(hard_counts_over_seeds(population, expert, expert_series, all, days, options.seeds).mean);
   SeirmBaseline seirm{static_cast<double>(population.agents), static_cast<double>(model.settings.exposed_days),
                       static_cast<double>(model.settings.infectious_days), 200, false, identified, {}, data.smoothness};
-  seirm.extend_reproduction = [&](Array<1>& r) { e.seirm_reproduction_forecast = extend_reproduction(settings, identified, r); };
+  seirm.extend_reproduction = [&](Array<1>& r) { e.seirm_reproduction_forecast = extend_reproduction(options, identified, r); };
   e.seirm = scored(seirm_fit_and_forecast(seirm, data.fitted_series(), data.scale, all, days));
   return e;
 }

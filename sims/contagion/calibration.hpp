@@ -68,7 +68,7 @@ struct CalibrationData {
 };
 
 // How a calibration is evaluated.
-struct EvaluationSettings {
+struct EvaluationOptions {
   int seeds = 20;          // runs of the hard model averaged
   bool baselines = true;   // score the baselines on the held-out windows
   ReproductionForecast reproduction;  // R after the identified weeks
@@ -85,9 +85,9 @@ struct ReproductionExtension {
   std::vector<double> reproduction;  // R after the extension
 };
 
-// Sets r[w] for the weeks after the first `identified_weeks` by the settings' rule (auto_rule:
+// Sets r[w] for the weeks after the first `identified_weeks` by the options' rule (auto_rule:
 // the rule whose backtest scores best) and says which rule and how each rule backtested.
-ReproductionExtension extend_reproduction(const EvaluationSettings& settings, int identified_weeks, Array<1>& r);
+ReproductionExtension extend_reproduction(const EvaluationOptions& options, int identified_weeks, Array<1>& r);
 
 // A forecast of the held-out windows and its scores against them.
 struct ScoredForecast {
@@ -108,7 +108,7 @@ struct CalibrationEvaluation {
     ForecastMetrics fit;
   };
   std::vector<AlsoFit> also_fit;  // how the hard model fits the series fitted next to the forecast one
-  // On the held-out windows, when there are some and the settings ask for baselines: the tuned
+  // On the held-out windows, when there are some and the options ask for baselines: the tuned
   // model, GradABM's fixed expert parameters and the SEIRM ODE fitted to the same windows.
   bool forecast = false;
   std::vector<double> truth;
@@ -118,6 +118,6 @@ struct CalibrationEvaluation {
 
 // Evaluates the model's tuned parameters over `days` days.
 CalibrationEvaluation evaluate_calibration(const Population& population, const DiseaseModel& model,
-                                           const CalibrationData& data, const EvaluationSettings& settings, int days);
+                                           const CalibrationData& data, const EvaluationOptions& options, int days);
 
 }  // namespace simgrad::contagion

@@ -100,6 +100,13 @@ struct DiseaseModel {
 
   // Sizes every parameter for the settings and fills GradABM's values.
   void reset(int age_groups, int layers);
+  // A copy whose events are hard in value (straight through), for scoring a tuned model on the
+  // hard one without changing it.
+  DiseaseModel hard_twin() const {
+    DiseaseModel hard = *this;
+    hard.settings.straight_through = true;
+    return hard;
+  }
   // Where day t lies between the weekly values of R: week `week`, and the share of the next
   // week's value in R (0 for a step, and after the last value).
   struct Knots {

@@ -98,8 +98,7 @@ EstimatorComparison compare_estimators(const Population& population, const Disea
   for (double v : r)
     if (v != r[0]) throw std::invalid_argument("compare_estimators: R must be one value for every week");
   if (seeds < 2) throw std::invalid_argument("compare_estimators: needs two seeds or more");
-  DiseaseModel m = model;
-  m.settings.straight_through = true;
+  DiseaseModel m = model.hard_twin();
   std::vector<double> counts, scores, pathwise, differences;
   for (int k = 0; k < seeds; ++k) {
     m.settings.seed = model.settings.seed + static_cast<std::uint64_t>(k);

@@ -62,7 +62,7 @@ Population load_population_csv(const std::filesystem::path& agents, const std::f
                                const ProgressCallback& progress = {});
 
 // A synthetic population with an age structure and household, school, work and random layers.
-struct SyntheticSettings {
+struct SyntheticOptions {
   Index agents = 10000;
   std::uint64_t seed = 1;
   std::vector<double> age_shares = {0.204, 0.115, 0.111, 0.133, 0.171, 0.155, 0.065, 0.046};  // Franklin
@@ -73,6 +73,6 @@ struct SyntheticSettings {
   double work_contacts = 1.5;
   double random_contacts = 1.0;  // undirected random contacts per agent (about 3.5 in all)
 };
-Population make_synthetic_population(const SyntheticSettings& settings);
+Population make_synthetic_population(const SyntheticOptions& options);
 
 }  // namespace simgrad::contagion

@@ -45,7 +45,7 @@ void group_contacts(const std::vector<std::int32_t>& members, int group_size, do
 
 }  // namespace
 
-Population make_synthetic_population(const SyntheticSettings& s) {
+Population make_synthetic_population(const SyntheticOptions& s) {
   if (s.agents < 2 || s.agents > (Index{1} << 31) - 1) throw std::invalid_argument("synthetic population: agents must be in [2, 2^31)");
   Population p;
   p.agents = s.agents;

@@ -155,7 +155,7 @@ BodyPlan difftaichi_robot(int index) {
   return std::move(grid.plan());
 }
 
-softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const CreatureSettings& settings) {
+softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const BodyOptions& options) {
   plan.validate();
   if (copies < 1) throw std::invalid_argument("assemble: at least one copy");
   const auto n = static_cast<std::int32_t>(plan.nodes.size());
@@ -172,13 +172,13 @@ softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const Cr
     }
   }
   softbody::MassSpringModel<2> m;
-  m.settings.dt = settings.dt;
-  m.settings.drag = settings.drag;
-  m.settings.length_epsilon = settings.length_epsilon;
-  m.settings.penalty = settings.penalty;
-  m.build(static_cast<Index>(n) * copies, std::move(ends), settings.steps);
+  m.settings.dt = options.dt;
+  m.settings.drag = options.drag;
+  m.settings.length_epsilon = options.length_epsilon;
+  m.settings.penalty = options.penalty;
+  m.build(static_cast<Index>(n) * copies, std::move(ends), options.steps);
   m.set_actuators(actuator_of_spring, per_copy * copies);
-  m.gravity.values()[1] = settings.gravity;
+  m.gravity.values()[1] = options.gravity;
   const std::size_t m_springs = plan.springs.size();
   for (int c = 0; c < copies; ++c) {
     for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
@@ -192,16 +192,16 @@ softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const Cr
       m.rest_length.values()[at] = plan.springs[e].length;
     }
   }
-  if (settings.ground) m.planes.push_back(ground_plane(settings));
+  if (options.ground) m.planes.push_back(ground_plane(options));
   return m;
 }
 
-softbody::ContactPlane<2> ground_plane(const CreatureSettings& settings) {
+softbody::ContactPlane<2> ground_plane(const BodyOptions& options) {
   softbody::ContactPlane<2> ground;
   ground.normal = {{0.0, 1.0}};
-  ground.offset = settings.ground_height;
-  ground.friction = settings.ground_friction;
-  ground.model = settings.ground_model;
+  ground.offset = options.ground_height;
+  ground.friction = options.ground_friction;
+  ground.model = options.ground_model;
   return ground;
 }
 

@@ -100,8 +100,9 @@ BodyPlan parse_grid(const std::vector<std::string>& rows, const GridOptions& opt
 // (robotA-robotD), nodes and springs in the order DiffTaichi creates them; the head is node 0.
 BodyPlan difftaichi_robot(int index);
 
-// How an assembled creature moves: DiffTaichi's mass_spring settings by default.
-struct CreatureSettings {
+// How assemble() and assemble_fem() build a creature's body, and so how it moves (the body's
+// model keeps what it needs in its own settings): DiffTaichi's mass_spring values by default.
+struct BodyOptions {
   double dt = 0.004;
   int steps = 681;              // DiffTaichi's x[0..681]: steps = 2048 // 3 = 682 positions
   double gravity = -4.8;
@@ -117,10 +118,10 @@ struct CreatureSettings {
 // The mass-spring model of `copies` independent copies of a plan, in one model: copy c holds
 // nodes [c n, (c + 1) n), springs [c m, (c + 1) m) and actuators [c a, (c + 1) a), in the plan's
 // order, so each copy computes exactly what a lone creature does. Copies overlap in space; they
-// do not interact. The actuation array is sized for the settings' steps.
-softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const CreatureSettings& settings);
+// do not interact. The actuation array is sized for the options' steps.
+softbody::MassSpringModel<2> assemble(const BodyPlan& plan, int copies, const BodyOptions& options);
 
-// The ground of the settings: the plane y = ground_height with their friction and contact model.
-softbody::ContactPlane<2> ground_plane(const CreatureSettings& settings);
+// The ground of the options: the plane y = ground_height with their friction and contact model.
+softbody::ContactPlane<2> ground_plane(const BodyOptions& options);
 
 }  // namespace simgrad::creature

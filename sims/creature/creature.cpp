@@ -68,6 +68,36 @@ void Creature::set_water(const WaterSettings& water) {
   swum_adjoint_.assign(swum_.size(), 0.0);
 }
 
+std::unique_ptr<Creature> Creature::hard_twin(softbody::MassSpringModel<2>& body) const {
+  return like_this(std::make_unique<Creature>(body, controller_, 0.0));
+}
+
+std::unique_ptr<Creature> Creature::hard_twin(fem::FemModel<2>& body) const {
+  return like_this(std::make_unique<Creature>(body, controller_, 0.0));
+}
+
+std::unique_ptr<Creature> Creature::like_this(std::unique_ptr<Creature> twin) const {
+  twin->speed_limit = speed_limit;
+  twin->set_water(water_);
+  return twin;
+}
+
+namespace {
+
+// Sets a body's ground, its first plane, to time of impact.
+template <class Body>
+Body with_hard_ground(const Body& body) {
+  Body hard = body;
+  if (!hard.planes.empty()) hard.planes.front().model = softbody::ContactModel::kImpactStop;
+  return hard;
+}
+
+}  // namespace
+
+softbody::MassSpringModel<2> hard_ground_twin(const softbody::MassSpringModel<2>& body) { return with_hard_ground(body); }
+
+fem::FemModel<2> hard_ground_twin(const fem::FemModel<2>& body) { return with_hard_ground(body); }
+
 WaterDrag Creature::water_body(std::span<const double> body_state, double* adjoint) {
   const Index n = model().node_count;
   WaterDrag w;

@@ -57,8 +57,15 @@ class Creature final : public System {
   double centre_height(std::span<const double> state, int c) const;
   // Surrounds the creatures with water (zero drags: none).
   void set_water(const WaterSettings& water);
+  // This creature's hard twin on `body`, a copy of its body with the ground at its hard twin
+  // (hard_ground_twin) that must outlive it: the same controller, water and speed limit, and the
+  // hard maximum for the peak. Re-scoring on it leaves this creature and its body as they are.
+  std::unique_ptr<Creature> hard_twin(softbody::MassSpringModel<2>& body) const;
+  std::unique_ptr<Creature> hard_twin(fem::FemModel<2>& body) const;
 
  private:
+  // Gives a twin on another body this creature's water and speed limit.
+  std::unique_ptr<Creature> like_this(std::unique_ptr<Creature> twin) const;
   // The body state after the water's impulse, into swum_ (with water only).
   void swim(std::span<const double> body_state);
   WaterDrag water_body(std::span<const double> body_state, double* adjoint);
@@ -77,5 +84,10 @@ class Creature final : public System {
   std::vector<double> swum_;         // the body state after it
   std::vector<double> swum_adjoint_;
 };
+
+// A copy of a creature's body whose ground (its first plane, if any) is at its hard twin: time of
+// impact, where a landing node stops; a penalty ground is replaced by it.
+softbody::MassSpringModel<2> hard_ground_twin(const softbody::MassSpringModel<2>& body);
+fem::FemModel<2> hard_ground_twin(const fem::FemModel<2>& body);
 
 }  // namespace simgrad::creature

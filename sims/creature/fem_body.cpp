@@ -7,7 +7,7 @@
 namespace simgrad::creature {
 
 std::vector<double> assemble_fem(const std::vector<std::string>& rows, const GridOptions& grid,
-                                 const FemBodyOptions& options, const CreatureSettings& settings,
+                                 const FemBodyOptions& options, const BodyOptions& body,
                                  fem::FemModel<2>& model) {
   const BodyPlan plan = parse_grid(rows, grid);  // validates the rows and numbers the nodes
   // Node of each grid point, keyed by doubled grid coordinates as ModuleGrid keys them.
@@ -55,11 +55,11 @@ std::vector<double> assemble_fem(const std::vector<std::string>& rows, const Gri
 
   std::vector<double> positions;
   for (const Vec<double, 2>& p : plan.nodes) positions.insert(positions.end(), {p[0], p[1]});
-  model.settings.dt = settings.dt;
-  model.settings.steps = settings.steps;
+  model.settings.dt = body.dt;
+  model.settings.steps = body.steps;
   model.settings.material = options.material;
-  model.settings.penalty = settings.penalty;
-  model.build(positions, elements, regions, settings.steps);
+  model.settings.penalty = body.penalty;
+  model.build(positions, elements, regions, body.steps);
   const double density = 1.0 / (grid.spacing * grid.spacing);
   for (int k = 0; k < model.region_count; ++k) {
     model.youngs.values()[k] = options.youngs_modulus * (k == kRigid ? grid.stiff_factor : 1.0);
@@ -68,13 +68,13 @@ std::vector<double> assemble_fem(const std::vector<std::string>& rows, const Gri
     model.density[static_cast<std::size_t>(k)] = density * (k == kBlock ? 4.0 * grid.block_mass : 1.0);
   }
   model.update_masses();
-  model.mass_damping.values()[0] = settings.drag;
-  model.gravity.values()[1] = settings.gravity;
+  model.mass_damping.values()[0] = body.drag;
+  model.gravity.values()[1] = body.gravity;
   model.actuator_count = static_cast<int>(strength.size());
   model.element_actuator = actuator;
   model.element_axis.assign(axis.begin(), axis.end());
-  model.actuation.resize(static_cast<Index>(settings.steps + 1) * model.actuator_count, false);
-  if (settings.ground) model.planes.push_back(ground_plane(settings));
+  model.actuation.resize(static_cast<Index>(body.steps + 1) * model.actuator_count, false);
+  if (body.ground) model.planes.push_back(ground_plane(body));
   return strength;
 }
 

@@ -23,13 +23,13 @@ struct FemBodyOptions {
   fem::MaterialModel material = fem::MaterialModel::kNeoHookean;
 };
 
-// Assembles the rows into `model` with the creature settings (time step, steps, gravity, drag
+// Assembles the rows into `model` with the body options (time step, steps, gravity, drag
 // as mass-proportional damping, ground): nodes numbered as parse_grid numbers them (so a plan's
 // head and block carry over), density such that an inner node weighs 1. Returns each actuator's
 // strength, in module order (bottom row first, left to right). GridError for bad rows, and for
 // rows without an actuator.
 std::vector<double> assemble_fem(const std::vector<std::string>& rows, const GridOptions& grid,
-                                 const FemBodyOptions& options, const CreatureSettings& settings,
+                                 const FemBodyOptions& options, const BodyOptions& body,
                                  fem::FemModel<2>& model);
 
 }  // namespace simgrad::creature

@@ -113,6 +113,13 @@ double FemModel<D>::total_mass() const {
   return m;
 }
 
+template <int D>
+FemModel<D> FemModel<D>::hard_twin() const {
+  FemModel hard = *this;
+  hard.settings.penalty = settings.penalty.hard_twin();
+  return hard;
+}
+
 template struct FemModel<2>;
 template struct FemModel<3>;
 

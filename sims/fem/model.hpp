@@ -74,6 +74,9 @@ struct FemModel {
   Array<1> actuation;
 
   Index element_count() const { return elements.elements(); }
+  // A copy with every relaxation at its hard twin (the penalty contact's), for re-scoring a tuned
+  // model on the hard one without changing it.
+  FemModel hard_twin() const;
 
   // Sets the mesh: rest positions (nodes x D), element nodes (elements x (D + 1)) and each
   // element's region (empty: all in region 0). An element given with negative orientation has

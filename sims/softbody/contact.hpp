@@ -75,6 +75,13 @@ struct PenaltySettings {
   double stiffness = 1e4;        // force per unit penetration
   double sharpness = 1e3;        // softplus beta (1/length); <= 0 for the hard twin
   double friction_speed = 1e-2;  // tangential speed below which friction is smoothed away
+
+  // A copy with the softplus at its hard twin, the plain ramp k max(0, -gap).
+  PenaltySettings hard_twin() const {
+    PenaltySettings hard = *this;
+    hard.sharpness = 0.0;
+    return hard;
+  }
 };
 
 // The normal part of a penalty plane's force, f_n = k softplus(-gap), and its slope d f_n / d gap,

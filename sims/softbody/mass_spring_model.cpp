@@ -50,6 +50,13 @@ void MassSpringModel<D>::enable_adjoints(bool stiffness_, bool damping_, bool re
   toggle(initial_velocity, initial_velocity_);
 }
 
+template <int D>
+MassSpringModel<D> MassSpringModel<D>::hard_twin() const {
+  MassSpringModel hard = *this;
+  hard.settings.penalty = settings.penalty.hard_twin();
+  return hard;
+}
+
 template struct MassSpringModel<2>;
 template struct MassSpringModel<3>;
 

@@ -43,6 +43,9 @@ struct MassSpringModel {
   Array<D> initial_velocity;  // per node
 
   Index spring_count() const { return springs.elements(); }
+  // A copy with every relaxation at its hard twin (the penalty contact's), for re-scoring a tuned
+  // model on the hard one without changing it.
+  MassSpringModel hard_twin() const;
 
   // Allocates per-node and per-spring arrays for `nodes` nodes and the given spring end points,
   // with unit masses, zero parameters and no actuators.

@@ -52,4 +52,14 @@ Structure make_bridge(BridgeType type, int panels, double panel, double height, 
   return s;
 }
 
+Structure make_bridge(BridgeType type, int panels, double panel, double height, const std::vector<Material>& materials,
+                      int material, const Section& section, const std::vector<CatalogueEntry>& catalogue) {
+  Structure s = make_bridge(type, panels, panel, height, materials.at(static_cast<std::size_t>(material)), section);
+  for (Member& mem : s.model.members) mem.material = material;
+  s.model.materials = materials;
+  s.model.catalogue = catalogue;
+  s.design.logits.assign(s.model.members.size() * catalogue.size(), 0.0);
+  return s;
+}
+
 }  // namespace simgrad::structure

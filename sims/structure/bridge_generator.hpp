@@ -19,5 +19,9 @@ enum class BridgeType { warren, pratt };
 // `panels` is on a roller. Every member is sized with `section` in `material`.
 Structure make_bridge(BridgeType type, int panels, double panel, double height, const Material& material,
                       const Section& section);
+// The same bridge among a scenario's materials and catalogue: every member in
+// materials[material], sized with `section`, and none of them a catalogue choice.
+Structure make_bridge(BridgeType type, int panels, double panel, double height, const std::vector<Material>& materials,
+                      int material, const Section& section, const std::vector<CatalogueEntry>& catalogue);
 
 }  // namespace simgrad::structure

@@ -46,6 +46,13 @@ void member_response(int dim, const S* xa, const S* xb, const S* va, const S* vb
 
 }  // namespace
 
+std::string dynamic_unsupported(const TrussModel& model) {
+  if (model.kind == StructureKind::frame2d) return "the dynamic mode takes trusses (\"kind\": \"truss2d\" or \"truss3d\")";
+  for (const Member& mem : model.members)
+    if (mem.catalogue >= 0) return "the dynamic mode takes sized members, not catalogue choices";
+  return "";
+}
+
 DynamicTruss::DynamicTruss(const TrussModel& model, const Design& design, DynamicSettings settings)
     : model_(&model),
       settings_(std::move(settings)),
@@ -264,14 +271,15 @@ int DynamicScore::broken(std::span<const double> state) const {
 
 DynamicRunScores score_dynamic_run(const TrussModel& model, const Design& design, const DynamicSettings& settings,
                                    double deflection_limit) {
+  DynamicRunScores scores;
   DynamicTruss truss(model, design, settings);
   DynamicScore score(truss, 1.0, 1.0, deflection_limit);
-  Rollout rollout(truss, score, settings.steps);
-  DynamicRunScores scores;
-  scores.relaxed = rollout.loss();
-  truss.settings().break_width = 0.0;
+  scores.relaxed = Rollout(truss, score, settings.steps).loss();
+  DynamicTruss hard(model, design, settings.hard_twin());
+  DynamicScore hard_score(hard, 1.0, 1.0, deflection_limit);
+  Rollout rollout(hard, hard_score, settings.steps);
   scores.hard = rollout.loss();
-  scores.broken_members = score.broken(rollout.final_state());
+  scores.broken_members = hard_score.broken(rollout.final_state());
   return scores;
 }
 

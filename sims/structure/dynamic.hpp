@@ -8,6 +8,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/system.hpp"
@@ -26,7 +27,17 @@ struct DynamicSettings {
   std::vector<int> deck;       // joints the vehicle crosses, in order
   double vehicle_load = 0.0;   // force of the vehicle, straight down along the last axis
   double vehicle_speed = 0.0;  // along the deck, length per second
+
+  // A copy with members that break at their hard twin (break width 0: a 0/1 step).
+  DynamicSettings hard_twin() const {
+    DynamicSettings hard = *this;
+    hard.break_width = 0.0;
+    return hard;
+  }
 };
+
+// Why the dynamic mode cannot run a model (it takes trusses of sized members); empty if it can.
+std::string dynamic_unsupported(const TrussModel& model);
 
 // A truss (2D or 3D) in motion. Tuned values: member areas, read from the design at construction
 // and through set_areas(); area_adjoints() holds d loss / d area after a backward pass.
@@ -45,7 +56,6 @@ class DynamicTruss final : public System {
   // Replaces the member areas (and so the stiffnesses and joint masses).
   void set_areas(std::span<const double> areas);
   std::span<const double> area_adjoints() const { return area_adjoint_; }
-  DynamicSettings& settings() { return settings_; }
   const DynamicSettings& settings() const { return settings_; }
   int dimension() const { return dim_; }
   int joint_count() const { return joints_; }

@@ -23,8 +23,8 @@ class AccelerationRunLoss : public TrajectoryLoss {
   bool has_term(int t, int steps) const override { return t >= 1 && t <= steps; }
   double term(int t, std::span<const double> state) override;
   void term_adjoint(int t, std::span<const double> state, double seed, std::span<double> state_adjoint) override;
-  // With softness 0 the loss is the hard count of steps short of the distance, times dt.
-  void set_softness(double softness) { softness_ = softness; }
+  // The hard twin, softness 0: the count of steps short of the distance, times dt.
+  AccelerationRunLoss hard_twin() const { return AccelerationRunLoss(cars_, dt_, distance_, 0.0); }
 
  private:
   struct Body;

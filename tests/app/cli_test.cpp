@@ -309,7 +309,7 @@ TEST(Cli, RunWritesPngFramesOfTheRun) {
   EXPECT_EQ(files, count);
   std::ifstream in(dir / "frame_00000.png", std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const simgrad::app::testing::DecodedPng png = simgrad::app::testing::decode_png(bytes);
+  const simgrad::report::testing::DecodedPng png = simgrad::report::testing::decode_png(bytes);
   EXPECT_EQ(png.width, 320);
   EXPECT_EQ(png.height, 240);
   // Bad usage: a frame size out of range.

@@ -12,6 +12,12 @@
 namespace simgrad::app {
 namespace {
 
+using scenario::load_scenario;
+using scenario::load_scenario_text;
+using scenario::SimulatorInfo;
+using scenario::simulators;
+using scenario::tunable_json;
+
 // Runs `body` with std::cout and std::cerr captured; returns {exit code, out, err}.
 template <class F>
 std::tuple<int, std::string, std::string> captured(F body) {

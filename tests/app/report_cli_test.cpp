@@ -14,9 +14,9 @@ namespace simgrad::app {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::read_text;
-using testing::scratch;
-using testing::shell;
+using report::testing::read_text;
+using report::testing::scratch;
+using report::testing::shell;
 
 // `simgrad render DIR` rebuilds the report tune wrote, byte for byte, without re-simulating.
 TEST(Report, RenderRebuildsTheReportOfATune) {

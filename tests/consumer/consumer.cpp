@@ -33,11 +33,11 @@ double triangle_loss(const std::vector<double>& rest, std::vector<double>* gradi
 // The built-in scenario (the same triangle, tuned from the command line by default): its loss at
 // the initial parameters is finite, and its report page renders.
 bool scenario_runs() {
-  const auto scenario = simgrad::app::load_scenario({});
+  const auto scenario = simgrad::scenario::load_scenario({});
   simgrad::tune::Problem& problem = scenario->problem();
   const std::vector<double> x = problem.initial();
   const double loss = problem.value(x);
-  const std::string page = simgrad::app::render_report(simgrad::app::gather_report(*scenario, x, x));
+  const std::string page = simgrad::report::render_report(simgrad::scenario::gather_report(*scenario, x, x));
   const bool ok = std::isfinite(loss) && page.find("<html") != std::string::npos;
   std::printf("scenario %s (%s): loss %.9g, report %zu bytes: %s\n", scenario->name.c_str(), scenario->simulator().c_str(),
               loss, page.size(), ok ? "ok" : "FAILED");

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace simgrad::app {
+namespace simgrad::report {
 namespace {
 
 namespace fs = std::filesystem;
@@ -98,4 +98,4 @@ TEST_F(AtomicFileTest, WritesRelativeToTheWorkingFolder) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -12,7 +12,7 @@
 
 #include "report/png.hpp"
 
-namespace simgrad::app::testing {
+namespace simgrad::report::testing {
 
 struct DecodedPng {
   int width = 0;
@@ -158,4 +158,4 @@ inline DecodedPng decode_png(std::string_view bytes) {
   return png;
 }
 
-}  // namespace simgrad::app::testing
+}  // namespace simgrad::report::testing

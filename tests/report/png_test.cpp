@@ -13,7 +13,7 @@
 #include "report/svg_plot.hpp"
 #include "tests/report/png_reader.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 namespace {
 
 using nlohmann::json;
@@ -238,4 +238,4 @@ TEST(FrameImages, WritesNumberedPngFiles) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::report

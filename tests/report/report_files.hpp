@@ -12,7 +12,7 @@
 #include <iterator>
 #include <string>
 
-namespace simgrad::app::testing {
+namespace simgrad::report::testing {
 
 // `name` in the scratch folder of this process (made if missing); scratch("") names the folder.
 inline std::filesystem::path scratch(const std::string& name) {
@@ -32,4 +32,4 @@ inline int shell(const std::string& command) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-}  // namespace simgrad::app::testing
+}  // namespace simgrad::report::testing

@@ -12,7 +12,7 @@
 
 #include "tests/report/report_files.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 namespace {
 
 namespace fs = std::filesystem;
@@ -97,4 +97,4 @@ TEST(Report, FieldsAndPointClassesDrawInHeadlessChromium) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace simgrad::app {
+namespace simgrad::report {
 namespace {
 
 // Checks that `text` is well-formed XML as far as SVG output needs: tags balance, attributes
@@ -154,4 +154,4 @@ TEST(SvgPlot, LogTicks) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::report

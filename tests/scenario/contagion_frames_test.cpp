@@ -6,7 +6,7 @@
 
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 using nlohmann::json;
@@ -70,4 +70,4 @@ TEST(ContagionFrames, NetworkGlimpseStartsFromSeededAgentsWithTheirContacts) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -12,7 +12,7 @@
 #include "core/gradcheck.hpp"
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 namespace fs = std::filesystem;
@@ -115,4 +115,4 @@ TEST(ContagionScenario, BadJointSeriesNameTheirField) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -9,7 +9,7 @@
 #include "scenario/creature_scenario.hpp"
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 TEST(CreatureFemScenario, ExampleLoadsRunsAndDrawsItsTriangles) {
@@ -49,4 +49,4 @@ TEST(CreatureFemScenario, WaterAndExplicitSpringsAreErrors) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -9,7 +9,7 @@
 #include "scenario/scenario.hpp"
 #include "sims/creature/body_plan.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 std::string example(const std::string& name) { return std::string(SIMGRAD_SOURCE_DIR) + "/examples/" + name + ".json"; }
@@ -77,4 +77,4 @@ TEST(CreatureScenario, TunedParametersAreAnUnknownField) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -13,7 +13,7 @@
 #include "core/gradcheck.hpp"
 #include "tune/methods.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 // A small 2D plane-strain strip clamped at x = 0, swinging under gravity; `reference` is the loss's
@@ -153,4 +153,4 @@ TEST(FemScenario, BadInputNamesFileLineAndField) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -15,7 +15,7 @@
 
 #include "core/gradcheck.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 namespace fs = std::filesystem;
@@ -395,4 +395,4 @@ TEST(Fluid3dScenario, SpheresCylindersAndPatchVents) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -8,7 +8,7 @@
 #include <string>
 #include <unistd.h>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 // The error a call throws, failing the test if it throws none.
@@ -316,9 +316,9 @@ TEST(ScenarioReader, NodesOutliveTheirFile) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 // Elements of an array of objects, one per line and spread over several lines, with errors in
@@ -358,9 +358,9 @@ TEST(ScenarioReader, ErrorsInLaterArrayElementsNameTheirOwnLine) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 TEST(ScenarioReader, AskedFieldsAreGatheredPerPathWithArrayIndicesFolded) {
@@ -376,4 +376,4 @@ TEST(ScenarioReader, AskedFieldsAreGatheredPerPathWithArrayIndicesFolded) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

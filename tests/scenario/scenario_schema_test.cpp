@@ -19,7 +19,7 @@
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_reader.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 namespace fs = std::filesystem;
@@ -372,4 +372,4 @@ TEST(ScenarioSchema, TunedParametersAreTheOnesTheTunablesTablesMake) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 // Found by the fuzzer: the same parameter tuned twice must be a ScenarioError naming the line.
@@ -28,4 +28,4 @@ TEST(Scenario, ParameterTunedTwiceNamesItsLine) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

@@ -6,7 +6,7 @@
 #include <numbers>
 #include <string>
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 // A three-bar truss scenario; `extra` goes in before the closing brace.
@@ -69,4 +69,4 @@ TEST(StructureScenario, FixedSupportOnATrussIsRejected) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

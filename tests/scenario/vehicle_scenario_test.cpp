@@ -11,7 +11,7 @@
 
 #include "tests/sims/vehicle/part_gradient.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 namespace fs = std::filesystem;
@@ -125,4 +125,4 @@ TEST(VehicleScenario, FourWheelFieldsAndWheelChannelsNameTheField) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

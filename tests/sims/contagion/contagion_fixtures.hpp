@@ -13,7 +13,7 @@ namespace simgrad::contagion::testing {
 
 // A synthetic population of n agents with all four layers.
 inline Population small_population(Index n, std::uint64_t seed = 3) {
-  SyntheticSettings s;
+  SyntheticOptions s;
   s.agents = n;
   s.seed = seed;
   return make_synthetic_population(s);

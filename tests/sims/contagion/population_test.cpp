@@ -65,7 +65,7 @@ TEST(Population, CsvErrorsNameFileLineAndColumn) {
 }
 
 TEST(Population, SyntheticPopulationIsReproducibleWithAboutThreeAndAHalfContactsPerAgent) {
-  SyntheticSettings s;
+  SyntheticOptions s;
   s.agents = 20000;
   const Population a = make_synthetic_population(s);
   const Population b = make_synthetic_population(s);

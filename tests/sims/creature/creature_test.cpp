@@ -29,7 +29,7 @@ struct Rig {
   std::unique_ptr<TaskLoss> loss;
   std::unique_ptr<tune::RolloutProblem> problem;
 
-  Rig(int robot, int copies, int steps, Task task, CreatureSettings settings = {}, const char* policy = "all",
+  Rig(int robot, int copies, int steps, Task task, BodyOptions settings = {}, const char* policy = "all",
       bool sines = false)
       : plan(difftaichi_robot(robot)) {
     settings.steps = steps;
@@ -55,8 +55,8 @@ struct Rig {
 };
 
 // A penalty ground keeps the rollout smooth for finite differences.
-CreatureSettings smooth_ground() {
-  CreatureSettings s;
+BodyOptions smooth_ground() {
+  BodyOptions s;
   s.ground_model = softbody::ContactModel::kPenalty;
   s.ground_friction = 0.5;
   s.penalty = {2e3, 300.0, 0.05};
@@ -118,7 +118,7 @@ TEST(CreatureRollout, JumpPeakBoundsTheHardPeak) {
 }
 
 TEST(CreatureRollout, SwimGradientMatchesFiniteDifferences) {
-  CreatureSettings water_only;
+  BodyOptions water_only;
   water_only.ground = false;
   water_only.gravity = 0.0;
   water_only.drag = 0.0;
@@ -133,7 +133,7 @@ TEST(CreatureRollout, WaterSlowsARodAtTheClosedFormRate) {
   BodyPlan rod;
   rod.nodes = {{{0.0, 0.0}}, {{0.3, 0.4}}};
   rod.springs = {{0, 1, 0.5, 100.0, 0.2}};
-  CreatureSettings s;
+  BodyOptions s;
   s.ground = false;
   s.gravity = 0.0;
   s.drag = 0.0;
@@ -162,7 +162,7 @@ TEST(CreatureRollout, WaterSlowsARodAtTheClosedFormRate) {
 TEST(CreatureRollout, CarryGradientMatchesFiniteDifferences) {
   const BodyPlan plan = parse_grid({".B.", "#H#", "V.V"}, {});
   ASSERT_EQ(plan.block.size(), 4u);
-  CreatureSettings settings = smooth_ground();
+  BodyOptions settings = smooth_ground();
   settings.steps = 50;
   auto model = assemble(plan, 1, settings);
   EXPECT_EQ(model.inverse_mass.values()[static_cast<std::size_t>(plan.block[3])], 0.25);
@@ -193,7 +193,7 @@ TEST(CreatureRollout, ImpactStopGroundHoldsALandedBodyAtItsHeight) {
   BodyPlan rod;
   rod.nodes = {{{0.2, 0.3}}, {{0.3, 0.3}}};
   rod.springs = {{0, 1, 0.1, 1e3, 0.1}};
-  CreatureSettings s;
+  BodyOptions s;
   s.steps = 400;
   auto model = assemble(rod, 1, s);
   control::ControllerLayout layout;

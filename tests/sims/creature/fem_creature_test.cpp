@@ -24,8 +24,8 @@ namespace {
 const std::vector<std::string> kWalker = {"#HH#", "V..V"};
 
 // A penalty ground keeps the rollout smooth for finite differences.
-CreatureSettings smooth_ground(int steps) {
-  CreatureSettings s;
+BodyOptions smooth_ground(int steps) {
+  BodyOptions s;
   s.steps = steps;
   s.ground_model = softbody::ContactModel::kPenalty;
   s.ground_friction = 0.5;
@@ -41,7 +41,7 @@ struct FemRig {
   std::unique_ptr<TaskLoss> loss;
   std::unique_ptr<tune::RolloutProblem> problem;
 
-  FemRig(const CreatureSettings& settings, bool sines, const char* policy = "all") {
+  FemRig(const BodyOptions& settings, bool sines, const char* policy = "all") {
     const GridOptions grid;
     FemBodyOptions options;
     options.damping = 1e-4;
@@ -68,7 +68,7 @@ struct FemRig {
 TEST(FemCreature, RowsBecomeTwoTrianglesPerSquareAndOneActuatorPerActuatedModule) {
   fem::FemModel<2> model;
   const GridOptions grid;
-  const std::vector<double> strength = assemble_fem({".^R", "BHV"}, grid, FemBodyOptions{}, CreatureSettings{}, model);
+  const std::vector<double> strength = assemble_fem({".^R", "BHV"}, grid, FemBodyOptions{}, BodyOptions{}, model);
   const BodyPlan plan = parse_grid({".^R", "BHV"}, grid);
   EXPECT_EQ(model.node_count, static_cast<Index>(plan.nodes.size()));
   EXPECT_EQ(model.element_count(), 9);  // four squares and a foot
@@ -84,13 +84,13 @@ TEST(FemCreature, RowsBecomeTwoTrianglesPerSquareAndOneActuatorPerActuatedModule
   // The rigid module is stiffer; an inner node would weigh 1; the block's cell weighs 4 corners' worth.
   EXPECT_DOUBLE_EQ(model.youngs.values()[1], 2.0 * model.youngs.values()[0]);
   EXPECT_NEAR(model.total_mass(), 3.25 + 4.0 * grid.block_mass, 1e-9);
-  EXPECT_THROW(assemble_fem({"##"}, grid, FemBodyOptions{}, CreatureSettings{}, model), GridError);
+  EXPECT_THROW(assemble_fem({"##"}, grid, FemBodyOptions{}, BodyOptions{}, model), GridError);
 }
 
 // A lone 'H' cell held at a relative stretch s, in zero gravity with drag, settles at its rest
 // shape stretched by 1 + s along x (and unchanged along y): both triangles stress-free.
 TEST(FemCreature, AnActuatedCellSettlesAtItsStretchedRestShape) {
-  CreatureSettings settings;
+  BodyOptions settings;
   settings.steps = 1500;
   settings.gravity = 0.0;
   settings.ground = false;
@@ -145,7 +145,7 @@ TEST(FemCreature, WalkGradientWithTheNetworkMatchesFiniteDifferences) {
 
 // The time-of-impact ground holds the body up.
 TEST(FemCreature, HardGroundHoldsTheBody) {
-  CreatureSettings settings;
+  BodyOptions settings;
   settings.steps = 200;
   FemRig rig(settings, true);
   rig.problem->value(rig.problem->initial());

@@ -93,11 +93,12 @@ TEST(Dynamic, HardTwinBreaksMembersForGoodAndTheRelaxedOneOnlyDims) {
   Crossing c;
   DynamicTruss truss(c.s.model, c.s.design, c.settings);
   DynamicScore score(truss, 1.0, 0.0, 1.0);
-  Rollout rollout(truss, score, c.settings.steps);
-  const double relaxed = rollout.loss();
-  truss.settings().break_width = 0.0;
+  const double relaxed = Rollout(truss, score, c.settings.steps).loss();
+  DynamicTruss hard_truss(c.s.model, c.s.design, c.settings.hard_twin());
+  DynamicScore hard_score(hard_truss, 1.0, 0.0, 1.0);
+  Rollout rollout(hard_truss, hard_score, c.settings.steps);
   const double hard = rollout.loss();
-  const int broken = score.broken(rollout.final_state());
+  const int broken = hard_score.broken(rollout.final_state());
   EXPECT_GE(broken, 1);
   EXPECT_EQ(hard, static_cast<double>(broken));  // every broken member counts as exactly one
   EXPECT_NE(relaxed, hard);

@@ -47,8 +47,8 @@ TEST(DesignLosses, AccelerationRunGradientInGearsAndFinalDrive) {
   expect_design_gradient(m, loss, {"gear_1", "gear_2", "gear_3", "final_drive", "drive_gain", "mass"});
   // The hard twin counts whole steps short of the distance.
   VehicleBatch system(m);
-  loss.set_softness(0.0);
-  const double hard = Rollout(system, loss, m.steps).loss();
+  AccelerationRunLoss hard_loss = loss.hard_twin();
+  const double hard = Rollout(system, hard_loss, m.steps).loss();
   EXPECT_NEAR(hard / m.settings.dt, std::round(hard / m.settings.dt), 1e-9);
   EXPECT_GT(hard, 1.0);
 }
