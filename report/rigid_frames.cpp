@@ -10,7 +10,7 @@
 #include "sims/rigid/energy.hpp"
 #include "sims/rigid/kinematics.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 namespace rg = simgrad::rigid;
 
@@ -133,4 +133,4 @@ nlohmann::json rigid_frames(rg::RigidWorlds& system, rg::RigidLoss& loss, int st
   return out;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

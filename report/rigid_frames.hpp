@@ -10,7 +10,7 @@
 #include "sims/rigid/losses.hpp"
 #include "sims/rigid/rigid_worlds.hpp"
 
-namespace simgrad::app {
+namespace simgrad::report {
 
 // Which plane the bodies are drawn in: from the side (x, z) or from above (x, y).
 enum class RigidView { kSide, kTop };
@@ -24,4 +24,4 @@ nlohmann::json rigid_summary(rigid::RigidWorlds& system, const rigid::RigidLoss&
 // planes as the ground line (side view); the reach target as a point.
 nlohmann::json rigid_frames(rigid::RigidWorlds& system, rigid::RigidLoss& loss, int steps, RigidView view);
 
-}  // namespace simgrad::app
+}  // namespace simgrad::report

@@ -13,7 +13,7 @@
 #include "sims/rigid/rigid_worlds.hpp"
 #include "sims/rigid/tunables.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 namespace rg = simgrad::rigid;
 
@@ -126,7 +126,7 @@ class RigidScenario final : public Scenario {
     model_.resize(static_cast<int>(root.integer("worlds", 1, 100000, 1)), steps);
     read_start(root, model_);
     std::fill(model_.controls.values().begin(), model_.controls.values().end(), root.number("control", 0.0));
-    view_ = root.choice("view", {"side", "top"}, "side") == "top" ? RigidView::kTop : RigidView::kSide;
+    view_ = root.choice("view", {"side", "top"}, "side") == "top" ? report::RigidView::kTop : report::RigidView::kSide;
     system_ = std::make_unique<rg::RigidWorlds>(model_);
     loss_ = std::make_unique<rg::RigidLoss>(model_, read_loss(root.child("loss"), model_));
     if (!root.has("controller")) {
@@ -136,7 +136,7 @@ class RigidScenario final : public Scenario {
     // A controller's parameters are tuned, with any rows of the table the scenario adds.
     const double bound = read_controller(root.child("controller"));
     const ScenarioNode tune_node = root.child("tune");
-    tune = read_tune_settings(tune_node);
+    tune = read_tune_options(tune_node);
     std::vector<tune::BoundParameter> bound_parameters = controller_->bind(bound);
     if (tune_node.has("parameters"))
       for (const ScenarioNode& p : tune_node.array("parameters")) {
@@ -161,12 +161,12 @@ class RigidScenario final : public Scenario {
     return Rollout(system, loss, steps).loss();
   }
 
-  nlohmann::json summary() override { return rigid_summary(*system_, *loss_, problem_->rollout().final_state()); }
+  nlohmann::json summary() override { return report::rigid_summary(*system_, *loss_, problem_->rollout().final_state()); }
 
   // The bodies' outlines every few steps and the energy (report/rigid_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
-    return rigid_frames(*system_, *loss_, steps, view_);
+    return report::rigid_frames(*system_, *loss_, steps, view_);
   }
 
  private:
@@ -192,7 +192,7 @@ class RigidScenario final : public Scenario {
   }
 
   std::unique_ptr<tune::RolloutProblem> problem_;
-  RigidView view_ = RigidView::kSide;
+  report::RigidView view_ = report::RigidView::kSide;
 };
 
 }  // namespace
@@ -212,4 +212,4 @@ SimulatorInfo rigid_info() {
   return info;
 }
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

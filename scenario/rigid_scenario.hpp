@@ -5,7 +5,7 @@
 
 #include "scenario/scenario.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 
 // Reads a rigid-body scenario from the root of its file.
 std::unique_ptr<Scenario> load_rigid_scenario(const ScenarioNode& root, const ScenarioOverrides& overrides);
@@ -13,4 +13,4 @@ std::unique_ptr<Scenario> load_rigid_scenario(const ScenarioNode& root, const Sc
 // The simulator's entry in `simgrad list`.
 SimulatorInfo rigid_info();
 
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario

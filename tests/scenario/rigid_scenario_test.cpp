@@ -11,7 +11,7 @@
 
 #include "tune/methods.hpp"
 
-namespace simgrad::app {
+namespace simgrad::scenario {
 namespace {
 
 namespace fs = std::filesystem;
@@ -106,4 +106,4 @@ TEST(RigidScenario, APoseOfTheWrongLengthIsAnError) {
 }
 
 }  // namespace
-}  // namespace simgrad::app
+}  // namespace simgrad::scenario
