@@ -157,31 +157,71 @@ void Fem<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
 }
 
 template <int D>
+const std::array<Stage<Fem<D>, typename Fem<D>::StepFields>, 3> Fem<D>::kStages = {{
+    {"actuate", &Fem::actuate_stage, &Fem::actuate_stage_adjoint, &Fem::actuated},
+    {"elastic_forces", &Fem::elastic_forces_stage, &Fem::elastic_forces_stage_adjoint, &Fem::forces_replayed},
+    {"integrate", &Fem::integrate_stage, &Fem::integrate_stage_adjoint},
+}};
+
+template <int D>
+void Fem<D>::actuate_stage(const StepFields& f) {
+  if (model_.actuator_count > 0) actuate(f.t);
+}
+
+template <int D>
+void Fem<D>::actuate_stage_adjoint(const StepFields& f) {
+  if (model_.actuator_count > 0 && model_.actuation.differentiable()) actuate_adjoint(f.t);
+}
+
+template <int D>
+void Fem<D>::elastic_forces_stage(const StepFields& f) {
+  elastic_forces_.forward(force_body(f.x, f.v, f.force));
+}
+
+// The actuated rest shapes' adjoints start from zero each step: the forces' adjoint adds to them.
+template <int D>
+void Fem<D>::elastic_forces_stage_adjoint(const StepFields& f) {
+  if (model_.actuator_count > 0) fill(rest_actuated_.adjoints(), 0.0);
+  elastic_forces_.adjoint(force_body(f.x, f.v, f.force));
+}
+
+template <int D>
+void Fem<D>::integrate_stage(const StepFields& f) {
+  integrate_.forward(integrate_body(f.x, f.v, f.force, f.x_next, f.v_next));
+}
+
+template <int D>
+void Fem<D>::integrate_stage_adjoint(const StepFields& f) {
+  fill(node_force_.adjoints(), 0.0);
+  const Integrate<D> body = integrate_body(f.x, f.v, f.force, f.x_next, f.v_next);
+  integrate_.adjoint(body);
+  if (model_.mass_damping.differentiable()) mass_damping_adjoint(body, f.state, f.next_adjoint);
+}
+
+template <int D>
 void Fem<D>::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  if (model_.actuator_count > 0) actuate(t);
   if (implicit_) {
+    if (model_.actuator_count > 0) actuate(t);
     implicit_->step(state, next);
     const Index n = D * model_.node_count;
     if (!residual.empty()) std::copy(next.begin() + n, next.end(), residual.begin());
     return;
   }
-  const Field<D> x = positions(state), v = velocities(state);
   // The node forces go straight into the residual when the rollout keeps one.
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = residual.data();
-  elastic_forces_.forward(force_body(x, v, force));
-  integrate_.forward(integrate_body(x, v, force, positions(next), velocities(next)));
+  walk_forward(*this, kStages,
+               StepFields{t, positions(state), velocities(state), force, positions(next), velocities(next), residual, state, {}});
 }
 
 template <int D>
 void Fem<D>::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                           std::span<const double> next_adjoint, std::span<double> state_adjoint) {
-  const bool actuated = model_.actuator_count > 0;
-  if (actuated) {
-    actuate(t);
-    fill(rest_actuated_.adjoints(), 0.0);
-  }
   if (implicit_) {
+    if (model_.actuator_count > 0) {
+      actuate(t);
+      fill(rest_actuated_.adjoints(), 0.0);
+    }
     // The new velocity: the residual, or the step replayed.
     std::span<const double> new_velocity = residual;
     if (residual.empty()) {
@@ -198,16 +238,10 @@ void Fem<D>::step_adjoint(int t, std::span<const double> state, std::span<const 
   const Field<D> v_next{nullptr, next_adj + D * model_.node_count, model_.node_count};
 
   // The node forces, when the adjoint reads them: from the residual when the rollout kept it,
-  // else recomputed.
+  // else replayed (kStages).
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = const_cast<double*>(residual.data());
-  else if (adjoint_reads_forces()) elastic_forces_.forward(force_body(x, v, force));
-  fill(node_force_.adjoints(), 0.0);
-  const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next);
-  integrate_.adjoint(integrate);
-  elastic_forces_.adjoint(force_body(x, v, force));
-  if (actuated && model_.actuation.differentiable()) actuate_adjoint(t);
-  if (model_.mass_damping.differentiable()) mass_damping_adjoint(integrate, state, next_adjoint);
+  walk_adjoint(*this, kStages, StepFields{t, x, v, force, x_next, v_next, residual, state, next_adjoint});
 }
 
 // v' = exp(-alpha dt) v + ..., so alpha's adjoint is -dt exp(-alpha dt) sum_i (a_v'_i + dt a_x'_i) . v_i

@@ -2,25 +2,29 @@
 //
 // Before the first step the per-region materials are expanded to per-element Lame parameters
 // (once per rollout; their adjoints are summed over the steps and folded back into the regions
-// with the initial state's adjoint). A step is two kernels:
-//   1. elastic_forces   element stresses (material law + Rayleigh stiffness damping) summed into
+// with the initial state's adjoint). A step is a table of stages (kStages, core/stages.hpp):
+//   1. actuate          actuated elements' rest shapes stretched by step t's signals (if any)
+//   2. elastic_forces   element stresses (material law + Rayleigh stiffness damping) summed into
 //                       node forces
-//   2. integrate        semi-implicit (symplectic) Euler, Rayleigh mass damping, gravity, penalty
+//   3. integrate        semi-implicit (symplectic) Euler, Rayleigh mass damping, gravity, penalty
 //                       or impact contact with planes, pinned nodes (the mass-spring integrator)
 // The step's residual is the node force, kept only when the adjoint needs it (impact planes);
-// otherwise the adjoint never reads the forces, and a rollout keeps states alone. The state is
-// [positions (n x D), velocities (n x D)].
+// otherwise the adjoint never reads the forces, and a rollout keeps states alone. The adjoint
+// replays stage 1 (and stage 2 when it reads forces the rollout did not keep), then walks the
+// table back. The state is [positions (n x D), velocities (n x D)].
 // With settings.integrator = kImplicitEuler the step is instead a backward Euler solve
 // (fem_implicit.hpp), whose residual is the new velocity. A model with actuated elements
 // (symplectic Euler only) first stretches their rest shapes by the step's signals, and the
 // signals' adjoints go to the model's actuation row.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "core/kernel.hpp"
+#include "core/stages.hpp"
 #include "core/system.hpp"
 #include "sims/fem/force.hpp"
 #include "sims/fem/implicit.hpp"
@@ -64,6 +68,27 @@ class Fem : public System {
 
  private:
   friend class ImplicitEuler<D>;
+  // What the stages of one symplectic step read and write: step t's state and next state as
+  // fields (with their adjoints in the adjoint pass), the node forces, the step's residual, and
+  // the state and next state's adjoint as spans (for the mass damping's adjoint).
+  struct StepFields {
+    int t;
+    Field<D> x, v, force, x_next, v_next;
+    std::span<const double> residual, state, next_adjoint;
+  };
+  // The symplectic step's stages in order; both step() and step_adjoint() walk it.
+  static const std::array<Stage<Fem, StepFields>, 3> kStages;
+  void actuate_stage(const StepFields& f);
+  void actuate_stage_adjoint(const StepFields& f);
+  void elastic_forces_stage(const StepFields& f);
+  void elastic_forces_stage_adjoint(const StepFields& f);
+  void integrate_stage(const StepFields& f);
+  void integrate_stage_adjoint(const StepFields& f);
+  // When the adjoint replays a stage: the actuation whenever there is one; the forces when it
+  // reads them and the rollout kept no residual.
+  bool actuated(const StepFields&) const { return model_.actuator_count > 0; }
+  bool forces_replayed(const StepFields& f) const { return f.residual.empty() && adjoint_reads_forces(); }
+
   // The Jacobians at positions x and velocities v with the materials as expanded.
   void force_jacobians_at(std::span<const double> x, std::span<const double> v, ForceJacobians& out);
   ElasticForce<D> force_body(Field<D> x, Field<D> v, Field<D> force);

@@ -74,22 +74,59 @@ ExpandActuation MassSpring<D>::actuation_body() {
   return {actuator_signal_.field(), spring_signal_.field()};
 }
 
-// Stage 1: the per-spring actuation signals of step t.
 template <int D>
-void MassSpring<D>::expand_actuation(int t) {
+const std::array<Stage<MassSpring<D>, typename MassSpring<D>::StepFields>, 3> MassSpring<D>::kStages = {{
+    {"expand_actuation", &MassSpring::expand_actuation, &MassSpring::expand_actuation_adjoint, &MassSpring::always},
+    {"spring_forces", &MassSpring::spring_forces, &MassSpring::spring_forces_adjoint, &MassSpring::without_residual},
+    {"integrate", &MassSpring::integrate, &MassSpring::integrate_adjoint},
+}};
+
+template <int D>
+void MassSpring<D>::expand_actuation(const StepFields& f) {
   if (model_.actuator_count == 0) return;
   const int a = model_.actuator_count;
-  const int row = std::min(t, static_cast<int>(model_.actuation.size() / a) - 1);
+  const int row = std::min(f.t, static_cast<int>(model_.actuation.size() / a) - 1);
   std::copy_n(model_.actuation.values().data() + static_cast<Index>(row) * a, a, actuator_signal_.values().data());
   actuator_signal_.values()[a] = 0.0;
   expand_actuation_.forward(actuation_body());
 }
 
-// Stages 1-2: the node forces of step t, into `force`.
+// Adds the signals' adjoints to step t's row of the actuation (when it is differentiated).
 template <int D>
-void MassSpring<D>::forces(int t, Field<D> x, Field<D> v, Field<D> force) {
-  expand_actuation(t);
-  spring_forces_.forward(spring_body(x, v, force));
+void MassSpring<D>::expand_actuation_adjoint(const StepFields& f) {
+  if (model_.actuator_count == 0 || !model_.actuation.differentiable()) return;
+  const int a = model_.actuator_count;
+  const int rows = static_cast<int>(model_.actuation.size() / a);
+  std::fill(actuator_signal_.adjoints().begin(), actuator_signal_.adjoints().end(), 0.0);
+  expand_actuation_.adjoint(actuation_body());
+  double* row = model_.actuation.adjoints().data() + static_cast<Index>(std::min(f.t, rows - 1)) * a;
+  for (int k = 0; k < a; ++k) row[k] += actuator_signal_.adjoints()[k];
+}
+
+template <int D>
+void MassSpring<D>::spring_forces(const StepFields& f) {
+  spring_forces_.forward(spring_body(f.x, f.v, f.force));
+}
+
+template <int D>
+void MassSpring<D>::spring_forces_adjoint(const StepFields& f) {
+  const SpringForce<D> springs = spring_body(f.x, f.v, f.force);
+  if (model_.actuator_count > 0) std::fill(spring_signal_.adjoints().begin(), spring_signal_.adjoints().end(), 0.0);
+  if (derived_adjoints_) spring_forces_.derived_adjoint(springs);
+  else spring_forces_.adjoint(springs);
+}
+
+template <int D>
+void MassSpring<D>::integrate(const StepFields& f) {
+  integrate_.forward(integrate_body(f.x, f.v, f.force, f.x_next, f.v_next, f.residual));
+}
+
+template <int D>
+void MassSpring<D>::integrate_adjoint(const StepFields& f) {
+  fill(node_force_.adjoints(), 0.0);
+  const Integrate<D> body = integrate_body(f.x, f.v, f.force, f.x_next, f.v_next, f.residual);
+  if (derived_adjoints_) integrate_.derived_adjoint(body);
+  else integrate_.adjoint(body);
 }
 
 template <int D>
@@ -104,12 +141,10 @@ void MassSpring<D>::initial_state_adjoint(std::span<const double> state_adjoint)
 
 template <int D>
 void MassSpring<D>::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
-  const Field<D> x = positions(state), v = velocities(state);
   // The node forces go straight into the residual when the rollout keeps one.
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = residual.data();
-  forces(t, x, v, force);
-  integrate_.forward(integrate_body(x, v, force, positions(next), velocities(next), residual));
+  walk_forward(*this, kStages, StepFields{t, positions(state), velocities(state), force, positions(next), velocities(next), residual});
 }
 
 template <int D>
@@ -122,30 +157,10 @@ void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span
   const Field<D> x_next{nullptr, next_adj, model_.node_count};
   const Field<D> v_next{nullptr, next_adj + D * model_.node_count, model_.node_count};
 
-  // The node forces: from the residual when the rollout kept it, else by replaying stages 1-2.
+  // The node forces: from the residual when the rollout kept it, else replayed (kStages).
   Field<D> force = node_force_.field();
-  if (residual.empty()) {
-    forces(t, x, v, force);
-  } else {
-    expand_actuation(t);
-    force.value = const_cast<double*>(residual.data());
-  }
-  fill(node_force_.adjoints(), 0.0);
-  const Integrate<D> integrate = integrate_body(x, v, force, x_next, v_next, residual);
-  if (derived_adjoints_) integrate_.derived_adjoint(integrate);
-  else integrate_.adjoint(integrate);
-  const SpringForce<D> springs = spring_body(x, v, force);
-  if (model_.actuator_count > 0) std::fill(spring_signal_.adjoints().begin(), spring_signal_.adjoints().end(), 0.0);
-  if (derived_adjoints_) spring_forces_.derived_adjoint(springs);
-  else spring_forces_.adjoint(springs);
-  if (model_.actuator_count > 0 && model_.actuation.differentiable()) {
-    const int a = model_.actuator_count;
-    const int rows = static_cast<int>(model_.actuation.size() / a);
-    std::fill(actuator_signal_.adjoints().begin(), actuator_signal_.adjoints().end(), 0.0);
-    expand_actuation_.adjoint(actuation_body());
-    double* row = model_.actuation.adjoints().data() + static_cast<Index>(std::min(t, rows - 1)) * a;
-    for (int k = 0; k < a; ++k) row[k] += actuator_signal_.adjoints()[k];
-  }
+  if (!residual.empty()) force.value = const_cast<double*>(residual.data());
+  walk_adjoint(*this, kStages, StepFields{t, x, v, force, x_next, v_next, residual});
 }
 
 template <int D>

@@ -1,18 +1,21 @@
 // The mass-spring soft body as a differentiable system.
 //
-// A step is an explicit list of stages, each a kernel:
+// A step is a table of stages (kStages, core/stages.hpp), each a kernel:
 //   1. expand_actuation   actuator signals of step t -> per-spring signals   (if actuated)
 //   2. spring_forces      spring forces from positions and velocities, summed into node forces
 //   3. integrate          semi-implicit Euler, drag, gravity, contact  -> next state
 // The step's residual is the node force and, per node and penalty plane, the normal contact
 // force and its slope; the adjoint takes them from the rollout or, when the rollout has none,
-// replays stages 1-2 and recomputes the contact. It then runs the adjoints of 3, 2, 1 in that order.
+// replays stage 2 and recomputes the contact. It always replays stage 1 (the springs' adjoint
+// reads the signals), then walks the table back: the adjoints of 3, 2, 1 in that order.
 // The state is [positions (n x D), velocities (n x D)].
 #pragma once
 
+#include <array>
 #include <span>
 
 #include "core/kernel.hpp"
+#include "core/stages.hpp"
 #include "core/system.hpp"
 #include "sims/softbody/integrate.hpp"
 #include "sims/softbody/mass_spring_model.hpp"
@@ -43,13 +46,33 @@ class MassSpring : public System {
   void use_derived_adjoints(bool derived) { derived_adjoints_ = derived; }
 
  private:
+  // What the stages of one step read and write: step t's state and next state as fields (with
+  // their adjoints in the adjoint pass), the node forces and the step's residual.
+  struct StepFields {
+    int t;
+    Field<D> x, v, force, x_next, v_next;
+    std::span<const double> residual;
+  };
+  // The step's stages in order; both step() and step_adjoint() walk it.
+  static const std::array<Stage<MassSpring, StepFields>, 3> kStages;
+  // Stage 1: the per-spring actuation signals of step t (none without actuators).
+  void expand_actuation(const StepFields& f);
+  void expand_actuation_adjoint(const StepFields& f);
+  // Stage 2: the node forces.
+  void spring_forces(const StepFields& f);
+  void spring_forces_adjoint(const StepFields& f);
+  // Stage 3: the next state.
+  void integrate(const StepFields& f);
+  void integrate_adjoint(const StepFields& f);
+  // When the adjoint replays a stage: always, or when the rollout kept no residual.
+  bool always(const StepFields&) const { return true; }
+  bool without_residual(const StepFields& f) const { return f.residual.empty(); }
+
   SpringForce<D> spring_body(Field<D> x, Field<D> v, Field<D> force);
   Integrate<D> integrate_body(Field<D> x, Field<D> v, Field<D> force, Field<D> x_next, Field<D> v_next,
                               std::span<const double> residual);
   int penalty_plane_count() const;
   ExpandActuation actuation_body();
-  void expand_actuation(int t);
-  void forces(int t, Field<D> x, Field<D> v, Field<D> force);
 
   MassSpringModel<D>& model_;
   Kernel expand_actuation_;
