@@ -47,7 +47,7 @@ namespace rg = simgrad::rigid;
 // The substeps the rigid scenarios run penalty contact with (examples/rigid_half_cheetah_run.json).
 constexpr int kScenarioSubsteps = 5;
 // MuJoCo's finite-difference step for mjd_transitionFD (the value its own tools default to).
-constexpr double kFiniteDifferenceStep = 1e-6;
+[[maybe_unused]] constexpr double kFiniteDifferenceStep = 1e-6;
 
 // The standard MJCF file of a model (examples/data/mjcf/).
 std::filesystem::path model_file(const std::string& model) {
@@ -381,7 +381,7 @@ json measure_mujoco_gradient(const std::string& model, int steps, bool centered,
 #endif  // SIMGRAD_HAVE_MUJOCO
 
 // Why an entry has no MuJoCo figures: the build did not find it.
-constexpr const char* kNoMujoco = "none: built without MuJoCo (libmujoco-dev was not found at configure time)";
+[[maybe_unused]] constexpr const char* kNoMujoco = "none: built without MuJoCo (libmujoco-dev was not found at configure time)";
 
 // The largest difference between two states over the largest entry of the first.
 [[maybe_unused]] double state_difference(const json& a, const json& b) {
