@@ -447,6 +447,7 @@ json run_benchmarks(const BenchOptions& options, int threads, const std::functio
   creature_benchmarks(filter, repeats, threads, report);
   fluid_benchmarks(filter, repeats, threads, report);
   fem_benchmarks(filter, options.steps, repeats, threads, report);
+  rigid_benchmarks(filter, options.steps, repeats, threads, report);
   return benchmarks;
 }
 

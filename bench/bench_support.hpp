@@ -65,4 +65,9 @@ void creature_benchmarks(const std::regex& filter, int repeats, int threads,
 void fem_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
                     const std::function<void(const nlohmann::json&)>& report);
 
+// The rigid-body benchmarks whose names match `filter`, side by side with MuJoCo's C engine when
+// the build found it (bench/rigid_bench.cpp); `steps` is the horizon of one world.
+void rigid_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
+                      const std::function<void(const nlohmann::json&)>& report);
+
 }  // namespace simgrad::app
