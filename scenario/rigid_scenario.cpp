@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "core/rollout.hpp"
 #include "report/rigid_frames.hpp"
 #include "scenario/tuned_parameter.hpp"
 #include "sims/rigid/losses.hpp"
@@ -158,7 +157,7 @@ class RigidScenario final : public Scenario {
     system.set_controller(controller_.get());
     rg::RigidLoss loss(twin, loss_->settings());
     loss.set_controller(controller_.get());
-    return Rollout(system, loss, steps).loss();
+    return problem_->twin_value(system, loss);
   }
 
   nlohmann::json summary() override { return report::rigid_summary(*system_, *loss_, problem_->rollout().final_state()); }
