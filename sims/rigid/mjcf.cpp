@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "sims/rigid/collision.hpp"
 #include "sims/rigid/mjcf_reader.hpp"
 #include "sims/rigid/mjcf_schema.hpp"
 
@@ -277,6 +278,12 @@ void Reader::find_contact_pairs() {
       if (!(ga.contype & gb.conaffinity) && !(gb.contype & ga.conaffinity)) continue;
       const std::pair<int, int> bodies(std::min(ga.body, gb.body), std::max(ga.body, gb.body));
       if (std::find(excluded_.begin(), excluded_.end(), bodies) != excluded_.end()) continue;
+      // A pair that may touch but has no collision routine would pass through silently.
+      if (options_.require_collisions && !collision_supported(ga.type, gb.type))
+        fail(geom_nodes_[b], "may touch the geom on line " + std::to_string(line_of(geom_nodes_[a], line_starts_)) +
+                                 ", and simgrad has no collision for this pair of shapes yet (supported: plane with any "
+                                 "other shape; sphere with sphere, capsule or box; capsule with capsule); exclude the "
+                                 "pair (<contact><exclude>) or set contype/conaffinity so that they cannot touch");
       model_.contact_pairs.push_back({static_cast<int>(a), static_cast<int>(b)});
     }
 }

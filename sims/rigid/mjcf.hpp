@@ -25,6 +25,10 @@ struct MjcfOptions {
   // Skip visual-only elements and attributes (light, camera, texture, material, rgba, ...)
   // instead of rejecting them.
   bool ignore_visual = false;
+  // Refuse a model in which two geoms may touch as a pair of shapes simgrad cannot collide yet
+  // (they would pass through each other). Off: read the model all the same, to look at what it
+  // compiles to.
+  bool require_collisions = true;
 };
 
 // A model that cannot be read: the message is "FILE:LINE: <element> attribute 'x': what is wrong".

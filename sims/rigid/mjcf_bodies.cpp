@@ -194,6 +194,7 @@ void Reader::read_geom(const Element& e, int body, bool infer_mass, std::vector<
     masses.push_back({mass, s.pos, s.quat, geom_inertia(s.type, s.size, mass)});
   }
   geom_friction_.push_back(friction[0]);
+  geom_nodes_.push_back(e.node);
   model_.geoms.push_back(g);
 }
 

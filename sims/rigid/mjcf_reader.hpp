@@ -153,6 +153,7 @@ class Reader {
   std::vector<double> body_mass_, dof_damping_, dof_armature_, joint_stiffness_;
   std::vector<double> actuator_gear_, actuator_gain_, geom_friction_;
   std::vector<int> body_weld_;  // MuJoCo's weldid: the body this one is welded to (0: the world)
+  std::vector<pugi::xml_node> geom_nodes_;  // per geom, its element (for errors about pairs)
   std::vector<std::pair<int, int>> excluded_;
   int key_count_ = 0;  // <size nkey>: keyframes at least, the rest at qpos0 and rest
 };
