@@ -37,13 +37,16 @@ void circle(nlohmann::json& lines, const rg::Vec3<double>& c, double r, RigidVie
   }
 }
 
-// The outline of geom g (frame f) in the drawing plane.
-void draw_geom(nlohmann::json& lines, const rg::Geom& g, const rg::GeomFrame<double>& f, RigidView view, double value) {
+// The outline of geom g (frame f) in the drawing plane; a plane (an infinite ground) is drawn
+// `reach` either side of `centre`, the middle of the bodies, so that they do not shrink to dots.
+void draw_geom(nlohmann::json& lines, const rg::Geom& g, const rg::GeomFrame<double>& f, RigidView view, double value,
+               const rg::Vec3<double>& centre, double reach) {
   switch (g.type) {
     case rg::GeomType::kPlane: {
       if (view == RigidView::kTop) return;
-      const double reach = g.size[0] > 0.0 ? g.size[0] : 10.0;
-      segment(lines, f.pos - reach * f.axis(0), f.pos + reach * f.axis(0), view, 0.0);
+      const rg::Vec3<double> x = f.axis(0);
+      const rg::Vec3<double> middle = f.pos + dot(centre - f.pos, x) * x;
+      segment(lines, middle - reach * x, middle + reach * x, view, 0.0);
       return;
     }
     case rg::GeomType::kSphere:
@@ -110,9 +113,16 @@ nlohmann::json rigid_frames(rg::RigidWorlds& system, rg::RigidLoss& loss, int st
   record.observer = [&](int t, std::span<const double> state) {
     if (t % stride != 0 && t != steps) return;
     rg::forward_kinematics(m, state.data(), w);
+    // The bodies' middle and spread, for the ground line.
+    rg::Vec3<double> lo = w.xpos[m.bodies.size() > 1 ? 1 : 0], hi = lo;
+    for (std::size_t b = 1; b < m.bodies.size(); ++b)
+      for (int k = 0; k < 3; ++k) lo.c[k] = std::min(lo.c[k], w.xpos[b].c[k]), hi.c[k] = std::max(hi.c[k], w.xpos[b].c[k]);
+    const rg::Vec3<double> centre = 0.5 * (lo + hi);
+    const double reach = 0.5 * norm(hi - lo) + 1.0;
     nlohmann::json lines = nlohmann::json::array(), points = nlohmann::json::array();
     for (const rg::Geom& g : m.geoms)
-      draw_geom(lines, g, rg::geom_frame(g, w), view, static_cast<double>(g.body) / static_cast<double>(m.bodies.size()));
+      draw_geom(lines, g, rg::geom_frame(g, w), view, static_cast<double>(g.body) / static_cast<double>(m.bodies.size()), centre,
+                reach);
     if (s.reach_body >= 0) {
       const auto target = projected(s.reach_target, view);
       points.push_back({target[0], target[1]});
