@@ -80,7 +80,8 @@ bool impact_time(const RigidModel& m, const GeomPair& pair, const RigidWorkspace
       time = S(0.0);
     } else {
       const S disc = b * b - dot(dv, dv) * gap;
-      if (value_of(disc) < 0.0) return false;
+      // Missing, or grazing (no normal speed at contact, and sqrt's slope there is infinite).
+      if (value_of(disc) <= 0.0) return false;
       time = gap / (sqrt(disc) - b);  // the smaller root, without cancellation
     }
   }
