@@ -6,13 +6,14 @@
 //   1. every candidate pair's time of impact s, its geoms moving at their current velocities:
 //        sphere-sphere  the first root of |dx + s dv| = ra + rb, while dx . dv < 0
 //        sphere-plane   s = d / -v_n, while v_n < 0
-//      (exact for translating bodies, first order in rotation);
+//      (exact for translating bodies, first order in rotation; negative for a pair that touched
+//      a moment ago, so that positions back up to the contact);
 //   2. positions advance to the earliest impact within what is left of the step;
 //   3. the normal impulse, in generalised coordinates with J the contact Jacobian (the normal
 //      velocity per unit of each dof, from the dof axes) and M the mass matrix there:
 //        v += M^-1 J^T lambda,   lambda = -(1 + e) (J v) / (J M^-1 J^T),  e the restitution;
-//      then Coulomb friction along the sliding direction t, the impulse that stops the sliding
-//      clipped to the cone: lambda_t = -min(J_t v / (J_t M^-1 J_t^T), mu lambda);
+//      and Coulomb friction along two tangents t_i, the impulses that stop the sliding,
+//      lambda_i = -(J_i v) / (J_i M^-1 J_i^T), scaled back into the cone |lambda_t| <= mu lambda;
 //   4. back to 1 with the new velocities for the rest of the step (at most kMaxImpactsPerStep
 //      impacts; later ones in the same step are then left to the next step).
 // The gradient flows through s, the positions at impact and the impulse, so moving the start
@@ -25,6 +26,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 
 #include "sims/rigid/collision.hpp"
@@ -53,10 +55,14 @@ void impact_kinematics(const RigidModel& m, const RigidTree& t, const RigidConst
   body_velocities(m, t, qvel, w);
 }
 
-// The time within `horizon` at which the pair first touches, its geoms moving at their current
-// velocities; false when it does not (separating, missing, or later).
+// The time before `horizon` at which the pair first touches, its geoms moving at their current
+// velocities; false when it does not (separating, missing, or later). A pair that already
+// overlaps gets the negative time at which it touched (rounding, or an impact found at the very
+// end of the last step), so that positions back up to the contact and its dependence on the
+// state stays in the gradient; one that overlaps by more than a step `dt` of approach gets 0.
 template <class S>
-bool impact_time(const RigidModel& m, const GeomPair& pair, const RigidWorkspace<S>& w, const S& horizon, S& time) {
+bool impact_time(const RigidModel& m, const GeomPair& pair, const RigidWorkspace<S>& w, const S& horizon, double dt,
+                 S& time) {
   using std::sqrt;
   const Geom* ga = &m.geoms[static_cast<std::size_t>(pair.a)];
   const Geom* gb = &m.geoms[static_cast<std::size_t>(pair.b)];
@@ -69,22 +75,19 @@ bool impact_time(const RigidModel& m, const GeomPair& pair, const RigidWorkspace
     const S d = dot(n, fb.pos - fa.pos) - gb->size[0];
     const S vn = dot(n, dv);
     if (value_of(vn) >= 0.0) return false;
-    time = value_of(d) <= 0.0 ? S(0.0) : d / (-1.0 * vn);
+    time = d / (-1.0 * vn);
   } else {
     const Vec3<S> dx = fb.pos - fa.pos;
     const double reach = ga->size[0] + gb->size[0];
     const S b = dot(dx, dv);
     if (value_of(b) >= 0.0) return false;
     const S gap = dot(dx, dx) - reach * reach;
-    if (value_of(gap) <= 0.0) {
-      time = S(0.0);
-    } else {
-      const S disc = b * b - dot(dv, dv) * gap;
-      // Missing, or grazing (no normal speed at contact, and sqrt's slope there is infinite).
-      if (value_of(disc) <= 0.0) return false;
-      time = gap / (sqrt(disc) - b);  // the smaller root, without cancellation
-    }
+    const S disc = b * b - dot(dv, dv) * gap;
+    // Missing, or grazing (no normal speed at contact, and sqrt's slope there is infinite).
+    if (value_of(disc) <= 0.0) return false;
+    time = gap / (sqrt(disc) - b);  // the smaller root, without cancellation
   }
+  if (value_of(time) < -dt) time = S(0.0);
   return value_of(time) < value_of(horizon);
 }
 
@@ -101,49 +104,69 @@ void contact_jacobian(const RigidTree& t, const RigidWorkspace<S>& w, int body_a
     }
 }
 
-// Applies the impulse lambda J^T that raises the velocity J v along w.jacobian by `change`,
-// lambda at most *limit (null: no limit), given M's Cholesky factor in w.mass_matrix; returns
-// lambda (0 when no dof moves the contact).
+// For the contact Jacobian row `row`: response = M^-1 row^T (M's Cholesky factor in
+// w.mass_matrix); returns row M^-1 row^T, the inverse of the mass the contact moves along it.
 template <class S>
-S apply_impulse(const RigidTree& t, RigidWorkspace<S>& w, S* qvel, const S& change, const S* limit) {
-  const auto nv = static_cast<std::size_t>(t.nv);
-  for (std::size_t d = 0; d < nv; ++d) w.response[d] = w.jacobian[d];
-  cholesky_solve(w.mass_matrix.data(), t.nv, w.response.data());
+S contact_response(const RigidTree& t, const RigidWorkspace<S>& w, const S* row, S* response) {
+  for (int d = 0; d < t.nv; ++d) response[d] = row[d];
+  cholesky_solve(w.mass_matrix.data(), t.nv, response);
   S inverse_mass(0.0);
-  for (std::size_t d = 0; d < nv; ++d) inverse_mass = inverse_mass + w.jacobian[d] * w.response[d];
-  if (value_of(inverse_mass) <= 1e-300) return S(0.0);
-  S lambda = change / inverse_mass;
-  if (limit != nullptr && value_of(lambda) > value_of(*limit)) lambda = *limit;
-  for (std::size_t d = 0; d < nv; ++d) qvel[d] = qvel[d] + lambda * w.response[d];
-  return lambda;
+  for (int d = 0; d < t.nv; ++d) inverse_mass = inverse_mass + row[d] * response[d];
+  return inverse_mass;
 }
 
 // The restitution and friction impulses of the pair at contact point p with normal n (a to b),
 // applied to qvel; frames and axes at the impact configuration and M's Cholesky factor in
-// w.mass_matrix. Does nothing to a separating pair.
+// w.mass_matrix. Does nothing to a separating pair. Friction follows the normal impulse and
+// takes the two tangent directions t1, t2 each on its own (exact where they do not couple
+// through M, as for balls on slides): lambda_i = -(J_i v) / (J_i M^-1 J_i^T) stops the
+// sliding, and the pair is scaled back into the cone |lambda_t| <= mu lambda. No sliding
+// direction is normalised, so a contact that hits head on (no sliding) keeps the derivative of
+// friction's grip.
 template <class S>
 void resolve_impact(const RigidModel& m, const RigidTree& t, const RigidConstants<S>& c, const GeomPair& pair,
                     const Vec3<S>& p, const Vec3<S>& n, S* qvel, RigidWorkspace<S>& w) {
   using std::sqrt;
+  const auto nv = static_cast<std::size_t>(t.nv);
   const int body_a = m.geoms[static_cast<std::size_t>(pair.a)].body, body_b = m.geoms[static_cast<std::size_t>(pair.b)].body;
-  contact_jacobian(t, w, body_a, body_b, p, n, w.jacobian.data());
+  S* row = w.jacobian.data();
+  S* response = w.response.data();
+  contact_jacobian(t, w, body_a, body_b, p, n, row);
   S vn(0.0);
-  for (int d = 0; d < t.nv; ++d) vn = vn + w.jacobian[static_cast<std::size_t>(d)] * qvel[d];
+  for (std::size_t d = 0; d < nv; ++d) vn = vn + row[d] * qvel[d];
   if (value_of(vn) >= 0.0) return;
-  const S normal = apply_impulse(t, w, qvel, -1.0 * (1.0 + c.restitution[0]) * vn, static_cast<const S*>(nullptr));
+  const S inverse_mass = contact_response(t, w, row, response);
+  if (value_of(inverse_mass) <= 1e-300) return;  // no dof moves the contact along n
+  const S normal = -1.0 * (1.0 + c.restitution[0]) * vn / inverse_mass;
   const S& mu_a = c.geom_friction[static_cast<std::size_t>(pair.a)];
   const S& mu_b = c.geom_friction[static_cast<std::size_t>(pair.b)];
   const S mu = value_of(mu_a) >= value_of(mu_b) ? mu_a : mu_b;
-  if (value_of(mu) <= 0.0 || value_of(normal) <= 0.0) return;
-  body_velocities(m, t, qvel, w);
-  const Vec3<S> v = point_velocity(w, body_b, p) - point_velocity(w, body_a, p);
-  const Vec3<S> vt = v - dot(v, n) * n;
-  const S slip = norm(vt);
-  if (value_of(slip) <= 1e-12) return;
-  // Against the sliding: J_t v = -slip, raised to 0 unless the cone stops it first.
-  contact_jacobian(t, w, body_a, body_b, p, vt / (-1.0 * slip), w.jacobian.data());
-  const S cone = mu * normal;
-  apply_impulse(t, w, qvel, slip, &cone);
+  for (std::size_t d = 0; d < nv; ++d) qvel[d] = qvel[d] + normal * response[d];
+  if (value_of(mu) > 0.0) {
+    // Tangents from the world axis least aligned with n.
+    const int k = std::abs(value_of(n.c[0])) < 0.6 ? 0 : 1;
+    const Vec3<S> along = Vec3<S>::unit(k) - n.c[k] * n;
+    const Vec3<S> tangents[2] = {along / sqrt(dot(along, along)), cross(n, along / sqrt(dot(along, along)))};
+    S lambda[2] = {S(0.0), S(0.0)};
+    for (std::size_t i = 0; i < 2; ++i) {
+      S* ti = row + (i + 1) * nv;
+      contact_jacobian(t, w, body_a, body_b, p, tangents[i], ti);
+      const S im = contact_response(t, w, ti, response + (i + 1) * nv);
+      // No dof slides this way (up to rounding in n, which would otherwise give a huge impulse).
+      if (value_of(im) <= 1e-9 * value_of(inverse_mass)) continue;
+      S vt(0.0);
+      for (std::size_t d = 0; d < nv; ++d) vt = vt + ti[d] * qvel[d];
+      lambda[i] = -1.0 * vt / im;
+    }
+    const S grip2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
+    const S cone = mu * normal;
+    if (value_of(grip2) > value_of(cone * cone)) {
+      const S scale = cone / sqrt(grip2);
+      lambda[0] = lambda[0] * scale;
+      lambda[1] = lambda[1] * scale;
+    }
+    for (std::size_t d = 0; d < nv; ++d) qvel[d] = qvel[d] + lambda[0] * response[nv + d] + lambda[1] * response[2 * nv + d];
+  }
 }
 
 // Resolves the pair's impact at configuration qpos: its contact point and normal from
@@ -174,7 +197,7 @@ void advance_with_impacts(const RigidModel& m, const RigidTree& t, const RigidCo
     S first_time = remaining;
     for (const GeomPair& pair : m.contact_pairs) {
       S time;
-      if (impact_time(m, pair, w, first_time, time)) first = &pair, first_time = time;
+      if (impact_time(m, pair, w, first_time, dt, time)) first = &pair, first_time = time;
     }
     if (first == nullptr) break;
     integrate_positions(m, q, qvel, first_time, q);

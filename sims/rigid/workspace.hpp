@@ -79,7 +79,8 @@ struct RigidWorkspace {
   // Substeps: the state between them.
   std::vector<S> substep_state;
   std::vector<S> substep_next;
-  // Impulse contact: the configuration at an impact, a contact Jacobian row and M^-1 times it.
+  // Impulse contact: the configuration at an impact, a contact's Jacobian rows (normal and two
+  // tangents, nv each) and M^-1 times each.
   std::vector<S> impact_qpos;
   std::vector<S> jacobian;
   std::vector<S> response;
@@ -112,8 +113,8 @@ struct RigidWorkspace {
     substep_state.resize(static_cast<std::size_t>(t.nq) + v);
     substep_next.resize(static_cast<std::size_t>(t.nq) + v);
     impact_qpos.resize(static_cast<std::size_t>(t.nq));
-    jacobian.resize(v);
-    response.resize(v);
+    jacobian.resize(3 * v);
+    response.resize(3 * v);
   }
 };
 

@@ -1,11 +1,12 @@
 // Impulse contact with time-of-impact correction: momentum and energy across a collision (kept
 // with restitution 1, lost by the closed-form amount below it), Newton's cradle, the gradient
-// against central differences within one contact pattern, and the wrong sign of the naive
-// variant's gradient on a single bounce (DiffTaichi's point).
+// against central differences within one contact pattern, friction clipped to its cone, and the
+// wrong sign of the naive variant's gradient on a single bounce (DiffTaichi's point).
 #include "sims/rigid/impulse_contact.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -123,6 +124,23 @@ TEST(ImpulseContact, NewtonsCradleWithRestitutionOne) {
   EXPECT_NEAR(s[0] - m.qpos0[0], 0.1, 1e-12);
 }
 
+TEST(ImpulseContact, FrictionAtABounceIsClippedToTheCone) {
+  // A ball on x and y slides strikes a wall facing -x at 1 m/s while sliding along it at 0.5 m/s,
+  // restitution 0.5: the normal impulse is 1.5 m, so friction mu takes at most 1.5 mu off the
+  // sliding speed, and never more than stops it.
+  for (const double mu : {0.2, 1.0}) {
+    RigidModel m = balls({0.0}, {1000.0}, true, 0.1);
+    m.resize(1, 0);
+    m.initial_qvel.values()[0] = 1.0;
+    m.initial_qvel.values()[1] = 0.5;
+    m.restitution.values()[0] = 0.5;
+    m.geom_friction.values()[0] = mu;
+    const std::vector<double> s = run(m, 10);
+    EXPECT_NEAR(s[m.nq], -0.5, 1e-12) << "mu " << mu;
+    EXPECT_NEAR(s[m.nq + 1], std::max(0.5 - 1.5 * mu, 0.0), 1e-12) << "mu " << mu;
+  }
+}
+
 // A ball on an x slide moving at 1 m/s towards a wall that its surface reaches when its centre
 // is at kTouch (after 0.3037 s, inside a step), bouncing with restitution 0.8, for 0.5 s; the
 // loss is its final x (a reach term towards a target far behind, so the loss grows with x).
@@ -186,12 +204,17 @@ TEST(ImpulseContact, TheTimeOfImpactGradientHasTheRightSignAndTheNaiveOneTheWron
   EXPECT_LT(Rollout(system, loss, far.model.steps).loss(), naive.loss);
 }
 
-TEST(ImpulseContact, TheGradientThroughATwoBallCollisionMatchesCentralDifferences) {
+// Checks the gradient of a two-ball collision against central differences, the second ball
+// coming in at vy; friction moves the loss only when the balls slip at the impact.
+void expect_two_ball_gradient(double vy, bool slipping) {
   RigidModel m = oblique_pair(0.9);
   m.resize(1, 40);
   m.set_differentiable(true);
   m.initial_qvel.values()[0] = 1.0;
-  m.initial_qvel.values()[3] = -0.2;
+  m.initial_qvel.values()[3] = vy;
+  // Different frictions on the two geoms (the pair takes the larger; equal ones would be a kink).
+  m.geom_friction.values()[0] = 0.05;
+  m.geom_friction.values()[1] = 0.02;
   RigidLossSettings loss_settings;
   loss_settings.reach_body = 2;
   loss_settings.reach_target = {{0.8, 0.3, 0.0}};
@@ -201,10 +224,22 @@ TEST(ImpulseContact, TheGradientThroughATwoBallCollisionMatchesCentralDifference
   RigidLoss loss(m, loss_settings);
   Rollout rollout(system, loss, 40);
   rollout.loss_and_gradient();
-  const char* labels[] = {"initial_qpos", "initial_qvel", "body_mass", "restitution"};
-  Array<1>* arrays[] = {&m.initial_qpos, &m.initial_qvel, &m.body_mass, &m.restitution};
-  for (std::size_t k = 0; k < 4; ++k)
-    EXPECT_GT(testing::expect_array_gradient(rollout, *arrays[k], labels[k], 0), 1e-6) << labels[k] << ": no effect seen";
+  const char* labels[] = {"initial_qpos", "initial_qvel", "body_mass", "restitution", "geom_friction"};
+  Array<1>* arrays[] = {&m.initial_qpos, &m.initial_qvel, &m.body_mass, &m.restitution, &m.geom_friction};
+  for (std::size_t k = 0; k < 5; ++k) {
+    const double largest = testing::expect_array_gradient(rollout, *arrays[k], labels[k], 0);
+    if (k < 4 || slipping) {
+      EXPECT_GT(largest, 1e-6) << labels[k] << ": no effect seen";
+    }
+  }
+}
+
+TEST(ImpulseContact, TheGradientThroughATwoBallCollisionMatchesCentralDifferences) {
+  // Slipping: friction is clipped at the cone, and mu moves the loss.
+  expect_two_ball_gradient(-0.25, true);
+  // Head on (the relative velocity along the line of centres): friction grips, and the
+  // gradient still sees how a slight sideways motion would be stopped.
+  expect_two_ball_gradient(-0.2, false);
 }
 
 }  // namespace
