@@ -7,6 +7,7 @@
 
 #include "report/rigid_frames.hpp"
 #include "scenario/tuned_parameter.hpp"
+#include "sims/rigid/impulse_contact.hpp"
 #include "sims/rigid/losses.hpp"
 #include "sims/rigid/mjcf.hpp"
 #include "sims/rigid/rigid_worlds.hpp"
@@ -39,6 +40,21 @@ rg::Vec3<double> vec3(const ScenarioNode& node, std::string_view key, rg::Vec3<d
   return {{v[0], v[1], v[2]}};
 }
 
+// Impulse contact runs with the Euler integrator on sphere-sphere and sphere-plane pairs only
+// (impulse_contact.hpp); anything else is an error naming the pair.
+void check_impulse_contact(const ScenarioNode& contact, const rg::RigidModel& m) {
+  if (m.settings.integrator != rg::Integrator::kEuler)
+    contact.fail("model", "impulse contact needs the Euler integrator");
+  auto label = [&m](int g) {
+    const std::string& name = m.geoms[static_cast<std::size_t>(g)].name;
+    return name.empty() ? "number " + std::to_string(g) : "\"" + name + "\"";
+  };
+  for (const rg::GeomPair& pair : m.contact_pairs)
+    if (!rg::impulse_supported(m.geoms[static_cast<std::size_t>(pair.a)].type, m.geoms[static_cast<std::size_t>(pair.b)].type))
+      contact.fail("model", "impulse contact handles spheres against spheres and planes only; geoms " + label(pair.a) +
+                                " and " + label(pair.b) + " may touch (exclude the pair, or set contype/conaffinity)");
+}
+
 // The "model" section: the MJCF file and what a scenario may change about how it runs.
 rg::RigidModel read_model(const ScenarioNode& node) {
   const std::filesystem::path file = node.existing_file("file");
@@ -56,6 +72,9 @@ rg::RigidModel read_model(const ScenarioNode& node) {
     s.contact.width = contact->non_negative("width", s.contact.width);
     s.contact.slip_speed = contact->positive("slip_speed", s.contact.slip_speed);
     if (!contact->boolean("enabled", true)) m.contact_pairs.clear();
+    if (contact->choice("model", {"penalty", "impulse"}, "penalty") == "impulse") s.contact.model = rg::ContactModel::kImpulse;
+    m.restitution.values()[0] = contact->in_range("restitution", 0.0, 1.0, m.restitution.values()[0]);
+    if (s.contact.model == rg::ContactModel::kImpulse) check_impulse_contact(*contact, m);
   }
   return m;
 }
@@ -204,8 +223,8 @@ SimulatorInfo rigid_info() {
   SimulatorInfo info;
   info.name = "rigid";
   info.description = "rigid and articulated bodies from MJCF models (hinge, slide, ball and free joints, motors and servos, "
-                     "penalty contact with friction, fluid drag), checked against MuJoCo; controls, masses, joint and "
-                     "actuator constants, friction and the start tuned for reach, pose or progress targets";
+                     "penalty or impulse contact with friction, fluid drag), checked against MuJoCo; controls, masses, joint and "
+                     "actuator constants, friction, restitution and the start tuned for reach, pose or progress targets";
   info.tunables = tune::tunable_infos(rg::rigid_tunables());
   info.load = load_rigid_scenario;
   return info;

@@ -93,7 +93,7 @@ tune::BoundParameter read_tuned_parameter(const ScenarioNode& p, const std::vect
   auto allows = [&info](tune::Sharing s) { return std::find(info.sharings.begin(), info.sharings.end(), s) != info.sharings.end(); };
   if (allows(tune::Sharing::groups) && (p.has("groups") || *r.sharing == tune::Sharing::groups)) {
     if (*r.sharing != tune::Sharing::groups) p.fail("groups", "\"groups\" needs \"sharing\": \"groups\"");
-    for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(0, 1 << 30)));
+    for (const ScenarioNode& g : p.array("groups")) r.groups.push_back(static_cast<int>(g.as_integer(-1, 1 << 30)));
   }
   if (allows(tune::Sharing::each)) {
     const int default_entries = rules.default_entries ? rules.default_entries(name) : 0;
@@ -151,8 +151,8 @@ nlohmann::ordered_json tuned_parameter_schema(const std::vector<tune::TunableInf
     properties["entries"] = {{"type", "integer"}, {"minimum", 1}, {"description", "tune only the first entries; later ones follow the last"}};
   if (groups)
     properties["groups"] = {{"type", "array"},
-                            {"description", "sharing groups: the group of every entry"},
-                            {"items", {{"type", "integer"}, {"minimum", 0}}}};
+                            {"description", "sharing groups: the group of every entry (-1: left as it is)"},
+                            {"items", {{"type", "integer"}, {"minimum", -1}}}};
   for (const std::string& kind : item_kinds(table))
     properties[items_key(kind)] = {{"type", "array"},
                                    {"description", "the " + items_key(kind) + " tuned by a per-" + kind + " parameter (default: all)"},

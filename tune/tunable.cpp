@@ -42,7 +42,10 @@ std::vector<std::size_t> covered_entries(const TunableInfo& info, const TunableS
   return entries;
 }
 
-// The tuned value each covered entry follows.
+// An entry that a "groups" request leaves as it is (group -1).
+constexpr std::size_t kUntuned = static_cast<std::size_t>(-1);
+
+// The tuned value each covered entry follows, or kUntuned.
 std::vector<std::size_t> owners(const TunableInfo& info, std::size_t entries, const TuneRequest& request) {
   const Sharing sharing = request.sharing.value_or(info.sharings.front());
   if (std::find(info.sharings.begin(), info.sharings.end(), sharing) == info.sharings.end())
@@ -55,17 +58,21 @@ std::vector<std::size_t> owners(const TunableInfo& info, std::size_t entries, co
         break;
       case Sharing::uniform: owner[k] = 0; break;
       case Sharing::groups:
-        if (request.groups.size() != entries || request.groups[k] < 0)
+        if (request.groups.size() != entries || request.groups[k] < -1)
           throw std::invalid_argument("parameter " + quoted(info.name) + ": expected " + std::to_string(entries) +
-                                      " group numbers >= 0, one per entry");
-        owner[k] = static_cast<std::size_t>(request.groups[k]);
+                                      " group numbers >= -1, one per entry");
+        owner[k] = request.groups[k] < 0 ? kUntuned : static_cast<std::size_t>(request.groups[k]);
         break;
     }
   }
   // Every tuned value must move some entry, or its gradient would be zero forever.
-  const std::size_t tuned = *std::max_element(owner.begin(), owner.end()) + 1;
+  std::size_t tuned = 0;
+  for (std::size_t o : owner)
+    if (o != kUntuned) tuned = std::max(tuned, o + 1);
+  if (tuned == 0) throw std::invalid_argument("parameter " + quoted(info.name) + ": every entry is left untuned (group -1)");
   std::vector<bool> used(tuned, false);
-  for (std::size_t o : owner) used[o] = true;
+  for (std::size_t o : owner)
+    if (o != kUntuned) used[o] = true;
   for (std::size_t g = 0; g < tuned; ++g)
     if (!used[g])
       throw std::invalid_argument("parameter " + quoted(info.name) + ": group " + std::to_string(g) + " has no entries");
@@ -78,6 +85,12 @@ BoundParameter bind_tunable(const TunableInfo& info, std::function<TunableStorag
   const TunableStorage storage = locate();
   std::vector<std::size_t> entries = covered_entries(info, storage, request);
   std::vector<std::size_t> owner = owners(info, entries.size(), request);
+  // Untuned entries drop out: the tuner neither writes them nor reads their adjoints.
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < entries.size(); ++k)
+    if (owner[k] != kUntuned) entries[kept] = entries[k], owner[kept++] = owner[k];
+  entries.resize(kept);
+  owner.resize(kept);
   const std::size_t components = static_cast<std::size_t>(storage.components);
   const std::size_t tuned = *std::max_element(owner.begin(), owner.end()) + 1;
 

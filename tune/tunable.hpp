@@ -74,7 +74,7 @@ struct TunableStorage {
 // A tuned parameter as a scenario asks for it.
 struct TuneRequest {
   std::optional<Sharing> sharing;  // empty: the quantity's default (TunableInfo::sharings)
-  std::vector<int> groups;         // groups: the group of every covered entry, numbered from 0
+  std::vector<int> groups;         // groups: the group of every covered entry, numbered from 0; -1: not tuned
   std::vector<int> items;          // the items picked (per-item quantities); empty: all
   int leading = 0;  // each: > 0 tunes the first `leading` entries; later ones follow the last
   double lower = -1e300;

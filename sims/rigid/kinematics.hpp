@@ -1,6 +1,7 @@
 // Kinematics: from joint positions to body frames, from those to world-frame inertias and dof
 // axes, and from joint velocities to body velocities (MuJoCo's mj_kinematics, mj_comPos and
-// mj_comVel, with spatial quantities about the world origin instead of a subtree's centre).
+// mj_comVel, with spatial quantities about the world origin instead of a subtree's centre), and
+// positions advanced by velocities over a time (MuJoCo's mj_integratePos).
 //
 // A body's frame is its parent's composed with its fixed pose, then with each of its joints in
 // order: a slide moves it along the axis by q - q0, a hinge turns it about the anchor by q - q0,
@@ -117,6 +118,37 @@ void body_velocities(const RigidModel& m, const RigidTree& t, const S* qvel, Rig
       for (int k = d; k < end; ++k) v += qvel[k] * w.axis[static_cast<std::size_t>(k)];
     }
     w.velocity[b] = v;
+  }
+}
+
+// out = qpos advanced by velocity qvel over dt: linear coordinates add, quaternions turn by the
+// body-frame rotation vector (MuJoCo's mj_integratePos).
+// dt is a number or a scalar (a time of impact, impulse_contact.hpp); out may be qpos.
+template <class S, class Time>
+void integrate_positions(const RigidModel& m, const S* qpos, const S* qvel, const Time& dt, S* out) {
+  for (int i = 0; i < m.nq; ++i) out[i] = qpos[i];
+  for (const Joint& joint : m.joints) {
+    S* q = out + joint.qpos_address;
+    const S* v = qvel + joint.dof_address;
+    int rotation_at = -1;
+    switch (joint.type) {
+      case JointType::kFree:
+        for (int k = 0; k < 3; ++k) q[k] = q[k] + dt * v[k];
+        q += 3;
+        v += 3;
+        rotation_at = 0;
+        break;
+      case JointType::kBall:
+        rotation_at = 0;
+        break;
+      case JointType::kSlide:
+      case JointType::kHinge:
+        q[0] = q[0] + dt * v[0];
+        break;
+    }
+    if (rotation_at < 0) continue;
+    const Quat<S> turned = integrate_rotation(normalized(Quat<S>{{q[0], q[1], q[2], q[3]}}), Vec3<S>{{dt * v[0], dt * v[1], dt * v[2]}});
+    for (int k = 0; k < 4; ++k) q[k] = turned.c[k];
   }
 }
 

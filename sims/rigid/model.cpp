@@ -33,6 +33,7 @@ void RigidModel::set_default_contact() {
   for (const double m : body_mass.values()) total += m;
   contact_stiffness.assign({total * kContactFrequency * kContactFrequency}, contact_stiffness.differentiable());
   contact_damping.assign({2.0 * total * kContactFrequency}, contact_damping.differentiable());
+  restitution.assign({1.0}, restitution.differentiable());
 }
 
 void RigidModel::set_default_limits() {

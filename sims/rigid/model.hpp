@@ -116,9 +116,16 @@ struct GeomPair {
   int b = 0;
 };
 
-// The contact law's fixed settings (contact_force.hpp); its stiffness and damping are tunable.
-// Joint limits (joint_force.hpp) switch on over the same width.
+// How geoms push each other apart: penalty forces during the step (contact_force.hpp), or
+// impulses at each time of impact within the step (impulse_contact.hpp). The naive impulse
+// variant applies them at the end of the step without moving to the time of impact; it exists
+// to show that its gradient has the wrong sign on a bounce (tests), not to be used.
+enum class ContactModel { kPenalty, kImpulse, kNaiveImpulse };
+
+// The contact law's fixed settings (contact_force.hpp); its stiffness, damping and restitution
+// are tunable. Joint limits (joint_force.hpp) switch on over the same width under either model.
 struct ContactSettings {
+  ContactModel model = ContactModel::kPenalty;
   double width = 0.002;       // m (rad for hinge limits), over which the force switches on; 0: the hard twin
   double slip_speed = 0.01;   // m/s, sliding speed below which friction fades smoothly
 };
@@ -165,6 +172,7 @@ struct RigidModel {
   Array<1> geom_friction;     // per geom, sliding friction coefficient
   Array<1> contact_stiffness; // one, N/m per contact point
   Array<1> contact_damping;   // one, N s/m per contact point
+  Array<1> restitution;       // one, the impulse model's ratio of separating to approaching normal speed
 
   // The batch: `worlds` independent copies over `steps` steps.
   int worlds = 1;
@@ -175,16 +183,18 @@ struct RigidModel {
 
   int nu() const { return static_cast<int>(actuators.size()); }
   // The tunable constants a step reads, in the order RigidConstants (workspace.hpp) keeps them.
-  std::array<Array<1>*, 9> constant_arrays() {
+  std::array<Array<1>*, 10> constant_arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
-            &contact_stiffness, &contact_damping};
+            &contact_stiffness, &contact_damping, &restitution};
   }
   // Every tunable array: the constants, then the initial state and the controls.
-  std::array<Array<1>*, 12> tunable_arrays() {
+  std::array<Array<1>*, 13> tunable_arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
-            &contact_stiffness, &contact_damping, &initial_qpos, &initial_qvel, &controls};
+            &contact_stiffness, &contact_damping, &restitution, &initial_qpos, &initial_qvel, &controls};
   }
-  // The copy with the hard contact law, for re-scoring a result tuned on the relaxed one.
+  // The copy with the hard contact law, for re-scoring a result tuned on the relaxed one. Impulse
+  // contact has nothing to relax (it is exact within a contact pattern), so it is its own hard
+  // twin; only joint limits change.
   RigidModel hard_twin() const {
     RigidModel twin = *this;
     twin.settings.contact.width = 0.0;
@@ -197,7 +207,7 @@ struct RigidModel {
   void set_differentiable(bool on);
   // Sets the contact stiffness and damping from the model's total mass M: k = M w^2 and
   // b = 2 M w with w = 60 rad/s, so the whole model resting on one contact point sinks
-  // g / w^2 = 2.7 mm into it and rebounds critically damped.
+  // g / w^2 = 2.7 mm into it and rebounds critically damped; restitution 1 (elastic impulses).
   void set_default_contact();
   // Sets each limited hinge or slide's limit spring and damper from the inertia I its dof has at
   // qpos0 (the mass matrix's diagonal): k = I w^2 and b = 2 I w with w = 60 rad/s.

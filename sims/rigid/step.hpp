@@ -8,6 +8,8 @@
 //   body_velocities      body velocities and axis rates from qvel    kinematics.hpp
 //   mass_matrix          composite-rigid-body mass matrix            mass_matrix.hpp
 //   contact_forces       penalty contact and friction on the bodies  contact_force.hpp
+//                        (impulse contact instead acts after the velocity update, at each
+//                        time of impact: impulse_contact.hpp)
 //   fluid_forces         viscosity and drag on the bodies            fluid_force.hpp
 //   bias_forces          Newton-Euler gravity and velocity terms     bias_force.hpp
 //   joint_forces         springs, dampers, actuators                 joint_force.hpp
@@ -18,6 +20,7 @@
 #include "sims/rigid/bias_force.hpp"
 #include "sims/rigid/contact_force.hpp"
 #include "sims/rigid/fluid_force.hpp"
+#include "sims/rigid/impulse_contact.hpp"
 #include "sims/rigid/joint_force.hpp"
 #include "sims/rigid/kinematics.hpp"
 #include "sims/rigid/mass_matrix.hpp"
@@ -34,7 +37,7 @@ bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants
   body_velocities(m, t, qvel, w);
   mass_matrix(t, c, w);
   for (Spatial<S>& f : w.external) f = Spatial<S>::zero();
-  contact_forces(m, c, w);
+  if (m.settings.contact.model == ContactModel::kPenalty) contact_forces(m, c, w);
   fluid_forces(m, c, w);
   bias_forces(m, t, qvel, w);
   joint_forces(m, c, qpos, qvel, ctrl, w);
@@ -45,36 +48,6 @@ bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants
   for (std::size_t d = 0; d < nv; ++d) w.qacc[d] = w.applied[d] - w.bias[d];
   cholesky_solve(w.mass_matrix.data(), t.nv, w.qacc.data());
   return true;
-}
-
-// out = qpos advanced by velocity qvel over dt: linear coordinates add, quaternions turn by the
-// body-frame rotation vector (MuJoCo's mj_integratePos).
-template <class S>
-void integrate_positions(const RigidModel& m, const S* qpos, const S* qvel, double dt, S* out) {
-  for (int i = 0; i < m.nq; ++i) out[i] = qpos[i];
-  for (const Joint& joint : m.joints) {
-    S* q = out + joint.qpos_address;
-    const S* v = qvel + joint.dof_address;
-    int rotation_at = -1;
-    switch (joint.type) {
-      case JointType::kFree:
-        for (int k = 0; k < 3; ++k) q[k] = q[k] + dt * v[k];
-        q += 3;
-        v += 3;
-        rotation_at = 0;
-        break;
-      case JointType::kBall:
-        rotation_at = 0;
-        break;
-      case JointType::kSlide:
-      case JointType::kHinge:
-        q[0] = q[0] + dt * v[0];
-        break;
-    }
-    if (rotation_at < 0) continue;
-    const Quat<S> turned = integrate_rotation(normalized(Quat<S>{{q[0], q[1], q[2], q[3]}}), Vec3<S>{{dt * v[0], dt * v[1], dt * v[2]}});
-    for (int k = 0; k < 4; ++k) q[k] = turned.c[k];
-  }
 }
 
 // next = one integrator step of dt from state under controls ctrl; false when a mass matrix was
@@ -89,9 +62,20 @@ bool integrator_step(const RigidModel& m, const RigidTree& t, const RigidConstan
   if (m.settings.integrator == Integrator::kEuler) {
     if (!accelerations(m, t, c, qpos, qvel, ctrl, m.settings.implicit_damping ? dt : 0.0, w)) return false;
     for (int d = 0; d < nv; ++d) next_qvel[d] = qvel[d] + dt * w.qacc[static_cast<std::size_t>(d)];
-    integrate_positions(m, qpos, next_qvel, dt, next);
+    switch (m.settings.contact.model) {
+      case ContactModel::kPenalty:
+        integrate_positions(m, qpos, next_qvel, dt, next);
+        break;
+      case ContactModel::kImpulse:
+        advance_with_impacts(m, t, c, qpos, next_qvel, dt, next, w);
+        break;
+      case ContactModel::kNaiveImpulse:
+        advance_then_impulse(m, t, c, qpos, next_qvel, dt, next, w);
+        break;
+    }
     return true;
   }
+  // RK4 takes penalty contact only (the scenario loader refuses impulses with it).
   // Classic RK4 with MuJoCo's tableau: stage i starts from the state plus dt times a_i times the
   // previous stage's rates (a = 1/2, 1/2, 1); the step adds dt times (1, 2, 2, 1)/6 of them.
   static constexpr double kStageWeight[3] = {0.5, 0.5, 1.0};

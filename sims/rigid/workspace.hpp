@@ -24,11 +24,12 @@ struct RigidConstants {
   std::vector<S> geom_friction;
   std::vector<S> contact_stiffness;
   std::vector<S> contact_damping;
+  std::vector<S> restitution;
 
   // The arrays in the order of RigidModel::constant_arrays.
-  std::array<std::vector<S>*, 9> arrays() {
+  std::array<std::vector<S>*, 10> arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
-            &contact_stiffness, &contact_damping};
+            &contact_stiffness, &contact_damping, &restitution};
   }
   // Sizes every array as the model's.
   void resize(RigidModel& m) {
@@ -78,6 +79,11 @@ struct RigidWorkspace {
   // Substeps: the state between them.
   std::vector<S> substep_state;
   std::vector<S> substep_next;
+  // Impulse contact: the configuration at an impact, a contact's Jacobian rows (normal and two
+  // tangents, nv each) and M^-1 times each.
+  std::vector<S> impact_qpos;
+  std::vector<S> jacobian;
+  std::vector<S> response;
 
   // Sizes every array for the model (a no-op when already sized for it).
   void resize(const RigidTree& t) {
@@ -106,6 +112,9 @@ struct RigidWorkspace {
     stage_accelerations.resize(4 * v);
     substep_state.resize(static_cast<std::size_t>(t.nq) + v);
     substep_next.resize(static_cast<std::size_t>(t.nq) + v);
+    impact_qpos.resize(static_cast<std::size_t>(t.nq));
+    jacobian.resize(3 * v);
+    response.resize(3 * v);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -103,6 +104,33 @@ TEST(RigidScenario, VisualElementsNeedIgnoreVisual) {
 TEST(RigidScenario, APoseOfTheWrongLengthIsAnError) {
   const ScenarioError e = load_error(reacher_text(kReacherModel, R"({"pose": {"qpos": [0, 0]}})"));
   EXPECT_EQ(e.path(), "loss.pose.qpos");
+}
+
+TEST(RigidScenario, TheBilliardsShotPutsItsBallOnTheTargetAndHoldsOnTheHardModel) {
+  auto scenario = load_scenario(example("rigid_billiards.json"));
+  tune::Problem& p = scenario->problem();
+  tune::OptimizerOptions options;
+  options.max_iterations = 30;
+  auto lbfgs = tune::make_optimizer("lbfgs", options);
+  auto objective = p.space().objective(p);
+  const auto result = tune::minimize(*lbfgs, objective, p.space().to_optimizer(p.initial()), p.space().optimizer_lower(),
+                                     p.space().optimizer_upper());
+  const std::vector<double> x = p.space().to_physical(result.x);
+  const double tuned = p.value(x);
+  EXPECT_LT(tuned, 1e-3 * p.value(p.initial()));
+  EXPECT_LT(std::sqrt(tuned / 100.0), 0.005);  // the loss is 100 times the squared distance
+  // Impulse contact is its own hard twin: the re-score is the same shot.
+  EXPECT_NEAR(scenario->hard_loss(x), tuned, 1e-12 + 1e-9 * tuned);
+}
+
+TEST(RigidScenario, ImpulseContactNamesAPairItCannotResolve) {
+  std::ofstream(scratch("capsule.xml")) << "<mujoco><worldbody><geom name=\"floor\" type=\"plane\" size=\"1 1 1\"/>"
+                                           "<body pos=\"0 0 1\"><freejoint/><geom name=\"rod\" type=\"capsule\" "
+                                           "size=\"0.1 0.3\"/></body></worldbody></mujoco>\n";
+  const ScenarioError e = load_error(reacher_text(R"({"file": "capsule.xml", "contact": {"model": "impulse"}})",
+                                                  R"({"pose": {"qvel": [0, 0, 0, 0, 0, 0]}})"));
+  EXPECT_EQ(e.path(), "model.contact.model");
+  EXPECT_NE(e.message().find("\"floor\" and \"rod\""), std::string::npos) << e.message();
 }
 
 }  // namespace

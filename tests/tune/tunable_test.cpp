@@ -62,6 +62,23 @@ TEST(Tunable, GroupsOfVectorEntriesShareTheirComponentsAndSumAdjointsInEntryOrde
   EXPECT_THROW(bind(toy_table(), toy, "position", {.sharing = Sharing::groups, .groups = {0, 1}}), std::invalid_argument);
 }
 
+TEST(Tunable, GroupMinusOneLeavesAnEntryUntuned) {
+  Toy toy;
+  for (std::size_t i = 0; i < 6; ++i) toy.speed.values()[i] = 10.0 + static_cast<double>(i);
+  const BoundParameter b = bind(toy_table(), toy, "speed", {.sharing = Sharing::groups, .groups = {-1, 0, -1, -1, 1, 0}});
+  EXPECT_EQ(b.parameter.initial, (std::vector<double>{11, 14}));
+  b.assign(std::vector<double>{1, 2});
+  EXPECT_EQ(numbers(toy.speed.values()), (std::vector<double>{10, 1, 12, 13, 2, 1}));
+  set_speed_adjoints(toy, {0.1, 0.2, 0.3, 0.4, 0.5, 0.6});
+  std::vector<double> g(2);
+  b.gradient(g);
+  EXPECT_EQ(g, (std::vector<double>{0.2 + 0.6, 0.5}));
+  // Nothing left to tune, or a group below -1, is an error.
+  EXPECT_THROW(bind(toy_table(), toy, "speed", {.sharing = Sharing::groups, .groups = {-1, -1, -1, -1, -1, -1}}),
+               std::invalid_argument);
+  EXPECT_THROW(bind(toy_table(), toy, "speed", {.sharing = Sharing::groups, .groups = {-2, 0, 0, 0, 0, 0}}), std::invalid_argument);
+}
+
 TEST(Tunable, PickedItemsCoverTheirEntriesOnlyAndUniformSumsThem) {
   Toy toy;
   const BoundParameter b = bind(toy_table(), toy, "speed", {.sharing = Sharing::uniform, .items = {2, 0}});
