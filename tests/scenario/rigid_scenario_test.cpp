@@ -52,17 +52,22 @@ ScenarioError load_error(const std::string& text, const std::string& file_name =
   return ScenarioError("", 0, 0, "", "");
 }
 
-TEST(RigidScenario, TheReacherExampleReachesItsTargetWithin30Iterations) {
-  auto scenario = load_scenario(example("rigid_reacher.json"));
-  EXPECT_EQ(scenario->simulator(), "rigid");
-  tune::Problem& p = scenario->problem();
+// The parameters `iterations` L-BFGS iterations take the problem to, from its initial ones.
+std::vector<double> tuned_by_lbfgs(tune::Problem& p, int iterations) {
   tune::OptimizerOptions options;
-  options.max_iterations = 30;
+  options.max_iterations = iterations;
   auto lbfgs = tune::make_optimizer("lbfgs", options);
   auto objective = p.space().objective(p);
   const auto result = tune::minimize(*lbfgs, objective, p.space().to_optimizer(p.initial()), p.space().optimizer_lower(),
                                      p.space().optimizer_upper());
-  const std::vector<double> x = p.space().to_physical(result.x);
+  return p.space().to_physical(result.x);
+}
+
+TEST(RigidScenario, TheReacherExampleReachesItsTargetWithin30Iterations) {
+  auto scenario = load_scenario(example("rigid_reacher.json"));
+  EXPECT_EQ(scenario->simulator(), "rigid");
+  tune::Problem& p = scenario->problem();
+  const std::vector<double> x = tuned_by_lbfgs(p, 30);
   EXPECT_LT(p.value(x), 1e-3 * p.value(p.initial()));
   EXPECT_LT(scenario->summary()["final_reach_distance"].get<double>(), 0.01);
 }
@@ -109,13 +114,7 @@ TEST(RigidScenario, APoseOfTheWrongLengthIsAnError) {
 TEST(RigidScenario, TheBilliardsShotPutsItsBallOnTheTargetAndHoldsOnTheHardModel) {
   auto scenario = load_scenario(example("rigid_billiards.json"));
   tune::Problem& p = scenario->problem();
-  tune::OptimizerOptions options;
-  options.max_iterations = 30;
-  auto lbfgs = tune::make_optimizer("lbfgs", options);
-  auto objective = p.space().objective(p);
-  const auto result = tune::minimize(*lbfgs, objective, p.space().to_optimizer(p.initial()), p.space().optimizer_lower(),
-                                     p.space().optimizer_upper());
-  const std::vector<double> x = p.space().to_physical(result.x);
+  const std::vector<double> x = tuned_by_lbfgs(p, 30);
   const double tuned = p.value(x);
   EXPECT_LT(tuned, 1e-3 * p.value(p.initial()));
   EXPECT_LT(std::sqrt(tuned / 100.0), 0.005);  // the loss is 100 times the squared distance
