@@ -147,6 +147,14 @@ void note_divergence(json& out, int steps, int stable, int timed) {
 
 // simgrad's forward rollout of `worlds` worlds over `steps` steps (fewer if it diverges): medians
 // of wall and CPU time, world-steps per second, world 0's final state.
+// Carries a measurement's divergence (where simgrad went non-finite, how many steps were timed)
+// into its benchmark entry.
+void copy_divergence(const json& run, json& entry) {
+  if (!run.contains("diverged_at_step")) return;
+  entry["diverged_at_step"] = run["diverged_at_step"];
+  entry["timed_steps"] = run["timed_steps"];
+}
+
 json measure_simgrad_forward(const std::string& model, int worlds, int steps, int substeps, int threads, int repeats) {
   set_thread_count(threads);
   const int stable = steps_before_divergence(model, worlds, steps, substeps);
@@ -423,10 +431,7 @@ void forward_benchmarks(const std::string& model, int worlds, int steps, const s
               {"threads", batch_threads},
               {"forward_cpu_s", run.value("forward_cpu_s", 0.0)},
               {"world_steps_per_s", run.value("world_steps_per_s", 0.0)}});
-    if (run.contains("diverged_at_step")) {
-      b["diverged_at_step"] = run["diverged_at_step"];
-      b["timed_steps"] = run["timed_steps"];
-    }
+    copy_divergence(run, b);
     if (contact)
       b["physics"] = "simgrad: penalty contact and joint limits, " + std::to_string(substeps[k]) +
                      " substep(s) a step; MuJoCo: a constraint solver for contact and limits. The physics differ.";
@@ -499,10 +504,7 @@ void gradient_benchmarks(const std::string& model, int steps, const std::vector<
               {"loss", run.value("loss", 0.0)}});
     // Per step, in case simgrad diverged and timed fewer steps than MuJoCo.
     [[maybe_unused]] const double ours_per_step = run.value("gradient_s", 0.0) / std::max(1, run.value("timed_steps", steps));
-    if (run.contains("diverged_at_step")) {
-      b["diverged_at_step"] = run["diverged_at_step"];
-      b["timed_steps"] = run["timed_steps"];
-    }
+    copy_divergence(run, b);
     if (contact)
       b["physics"] = "simgrad: penalty contact, " + std::to_string(substeps[k]) +
                      " substep(s) a step; MuJoCo: constraint solver. The physics and so the gradients differ; times only.";

@@ -21,22 +21,6 @@ std::size_t constant_count(RigidModel& m) {
   return n;
 }
 
-// Copies the model's constants into c (as scalars of c's type; ad::Var inputs for the adjoint).
-template <class S>
-void read_constants(RigidModel& m, RigidConstants<S>& c) {
-  const auto model = m.constant_arrays();
-  const auto mine = c.arrays();
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    const auto values = model[k]->values();
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if constexpr (std::is_same_v<S, double>)
-        (*mine[k])[i] = values[i];
-      else
-        (*mine[k])[i] = ad::Var::input(values[i]);
-    }
-  }
-}
-
 }  // namespace
 
 RigidWorlds::RigidWorlds(RigidModel& model)

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <array>
+#include <type_traits>
 #include <vector>
 
+#include "core/local_ad.hpp"
 #include "sims/rigid/spatial.hpp"
 #include "sims/rigid/tree.hpp"
 
@@ -39,13 +41,28 @@ struct RigidConstants {
   }
 };
 
+// Copies the model's constants into c, as scalars of c's type: new inputs on the local tape when
+// S is ad::Var, so that the step's adjoint reaches them.
+template <class S>
+void read_constants(RigidModel& m, RigidConstants<S>& c) {
+  const auto model = m.constant_arrays();
+  const auto mine = c.arrays();
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const auto values = model[k]->values();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if constexpr (std::is_same_v<S, double>)
+        (*mine[k])[i] = values[i];
+      else
+        (*mine[k])[i] = ad::Var::input(values[i]);
+    }
+  }
+}
+
 // The model's constants as plain numbers, for a step outside a rollout (tests, reports, setup).
 inline RigidConstants<double> constants_of(RigidModel& m) {
   RigidConstants<double> c;
   c.resize(m);
-  const auto from = m.constant_arrays();
-  const auto to = c.arrays();
-  for (std::size_t k = 0; k < to.size(); ++k) to[k]->assign(from[k]->values().begin(), from[k]->values().end());
+  read_constants(m, c);
   return c;
 }
 
