@@ -1,0 +1,168 @@
+// The materials of a particle, written once for any scalar: the Kirchhoff stress tau = P F^T of
+// its elastic deformation gradient F (J = det F, mu and lambda its Lame parameters), and the
+// plastic return mapping that projects a trial F back into the elastic region.
+//
+//   fixed corotated  tau = 2 mu (F - R) F^T + lambda (J - 1) J I        (Stomakhin et al. 2012)
+//   neo-Hookean      tau = mu (F F^T - I) + lambda ln(J) I
+//   sand             Drucker-Prager in Hencky strain (Klar et al. 2016): with F = U diag(sigma) V^T,
+//                    e = ln sigma, e^ = e - tr(e)/D, alpha = sqrt(2/3) 2 sin(phi) / (3 - sin(phi)):
+//                    tr e > 0 (tension): sigma <- 1; else with
+//                    dgamma = |e^| + (D lambda + 2 mu) / (2 mu) tr(e) alpha, if dgamma > 0:
+//                    e <- e - dgamma e^ / |e^|.   tau = U (2 mu e + lambda tr(e) I) U^T.
+//                    The plastic scalar accumulates the log of the volume the projection removed.
+//   snow             sigma clamped to [1 - theta_c, 1 + theta_s] (Stomakhin et al. 2013); the
+//                    plastic scalar is J_p, multiplied by det(F trial) / det(F projected); the
+//                    corotated stress with mu, lambda times exp(xi (1 - J_p)), xi the hardening.
+//   liquid           weakly compressible: F <- J^(1/D) I keeps only the volume change;
+//                    tau = K (J - 1) J I, K the bulk modulus (energy K/2 (J - 1)^2).
+// The relaxed return mappings (sharpness beta > 0) take softplus in place of max(0, .) in
+// dgamma and in the clamp; beta <= 0 gives the hard twin.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/relax.hpp"
+#include "sims/mpm/svd.hpp"
+
+namespace simgrad::mpm {
+
+enum class Material : std::uint8_t { kCorotated, kNeoHookean, kSand, kSnow, kLiquid };
+
+// What a particle's material reads, for one particle.
+template <class S>
+struct MaterialConstants {
+  S mu, lambda;        // Lame parameters from E and nu
+  S friction_angle;    // sand, radians
+  S hardening;         // snow: xi
+  S bulk_modulus;      // liquid
+  double critical_compression = 2.5e-2;  // snow: theta_c
+  double critical_stretch = 7.5e-3;      // snow: theta_s
+};
+
+// max(0, x), or its softplus relaxation with sharpness beta > 0.
+template <class S>
+S positive_part(const S& x, double beta) {
+  return beta > 0.0 ? relax::softplus(x, beta) : relax::hard_softplus(x);
+}
+
+// Projects the trial elastic F of a sand particle onto the Drucker-Prager cone; adds the log of
+// the volume removed to `plastic`.
+template <class S, int D>
+void project_sand(Mat<S, D>& f, S& plastic, const MaterialConstants<S>& c, double beta) {
+  using std::exp;
+  using std::log;
+  using std::sin;
+  using std::sqrt;
+  const Svd<S, D> svd = singular_values(f);
+  Vec<S, D> e;
+  S tr = S(0.0);
+  for (int d = 0; d < D; ++d) {
+    e[d] = log(svd.sigma[d]);
+    tr = tr + e[d];
+  }
+  Vec<S, D> sigma;
+  if (tr > 0.0) {
+    for (int d = 0; d < D; ++d) sigma[d] = S(1.0);
+  } else {
+    Vec<S, D> e_hat;
+    for (int d = 0; d < D; ++d) e_hat[d] = e[d] - tr / double(D);
+    const S hat_norm = norm(e_hat);
+    const S sin_phi = sin(c.friction_angle);
+    const S alpha = std::sqrt(2.0 / 3.0) * (2.0 * sin_phi) / (3.0 - sin_phi);
+    const S dgamma = positive_part(hat_norm + (double(D) * c.lambda + 2.0 * c.mu) / (2.0 * c.mu) * tr * alpha, beta);
+    if (dgamma == 0.0 || hat_norm == 0.0) return;
+    for (int d = 0; d < D; ++d) sigma[d] = exp(e[d] - (dgamma / hat_norm) * e_hat[d]);
+  }
+  S removed = tr;
+  for (int d = 0; d < D; ++d) removed = removed - log(sigma[d]);
+  plastic = plastic + removed;
+  f = compose(svd.u, sigma, svd.v);
+}
+
+// Clamps the singular values of a snow particle's trial F; J_p (`plastic`) takes the volume change.
+template <class S, int D>
+void project_snow(Mat<S, D>& f, S& plastic, const MaterialConstants<S>& c, double beta) {
+  const Svd<S, D> svd = singular_values(f);
+  const double lo = 1.0 - c.critical_compression, hi = 1.0 + c.critical_stretch;
+  Vec<S, D> sigma;
+  bool changed = false;
+  S ratio = S(1.0);
+  for (int d = 0; d < D; ++d) {
+    const S s = svd.sigma[d];
+    // sigma + max(0, lo - sigma) - max(0, sigma - hi): the clamp, relaxed with beta.
+    const S shift = positive_part(lo - s, beta) - positive_part(s - hi, beta);
+    changed = changed || shift != 0.0;
+    sigma[d] = s + shift;
+    ratio = ratio * (s / sigma[d]);
+  }
+  if (!changed) return;
+  plastic = plastic * ratio;
+  f = compose(svd.u, sigma, svd.v);
+}
+
+// Keeps only the volume change of a liquid particle's F.
+template <class S, int D>
+void project_liquid(Mat<S, D>& f) {
+  using std::pow;
+  using std::sqrt;
+  const S j = fem::determinant(f);
+  const S s = D == 2 ? S(sqrt(j)) : S(pow(j, 1.0 / 3.0));
+  f = s * Mat<S, D>::identity();
+}
+
+// The plastic return mapping of a particle's trial F (elastic materials keep it).
+template <class S, int D>
+void return_mapping(Material m, Mat<S, D>& f, S& plastic, const MaterialConstants<S>& c, double beta) {
+  switch (m) {
+    case Material::kSand: project_sand(f, plastic, c, beta); return;
+    case Material::kSnow: project_snow(f, plastic, c, beta); return;
+    case Material::kLiquid: project_liquid(f); return;
+    case Material::kCorotated:
+    case Material::kNeoHookean: return;
+  }
+}
+
+// The fixed-corotated Kirchhoff stress.
+template <class S, int D>
+Mat<S, D> corotated_kirchhoff(const Mat<S, D>& f, const S& mu, const S& lambda) {
+  const S j = fem::determinant(f);
+  const Mat<S, D> r = fem::polar_rotation(f);
+  return (2.0 * mu) * ((f - r) * transpose(f)) + ((lambda * (j - 1.0)) * j) * Mat<S, D>::identity();
+}
+
+// The Kirchhoff stress of a particle's elastic F; `plastic` is its plastic scalar.
+template <class S, int D>
+Mat<S, D> kirchhoff_stress(Material m, const Mat<S, D>& f, const S& plastic, const MaterialConstants<S>& c) {
+  using std::exp;
+  using std::log;
+  const Mat<S, D> identity = Mat<S, D>::identity();
+  switch (m) {
+    case Material::kNeoHookean:
+      return c.mu * (f * transpose(f) - identity) + (c.lambda * log(fem::determinant(f))) * identity;
+    case Material::kSnow: {
+      const S h = exp(c.hardening * (1.0 - plastic));
+      return corotated_kirchhoff(f, c.mu * h, c.lambda * h);
+    }
+    case Material::kSand: {
+      const Svd<S, D> svd = singular_values(f);
+      Vec<S, D> e;
+      S tr = S(0.0);
+      for (int d = 0; d < D; ++d) {
+        e[d] = log(svd.sigma[d]);
+        tr = tr + e[d];
+      }
+      Vec<S, D> g;
+      for (int d = 0; d < D; ++d) g[d] = 2.0 * c.mu * e[d] + c.lambda * tr;
+      return compose(svd.u, g, svd.u);
+    }
+    case Material::kLiquid: {
+      const S j = fem::determinant(f);
+      return ((c.bulk_modulus * (j - 1.0)) * j) * identity;
+    }
+    case Material::kCorotated: break;
+  }
+  return corotated_kirchhoff(f, c.mu, c.lambda);
+}
+
+}  // namespace simgrad::mpm

@@ -1,0 +1,82 @@
+// Small MPM models for the tests: a block of particles of one material in a box of walls.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/gradcheck.hpp"
+#include "core/rollout.hpp"
+#include "sims/mpm/model.hpp"
+
+namespace simgrad::mpm::testing {
+
+// A D-dimensional grid of `nodes` per axis, dx = 1 / nodes, and a block of `material` of half
+// size `half` at `centre` (each axis), with a small swirl in its initial velocity so that every
+// kernel sees shear.
+template <int D>
+MpmModel<D> block_model(Material material, int nodes = 24, double half = 0.1, double centre = 0.5, double dt = 2e-3) {
+  MpmModel<D> m;
+  for (int d = 0; d < D; ++d) m.settings.nodes[d] = nodes;
+  m.settings.dx = 1.0 / nodes;
+  m.settings.dt = dt;
+  m.settings.gravity[D - 1] = -2.0;
+  BodyOptions<D> b;
+  b.material = material;
+  for (int d = 0; d < D; ++d) {
+    b.centre[d] = centre;
+    b.half_extent[d] = half;
+  }
+  b.youngs = 200.0;
+  b.poisson = 0.25;
+  b.density = 10.0;
+  b.bulk_modulus = 100.0;
+  b.friction_angle = 35.0;
+  b.hardening = 5.0;
+  m.add_body(b);
+  for (Index p = 0; p < m.particle_count; ++p) {
+    double* x = m.initial_position.values().data() + p * D;
+    double* v = m.initial_velocity.values().data() + p * D;
+    v[0] = 0.3 * (x[1] - centre);
+    v[1] = -0.3 * (x[0] - centre) + 0.1 * std::sin(7.0 * x[0]);
+  }
+  return m;
+}
+
+// The largest |finite difference| seen, after checking `gradient` (of f at x) along random
+// directions; fails the test where they disagree.
+inline double expect_gradient(const std::function<double(std::span<const double>)>& f, std::span<const double> x,
+                              std::span<const double> gradient, const std::string& label, int directions = 3,
+                              double rtol = 1e-5, double atol = 1e-10, double step = 1e-6) {
+  GradCheckOptions options;
+  options.random_directions = directions;
+  options.step = step;
+  options.rtol = rtol;
+  options.atol = atol;
+  double largest = 0.0;
+  for (const GradCheckEntry& e : check_gradient(f, x, gradient, options).checks) {
+    EXPECT_TRUE(e.ok) << label << " " << e.label << ": ad " << e.ad << " fd " << e.fd;
+    largest = std::max(largest, std::abs(e.fd));
+  }
+  return largest;
+}
+
+// Checks the adjoints the last loss_and_gradient left in `array` against central differences of
+// the rollout's loss; returns the largest difference (so a caller can tell the array matters).
+template <int K>
+double expect_array_gradient(Rollout& rollout, Array<K>& array, const std::string& label, int directions = 3, double rtol = 1e-5) {
+  const std::vector<double> x0(array.values().begin(), array.values().end());
+  const std::vector<double> gradient(array.adjoints().begin(), array.adjoints().end());
+  auto f = [&](std::span<const double> x) {
+    std::copy(x.begin(), x.end(), array.values().begin());
+    const double l = rollout.loss();
+    std::copy(x0.begin(), x0.end(), array.values().begin());
+    return l;
+  };
+  return expect_gradient(f, x0, gradient, label, directions, rtol);
+}
+
+}  // namespace simgrad::mpm::testing
