@@ -9,14 +9,15 @@
 //                    tr e > 0 (tension): sigma <- 1; else with
 //                    dgamma = |e^| + (D lambda + 2 mu) / (2 mu) tr(e) alpha, if dgamma > 0:
 //                    e <- e - dgamma e^ / |e^|.   tau = U (2 mu e + lambda tr(e) I) U^T.
+//                    (project_sand writes the two cases as one radial return.)
 //                    The plastic scalar accumulates the log of the volume the projection removed.
 //   snow             sigma clamped to [1 - theta_c, 1 + theta_s] (Stomakhin et al. 2013); the
 //                    plastic scalar is J_p, multiplied by det(F trial) / det(F projected); the
 //                    corotated stress with mu, lambda times exp(xi (1 - J_p)), xi the hardening.
 //   liquid           weakly compressible: F <- J^(1/D) I keeps only the volume change;
 //                    tau = K (J - 1) J I, K the bulk modulus (energy K/2 (J - 1)^2).
-// The relaxed return mappings (sharpness beta > 0) take softplus in place of max(0, .) in
-// dgamma and in the clamp; beta <= 0 gives the hard twin.
+// The relaxed return mappings (sharpness beta > 0) take a smooth excess (below) in place of
+// max(0, .) in the cone's caps and in the clamp; beta <= 0 gives the hard twin.
 #pragma once
 
 #include <cmath>
@@ -40,14 +41,22 @@ struct MaterialConstants {
   double critical_stretch = 7.5e-3;      // snow: theta_s
 };
 
-// max(0, x), or its softplus relaxation with sharpness beta > 0.
+// max(0, x), or its relaxation with sharpness beta > 0 (width w = 1 / beta): 0 for x <= 0,
+// x^2 / (2 w) up to w, x - w / 2 beyond. Unlike softplus it is exactly 0 for x <= 0, so a
+// relaxed return mapping leaves the elastic region as it is (no drift of particles at rest).
 template <class S>
-S positive_part(const S& x, double beta) {
-  return beta > 0.0 ? relax::softplus(x, beta) : relax::hard_softplus(x);
+S excess(const S& x, double beta) {
+  if (!(x > 0.0)) return S(0.0);
+  if (beta <= 0.0) return x;
+  const double w = 1.0 / beta;
+  return x < w ? S((0.5 * beta) * (x * x)) : S(x - 0.5 * w);
 }
 
 // Projects the trial elastic F of a sand particle onto the Drucker-Prager cone; adds the log of
-// the volume removed to `plastic`.
+// the volume removed to `plastic`. Written as a radial return: the volumetric strain is capped
+// at 0 (tr_c = min(tr e, 0): cohesionless sand carries no tension) and the deviatoric strain's
+// length at the cone's radius y = alpha (D lambda + 2 mu) / (2 mu) (-tr_c), which is the case
+// split of Klar et al. in one continuous formula.
 template <class S, int D>
 void project_sand(Mat<S, D>& f, S& plastic, const MaterialConstants<S>& c, double beta) {
   using std::exp;
@@ -61,22 +70,22 @@ void project_sand(Mat<S, D>& f, S& plastic, const MaterialConstants<S>& c, doubl
     e[d] = log(svd.sigma[d]);
     tr = tr + e[d];
   }
+  Vec<S, D> e_hat;
+  for (int d = 0; d < D; ++d) e_hat[d] = e[d] - tr / double(D);
+  const S tension = excess(tr, beta);
+  const S tr_c = tr - tension;
+  const S sin_phi = sin(c.friction_angle);
+  const S alpha = std::sqrt(2.0 / 3.0) * (2.0 * sin_phi) / (3.0 - sin_phi);
+  const S radius = -(alpha * (double(D) * c.lambda + 2.0 * c.mu) / (2.0 * c.mu) * tr_c);
+  // |e^| has no derivative at e^ = 0 (pure volume change, at rest in particular): no shear to cap.
+  const S hat_squared = dot(e_hat, e_hat);
+  const S hat_norm = hat_squared > 0.0 ? S(sqrt(hat_squared)) : S(0.0);
+  const S cut = hat_squared > 0.0 ? excess(hat_norm - radius, beta) : S(0.0);
+  if (tension == 0.0 && cut == 0.0) return;
+  const S keep = hat_squared > 0.0 ? S(1.0 - cut / hat_norm) : S(0.0);
   Vec<S, D> sigma;
-  if (tr > 0.0) {
-    for (int d = 0; d < D; ++d) sigma[d] = S(1.0);
-  } else {
-    Vec<S, D> e_hat;
-    for (int d = 0; d < D; ++d) e_hat[d] = e[d] - tr / double(D);
-    const S hat_norm = norm(e_hat);
-    const S sin_phi = sin(c.friction_angle);
-    const S alpha = std::sqrt(2.0 / 3.0) * (2.0 * sin_phi) / (3.0 - sin_phi);
-    const S dgamma = positive_part(hat_norm + (double(D) * c.lambda + 2.0 * c.mu) / (2.0 * c.mu) * tr * alpha, beta);
-    if (dgamma == 0.0 || hat_norm == 0.0) return;
-    for (int d = 0; d < D; ++d) sigma[d] = exp(e[d] - (dgamma / hat_norm) * e_hat[d]);
-  }
-  S removed = tr;
-  for (int d = 0; d < D; ++d) removed = removed - log(sigma[d]);
-  plastic = plastic + removed;
+  for (int d = 0; d < D; ++d) sigma[d] = exp(tr_c / double(D) + keep * e_hat[d]);
+  plastic = plastic + tension;
   f = compose(svd.u, sigma, svd.v);
 }
 
@@ -91,7 +100,7 @@ void project_snow(Mat<S, D>& f, S& plastic, const MaterialConstants<S>& c, doubl
   for (int d = 0; d < D; ++d) {
     const S s = svd.sigma[d];
     // sigma + max(0, lo - sigma) - max(0, sigma - hi): the clamp, relaxed with beta.
-    const S shift = positive_part(lo - s, beta) - positive_part(s - hi, beta);
+    const S shift = excess(lo - s, beta) - excess(s - hi, beta);
     changed = changed || shift != 0.0;
     sigma[d] = s + shift;
     ratio = ratio * (s / sigma[d]);

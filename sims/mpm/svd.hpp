@@ -3,8 +3,8 @@
 // is derived. F = R S is the polar decomposition (sims/fem/material.hpp); the symmetric S = V
 // diag(sigma) V^T by cyclic Jacobi rotations (one rotation is exact in 2D; six sweeps reach
 // double precision in 3D), and U = R V. The counts are fixed, so the forward pass and its
-// derived adjoint see the same function; a rotation whose off-diagonal entry is already
-// negligible is skipped, where the singular vectors are not defined by F.
+// derived adjoint see the same function. Repeated singular values (F a rotation, at rest in
+// particular) leave the singular vectors undefined: there the rotation is skipped.
 #pragma once
 
 #include <cmath>
@@ -27,11 +27,14 @@ template <class S, int D>
 void jacobi_rotation(Mat<S, D>& a, Mat<S, D>& v, int p, int q) {
   using std::abs;
   using std::sqrt;
+  // t = tan of the angle that zeroes a_pq, as 2 a_pq / (gap + sign(gap) sqrt(gap^2 + 4 a_pq^2)):
+  // defined (and differentiable) at a_pq = 0, where the rotation is the identity but its
+  // derivative is not. Only equal diagonal entries with nothing off the diagonal are skipped.
+  const S gap = a.a[q][q] - a.a[p][p];
   const double scale = std::abs(value_of(a.a[p][p])) + std::abs(value_of(a.a[q][q]));
-  if (std::abs(value_of(a.a[p][q])) <= 1e-15 * scale) return;
-  const S theta = (a.a[q][q] - a.a[p][p]) / (2.0 * a.a[p][q]);
-  const double sign = value_of(theta) >= 0.0 ? 1.0 : -1.0;
-  const S t = sign / (abs(theta) + sqrt(theta * theta + 1.0));
+  if (std::abs(value_of(a.a[p][q])) <= 1e-15 * scale && std::abs(value_of(gap)) <= 1e-15 * scale) return;
+  const double sign = value_of(gap) >= 0.0 ? 1.0 : -1.0;
+  const S t = (2.0 * a.a[p][q]) / (gap + sign * sqrt(gap * gap + 4.0 * (a.a[p][q] * a.a[p][q])));
   const S c = 1.0 / sqrt(t * t + 1.0);
   const S s = t * c;
   for (int k = 0; k < D; ++k) {  // a <- a J (columns p, q)

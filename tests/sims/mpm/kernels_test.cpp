@@ -157,6 +157,9 @@ TEST(MpmKernels, StressSandReturnMapping) {
   check_stress<3>(Material::kSand, 0.9, false, 0.0);
   check_stress<2>(Material::kSand, 1.1, false, 0.0);
   check_stress<2>(Material::kSand, 0.9, false, 200.0);
+  check_stress<3>(Material::kSand, 0.9, false, 200.0);
+  check_stress<3>(Material::kSand, 1.1, false, 0.0);
+  check_stress<3>(Material::kSand, 1.0, false, 300.0);
 }
 // Snow stretched past its critical stretch (the clamp is active) and inside its band.
 TEST(MpmKernels, StressSnowReturnMapping) {
