@@ -49,6 +49,7 @@ tune::Sharing read_sharing(const ScenarioNode& p, const tune::TunableInfo& info)
 
 // The number of items of a per-item quantity in the model (0 for others).
 int item_count(const tune::TunableInfo& info, const tune::TunableStorage& s) {
+  if (!info.item.empty() && !s.item_starts.empty()) return static_cast<int>(s.item_starts.size()) - 1;
   if (info.item.empty() || s.components <= 0 || s.entries_per_item <= 0) return 0;
   return static_cast<int>(s.values.size() / static_cast<std::size_t>(s.components) / static_cast<std::size_t>(s.entries_per_item));
 }

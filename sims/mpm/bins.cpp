@@ -33,10 +33,19 @@ Index ParticleBins<D>::build(const double* x, double inv_dx) {
     }
   });
   std::fill(start_.begin(), start_.end(), 0);
+  for (int d = 0; d < D; ++d) {
+    lo_[d] = nodes_[d];
+    hi_[d] = 0;
+  }
   for (Index p = 0; p < n; ++p) {
     const std::int32_t c = cell_[static_cast<std::size_t>(p)];
     if (c < 0) return p;
     ++start_[static_cast<std::size_t>(c) + 1];
+    const Vec<int, D>& base = weights_[static_cast<std::size_t>(p)].base;
+    for (int d = 0; d < D; ++d) {
+      lo_[d] = std::min(lo_[d], base[d]);
+      hi_[d] = std::max(hi_[d], base[d] + 3);
+    }
   }
   for (std::size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
   // Place in ascending particle order, counting up from each cell's start (then shift back).

@@ -3,9 +3,11 @@
 // slot order and each cell's particles in ascending index, so every node receives its
 // contributions in one fixed order whatever the number of threads, and no floating-point atomic
 // is needed. The bins are a counting sort by cell (stable, serial), rebuilt every step from the
-// positions; they also keep each particle's spline weights for the gathers.
+// positions; they also keep each particle's spline weights for the gathers, and the box of nodes
+// the particles reach, so that the gathers skip the empty rest of the grid.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -31,8 +33,7 @@ class ParticleBins {
       at[d] = static_cast<int>(rest % nodes_[d]);
       rest /= nodes_[d];
     }
-    for (int s = 0; s < kStencil<D>; ++s) {
-      const Vec<int, D> o = stencil_offset<D>(s);
+    for_stencil<D>([&](const Vec<int, D>& o) {
       Index cell = 0;
       bool valid = true;
       for (int d = D - 1; d >= 0; --d) {
@@ -40,9 +41,25 @@ class ParticleBins {
         valid = valid && b >= 0 && b <= nodes_[d] - 3;
         cell = cell * nodes_[d] + b;
       }
-      if (!valid) continue;
+      if (!valid) return;
       for (std::int32_t k = start_[cell]; k < start_[cell + 1]; ++k) fn(static_cast<Index>(order_[k]), o);
+    });
+  }
+  // The nodes any particle's stencil reaches lie in the box [lo, hi) (per axis, from the last
+  // build): the gathers visit only its `box_size()` nodes, the k-th of which is box_node(k).
+  Index box_size() const {
+    Index n = 1;
+    for (int d = 0; d < D; ++d) n *= std::max(0, hi_[d] - lo_[d]);
+    return n;
+  }
+  Index box_node(Index k) const {
+    Vec<int, D> at;
+    for (int d = 0; d < D; ++d) {
+      const int extent = hi_[d] - lo_[d];
+      at[d] = lo_[d] + static_cast<int>(k % extent);
+      k /= extent;
     }
+    return node_index(at);
   }
   // Particle p's spline weights from the last build.
   const SplineWeights<double, D>& weights(Index p) const { return weights_[static_cast<std::size_t>(p)]; }
@@ -59,6 +76,7 @@ class ParticleBins {
   std::vector<std::int32_t> order_;  // particles sorted by cell, ascending within a cell
   std::vector<std::int32_t> cell_;   // per particle
   std::vector<SplineWeights<double, D>> weights_;
+  Vec<int, D> lo_{}, hi_{};
 };
 
 extern template class ParticleBins<2>;

@@ -55,7 +55,8 @@ Index MpmModel<D>::add_body(const BodyOptions<D>& b) {
   Vec<int, D> count;
   for (int d = 0; d < D; ++d) {
     const double half = b.shape == ColliderShape::kBox ? b.half_extent[d] : b.radius;
-    count[d] = std::max(1, static_cast<int>(std::floor(2.0 * half / spacing + 0.5)));
+    count[d] = b.shape == ColliderShape::kBox && b.counts[d] > 0 ? b.counts[d]
+                                                                  : std::max(1, static_cast<int>(std::floor(2.0 * half / spacing + 0.5)));
     step[d] = 2.0 * half / count[d];
     lo[d] = b.centre[d] - half;
   }

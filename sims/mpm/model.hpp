@@ -102,6 +102,7 @@ struct BodyOptions {
   Vec<double, D> half_extent = Vec<double, D>::zero();
   double radius = 0.0;
   double spacing = 0.0;          // 0: dx / 2
+  Vec<int, D> counts{};          // particles per axis of a box; 0: from the spacing
   double volume = 0.0;           // per particle; 0: spacing^D
   Material material = Material::kCorotated;
   double youngs = 1e4, poisson = 0.3, density = 1e3;

@@ -191,7 +191,9 @@ void Mpm<D>::particles_to_grid(const StepFields& f) {
   const double* affine = affine_.values().data();
   double* grid_mass = grid_mass_.values().data();
   double* grid_momentum = grid_momentum_.values().data();
-  parallel_for_blocks(model_.node_count(), [&](Index first, Index last) {
+  fill(grid_mass_.values(), 0.0);
+  fill(grid_momentum_.values(), 0.0);
+  parallel_for_blocks(bins_.box_size(), [&](Index first, Index last) {
     mpm::particles_to_grid<D>(bins_, first, last, mass, f.v.value, affine, model_.settings.dx, grid_mass, grid_momentum);
   });
 }
@@ -202,7 +204,7 @@ void Mpm<D>::particles_to_grid_adjoint(const StepFields& f) {
   fill(mass_.adjoints(), 0.0);
   ParticleToGridPairing<D> body{f.x, f.v, affine_.field(), mass_.field(), grid_mass_.adjoints().data(),
                                 grid_momentum_.adjoints().data(), &bins_, model_.settings.dx};
-  pairing_.sum_adjoint(body, 1.0);
+  pairing_.adjoint(body);
 }
 
 template <int D>
@@ -242,7 +244,8 @@ void Mpm<D>::grid_to_particle_adjoint(const StepFields& f) {
   const MpmSettings<D>& s = model_.settings;
   g2p_.adjoint(GridToParticle<D>{f.x, f.x_next, f.v_next, f.c_next, grid_velocity_.values().data(), &bins_, s.dx, s.dt});
   double* g = grid_velocity_.adjoints().data();
-  parallel_for_blocks(model_.node_count(), [&](Index first, Index last) {
+  fill(grid_velocity_.adjoints(), 0.0);
+  parallel_for_blocks(bins_.box_size(), [&](Index first, Index last) {
     mpm::grid_to_particle_adjoint<D>(bins_, first, last, f.x_next.adjoint, f.v_next.adjoint, f.c_next.adjoint, s.dx, s.dt, g);
   });
 }

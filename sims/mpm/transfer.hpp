@@ -30,11 +30,13 @@ void p2g_contribution(const SplineWeights<S, D>& w, const Vec<int, D>& o, const 
   momentum_out = weight * (m * v + apply(q, dpos));
 }
 
-// The particle-to-grid gather into nodes [first, last).
+// The particle-to-grid gather into the bins' box nodes [first, last) (the rest of the grid
+// receives nothing).
 template <int D>
 void particles_to_grid(const ParticleBins<D>& bins, Index first, Index last, const double* mass, const double* velocity,
                        const double* affine, double dx, double* grid_mass, double* grid_momentum) {
-  for (Index i = first; i < last; ++i) {
+  for (Index k = first; k < last; ++k) {
+    const Index i = bins.box_node(k);
     double m = 0.0;
     Vec<double, D> momentum = Vec<double, D>::zero();
     bins.for_each_particle(i, [&](Index p, const Vec<int, D>& o) {
@@ -70,8 +72,7 @@ struct ParticleToGridPairing {
     const Vec<S, D> vp = e.own(v);
     const Mat<S, D> q = matrix_of<S, D>(e.own(affine));
     S total = S(0.0);
-    for (int s = 0; s < kStencil<D>; ++s) {
-      const Vec<int, D> o = stencil_offset<D>(s);
+    for_stencil<D>([&](const Vec<int, D>& o) {
       Vec<int, D> at;
       for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
       const Index i = bins->node_index(at);
@@ -79,8 +80,52 @@ struct ParticleToGridPairing {
       Vec<S, D> pi;
       p2g_contribution<S, D>(w, o, m, vp, q, dx, mi, pi);
       total = total + grid_mass_adjoint[i] * mi + dot(load<double, D>(grid_momentum_adjoint, i), pi);
-    }
+    });
     return total;
+  }
+
+  // Hand-written adjoint of the pairing (the transfer's adjoint): with a_m, a_p the node's mass
+  // and momentum adjoints, c = m v + Q dpos and grad w the weight's gradient,
+  //   v^bar = sum w m a_p,   m^bar = sum w (a_m + a_p . v),   Q^bar = sum w a_p dpos^T,
+  //   x^bar = sum (grad w (a_m m + a_p . c) - w Q^T a_p).
+  // The derived adjoint (sum_adjoint of the body above) checks it in the tests; it made the
+  // gradient 16 times the forward pass on the diffmpm-sized jelly block (docs/simulators/mpm.md).
+  template <class E>
+  void adjoint(E& e) const {
+    const double inv_dx = 1.0 / dx;
+    const Vec<double, D> xp = e.own(x);
+    const SplineWeights<double, D> w = spline_weights<double, D>(xp, inv_dx);
+    const double m = e.own(mass);
+    const Vec<double, D> vp = e.own(v);
+    const Mat<double, D> q = matrix_of<double, D>(e.own(affine));
+    Vec<double, D> gx = Vec<double, D>::zero(), gv = Vec<double, D>::zero();
+    Mat<double, D> gq = Mat<double, D>::zero();
+    double gm = 0.0;
+    for_stencil<D>([&](const Vec<int, D>& o) {
+      Vec<int, D> at;
+      for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
+      const Index i = bins->node_index(at);
+      const double am = grid_mass_adjoint[i];
+      const Vec<double, D> ap = load<double, D>(grid_momentum_adjoint, i);
+      const double weight = w.weight(o);
+      const Vec<double, D> dpos = dx * w.offset(o);
+      const Vec<double, D> c = m * vp + apply(q, dpos);
+      gx += (am * m + dot(ap, c)) * weight_gradient(w, o, inv_dx);
+      for (int a = 0; a < D; ++a) {
+        double qa = 0.0;
+        for (int b = 0; b < D; ++b) {
+          qa += q.a[b][a] * ap[b];
+          gq.a[a][b] += weight * (ap[a] * dpos[b]);
+        }
+        gx[a] -= weight * qa;
+      }
+      gv += (weight * m) * ap;
+      gm += weight * (am + dot(ap, vp));
+    });
+    e.add_own(x, gx);
+    e.add_own(v, gv);
+    e.add_own(affine, rows_of(gq));
+    e.add_own(mass, gm);
   }
 };
 
@@ -102,8 +147,7 @@ struct GridToParticle {
     const SplineWeights<S, D> w = spline_weights<S, D>(xp, inv_dx);
     Vec<S, D> v = Vec<S, D>::zero();
     Mat<S, D> c = Mat<S, D>::zero();
-    for (int s = 0; s < kStencil<D>; ++s) {
-      const Vec<int, D> o = stencil_offset<D>(s);
+    for_stencil<D>([&](const Vec<int, D>& o) {
       Vec<int, D> at;
       for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
       const Vec<double, D> vi = load<double, D>(grid_velocity, bins->node_index(at));
@@ -113,20 +157,54 @@ struct GridToParticle {
       v += wv;
       for (int a = 0; a < D; ++a)
         for (int b = 0; b < D; ++b) c.a[a][b] = c.a[a][b] + (4.0 * inv_dx) * (wv[a] * offset[b]);
-    }
+    });
     e.write(v_next, v);
     e.write(c_next, rows_of(c));
     e.write(x_next, xp + dt * v);
   }
+
+  // Hand-written adjoint with respect to the particle's position (the grid velocities' is the
+  // node gather below): with a = v'^bar + dt x'^bar and A = C'^bar, each node adds
+  //   grad w (a . v_i + (4 / dx) v_i . A (o - f)) - (4 / dx^2) w A^T v_i,
+  // and x'^bar passes straight through. Derived adjoint: see ParticleToGridPairing::adjoint.
+  template <class E>
+  void adjoint(E& e) const {
+    const double inv_dx = 1.0 / dx;
+    const Vec<double, D> xp = e.own(x);
+    const SplineWeights<double, D> w = spline_weights<double, D>(xp, inv_dx);
+    const Vec<double, D> gx_next = e.output_adjoint(x_next);
+    const Vec<double, D> a = e.output_adjoint(v_next) + dt * gx_next;
+    const Vec<double, D * D> big_a = e.output_adjoint(c_next);
+    Vec<double, D> gx = gx_next;
+    for_stencil<D>([&](const Vec<int, D>& o) {
+      Vec<int, D> at;
+      for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
+      const Vec<double, D> vi = load<double, D>(grid_velocity, bins->node_index(at));
+      const double weight = w.weight(o);
+      const Vec<double, D> offset = w.offset(o);
+      double along = dot(a, vi);
+      for (int r = 0; r < D; ++r)
+        for (int c = 0; c < D; ++c) along += (4.0 * inv_dx) * (vi[r] * big_a[r * D + c] * offset[c]);
+      gx += along * weight_gradient(w, o, inv_dx);
+      for (int c = 0; c < D; ++c) {
+        double at_c = 0.0;
+        for (int r = 0; r < D; ++r) at_c += big_a[r * D + c] * vi[r];
+        gx[c] -= (4.0 * inv_dx * inv_dx) * weight * at_c;
+      }
+    });
+    e.add_own(x, gx);
+  }
 };
 
-// The adjoint of the grid velocities read by GridToParticle, into nodes [first, last).
+// The adjoint of the grid velocities read by GridToParticle, into the bins' box nodes
+// [first, last) (the rest of the grid is read by no particle: its adjoint is zero).
 template <int D>
 void grid_to_particle_adjoint(const ParticleBins<D>& bins, Index first, Index last, const double* x_next_adjoint,
                               const double* v_next_adjoint, const double* c_next_adjoint, double dx, double dt,
                               double* grid_velocity_adjoint) {
   const double inv_dx = 1.0 / dx;
-  for (Index i = first; i < last; ++i) {
+  for (Index k = first; k < last; ++k) {
+    const Index i = bins.box_node(k);
     Vec<double, D> g = Vec<double, D>::zero();
     bins.for_each_particle(i, [&](Index p, const Vec<int, D>& o) {
       const SplineWeights<double, D>& w = bins.weights(p);

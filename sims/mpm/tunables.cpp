@@ -2,12 +2,33 @@
 
 namespace simgrad::mpm {
 
+namespace {
+
+// Where each body's particles start, and the particle count at the end.
+template <int D>
+std::vector<std::size_t> body_starts(const MpmModel<D>& m) {
+  std::vector<std::size_t> starts;
+  for (std::size_t p = 0; p < m.body.size(); ++p)
+    if (p == 0 || m.body[p] != m.body[p - 1]) starts.push_back(p);
+  starts.push_back(m.body.size());
+  return starts;
+}
+
+}  // namespace
+
 template <int D>
 const tune::TunableTable<MpmModel<D>>& mpm_tunables() {
   using Model = MpmModel<D>;
   using tune::TunableDefault;
+  // A per-particle row: its items are the bodies (each its run of particles), so a scenario
+  // tunes a region by picking bodies.
   auto row = [](tune::TunableInfo info, auto member) {
-    return tune::Tunable<Model>{std::move(info), [member](Model& m) { return tune::array_storage(m.*member); }};
+    info.item = "body";
+    return tune::Tunable<Model>{std::move(info), [member](Model& m) {
+                                  tune::TunableStorage s = tune::array_storage(m.*member);
+                                  s.item_starts = body_starts(m);
+                                  return s;
+                                }};
   };
   static const tune::TunableTable<Model> table = {
       row({"youngs_modulus", "Pa", "particle", "Young's modulus E of the particle's material (not a liquid)", TunableDefault::number(1e4)},
@@ -27,9 +48,9 @@ const tune::TunableTable<MpmModel<D>>& mpm_tunables() {
           &Model::initial_position),
       row({"initial_velocity", "m/s", "particle", "velocity at step 0", TunableDefault::text("the scenario's bodies' velocities")},
           &Model::initial_velocity),
-      row({"controls", "1", "step and actuator", "open-loop actuation signals, one per step (a step past the last keeps the last)",
-           TunableDefault::number(0.0)},
-          &Model::controls),
+      {{"controls", "1", "step and actuator", "open-loop actuation signals, one per step (a step past the last keeps the last)",
+        TunableDefault::number(0.0)},
+       [](Model& m) { return tune::array_storage(m.controls); }},
   };
   return table;
 }

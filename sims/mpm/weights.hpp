@@ -6,6 +6,7 @@
 // conserve mass and momentum. The node's offset from the particle is dpos = (o - f) dx.
 #pragma once
 
+#include <array>
 #include <cmath>
 
 #include "core/local_ad.hpp"
@@ -17,15 +18,34 @@ namespace simgrad::mpm {
 template <int D>
 inline constexpr int kStencil = D == 2 ? 9 : 27;
 
-// The stencil offset of slot s (slot = o_0 + 3 o_1 + 9 o_2): the slots in lexicographic order.
+// The stencil offsets by slot (slot = o_0 + 3 o_1 + 9 o_2): the slots in lexicographic order.
 template <int D>
-Vec<int, D> stencil_offset(int s) {
-  Vec<int, D> o;
-  for (int d = 0; d < D; ++d) {
-    o[d] = s % 3;
-    s /= 3;
+inline constexpr std::array<Vec<int, D>, kStencil<D>> kStencilOffsets = [] {
+  std::array<Vec<int, D>, kStencil<D>> table{};
+  for (int s = 0; s < kStencil<D>; ++s)
+    for (int d = 0, rest = s; d < D; ++d, rest /= 3) table[static_cast<std::size_t>(s)].c[d] = rest % 3;
+  return table;
+}();
+
+// The stencil offset of slot s.
+template <int D>
+const Vec<int, D>& stencil_offset(int s) {
+  return kStencilOffsets<D>[static_cast<std::size_t>(s)];
+}
+
+// Calls fn(o) for every stencil offset, in slot order, as loops of constant bounds that the
+// compiler unrolls: each offset is then a constant, and the weights it picks stay in registers
+// (a loop over a table of offsets indexed the weights through memory, at twice the cost).
+template <int D, class Fn>
+[[gnu::always_inline]] inline void for_stencil(const Fn& fn) {
+  if constexpr (D == 2) {
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) fn(Vec<int, 2>{{i, j}});
+  } else {
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) fn(Vec<int, 3>{{i, j, k}});
   }
-  return o;
 }
 
 // A particle's base node and its weights along each axis.
@@ -48,6 +68,28 @@ struct SplineWeights {
     return r;
   }
 };
+
+// The weights' derivatives along one axis with respect to f: -(1.5 - f), -2 (f - 1), f - 0.5.
+inline void spline_slopes(double f, double out[3]) {
+  out[0] = -(1.5 - f);
+  out[1] = -2.0 * (f - 1.0);
+  out[2] = f - 0.5;
+}
+
+// The gradient of the weight of the node at offset o with respect to the particle's position.
+template <int D>
+Vec<double, D> weight_gradient(const SplineWeights<double, D>& w, const Vec<int, D>& o, double inv_dx) {
+  Vec<double, D> g;
+  for (int d = 0; d < D; ++d) {
+    double slope[3];
+    spline_slopes(w.f[d], slope);
+    double r = slope[o[d]] * inv_dx;
+    for (int e = 0; e < D; ++e)
+      if (e != d) r *= w.w[e][o[e]];
+    g[d] = r;
+  }
+  return g;
+}
 
 // The base cell of a particle position along one axis (its value only: the cell is a choice).
 inline int base_cell(double x, double inv_dx) { return static_cast<int>(std::floor(x * inv_dx - 0.5)); }

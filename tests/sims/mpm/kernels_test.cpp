@@ -228,8 +228,17 @@ TEST(MpmKernels, GridUpdateWallsAndColliders) {
   check_grid_update<2>(20.0);
 }
 
-// The particle-to-grid gather and its adjoint (the pairing's), and the grid-to-particle kernel
-// with its node adjoint, on random particles.
+// A hand-written adjoint against the derived one, entry by entry.
+void expect_same(const std::vector<double>& hand, const std::vector<double>& derived, const char* label) {
+  ASSERT_EQ(hand.size(), derived.size());
+  double scale = 0.0;
+  for (double d : derived) scale = std::max(scale, std::abs(d));
+  for (std::size_t k = 0; k < hand.size(); ++k) EXPECT_NEAR(hand[k], derived[k], 1e-12 * scale) << label << " entry " << k;
+}
+
+// The particle-to-grid gather and its adjoint (the pairing's, hand-written and derived), and the
+// grid-to-particle kernel with its node adjoint (the particle side hand-written and derived), on
+// random particles.
 template <int D>
 void check_transfers() {
   constexpr Index n = 40;
@@ -268,7 +277,9 @@ void check_transfers() {
     auto loss = [&](std::span<const double> xs) {
       in.set(xs);
       EXPECT_EQ(bins.build(x.values().data(), 1.0 / dx), -1);
-      particles_to_grid<D>(bins, 0, node_count, m.values().data(), v.values().data(), q.values().data(), dx, gm.values().data(),
+      std::fill(gm.values().begin(), gm.values().end(), 0.0);
+      std::fill(gp.values().begin(), gp.values().end(), 0.0);
+      particles_to_grid<D>(bins, 0, bins.box_size(), m.values().data(), v.values().data(), q.values().data(), dx, gm.values().data(),
                            gp.values().data());
       return weighted({{gm.values().data(), node_count}, {gp.values().data(), node_count * D}}, r);
     };
@@ -278,9 +289,13 @@ void check_transfers() {
     std::copy(r.begin() + node_count, r.end(), gp.adjoints().begin());
     in.clear();
     Kernel pairing("pairing", n);
-    pairing.sum_adjoint(ParticleToGridPairing<D>{x.field(), v.field(), q.field(), m.field(), gm.adjoints().data(), gp.adjoints().data(), &bins, dx},
-                        1.0);
-    expect_gradient(loss, x0, in.gradient(), "particles_to_grid", 6);
+    const ParticleToGridPairing<D> body{x.field(), v.field(), q.field(), m.field(), gm.adjoints().data(), gp.adjoints().data(), &bins, dx};
+    pairing.adjoint(body);
+    const std::vector<double> hand = in.gradient();
+    in.clear();
+    pairing.sum_adjoint(body, 1.0);
+    expect_same(hand, in.gradient(), "particles_to_grid");
+    expect_gradient(loss, x0, hand, "particles_to_grid", 6);
   }
   // Grid to particle: inputs x and the grid velocities; outputs x', v', C'.
   {
@@ -304,8 +319,12 @@ void check_transfers() {
     std::copy_n(r.begin() + n * D, n * D, v_next.adjoints().begin());
     std::copy(r.begin() + 2 * n * D, r.end(), c_next.adjoints().begin());
     in.clear();
+    g2p.derived_adjoint(body);
+    const std::vector<double> derived = in.gradient();
+    in.clear();
     g2p.adjoint(body);
-    grid_to_particle_adjoint<D>(bins, 0, node_count, x_next.adjoints().data(), v_next.adjoints().data(), c_next.adjoints().data(), dx, dt,
+    expect_same(in.gradient(), derived, "grid_to_particle");
+    grid_to_particle_adjoint<D>(bins, 0, bins.box_size(), x_next.adjoints().data(), v_next.adjoints().data(), c_next.adjoints().data(), dx, dt,
                                 gv.adjoints().data());
     expect_gradient(loss, x0, in.gradient(), "grid_to_particle", 6);
   }

@@ -57,25 +57,26 @@ void check_rollout(Material material, int steps, int nodes, double half, bool ac
   }
   m.initial_velocity.set_differentiable(true);
   m.initial_position.set_differentiable(true);
-  std::vector<Array<1>*> constants = {&m.density};
-  if (material == Material::kLiquid) constants.push_back(&m.bulk_modulus);
-  else constants.insert(constants.end(), {&m.youngs, &m.poisson});
-  if (material == Material::kSand) constants.push_back(&m.friction_angle);
-  if (material == Material::kSnow) constants.push_back(&m.hardening);
-  for (Array<1>* a : constants) a->set_differentiable(true);
+  std::vector<std::pair<const char*, Array<1>*>> constants = {{"density", &m.density}};
+  if (material == Material::kLiquid) {
+    constants.push_back({"bulk_modulus", &m.bulk_modulus});
+  } else {
+    constants.push_back({"youngs_modulus", &m.youngs});
+    constants.push_back({"poisson_ratio", &m.poisson});
+  }
+  if (material == Material::kSand) constants.push_back({"friction_angle", &m.friction_angle});
+  if (material == Material::kSnow) constants.push_back({"hardening", &m.hardening});
+  for (auto& [name, a] : constants) a->set_differentiable(true);
   Mpm<D> system(m);
   MpmLoss<D> loss(m.particle_count, all_terms<D>());
   Rollout rollout(system, loss, steps);
   rollout.loss_and_gradient();
   EXPECT_GT(expect_array_gradient(rollout, m.initial_velocity, "initial_velocity"), 1e-8);
   EXPECT_GT(expect_array_gradient(rollout, m.initial_position, "initial_position"), 1e-8);
-  const char* names[] = {"density", "constant 1", "constant 2", "constant 3"};
-  int k = 0;
-  for (Array<1>* a : constants) {
-    EXPECT_GT(expect_array_gradient(rollout, *a, names[k]), 1e-10) << names[k];
-    ++k;
+  for (auto& [name, a] : constants) EXPECT_GT(expect_array_gradient(rollout, *a, name), 1e-10) << name;
+  if (actuated) {
+    EXPECT_GT(expect_array_gradient(rollout, m.controls, "controls"), 1e-10);
   }
-  if (actuated) EXPECT_GT(expect_array_gradient(rollout, m.controls, "controls"), 1e-10);
 }
 
 TEST(MpmRollout, CorotatedGradient2D) { check_rollout<2>(Material::kCorotated, 12, 24, 0.1, true); }
