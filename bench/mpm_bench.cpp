@@ -7,6 +7,8 @@
 //   mpm_diffmpm/steps:1023/iterations:I   DiffTaichi's diffmpm task: its robot (128 x 128 grid,
 //     1,023 steps, four actuated legs) driven by a sine bank, tuned to move right by plain
 //     gradient descent with DiffTaichi's learning rate 0.1; the loss of every iteration.
+//   mpm_diffmpm_3d/steps:512/iterations:3   DiffTaichi's 3D robot (64^3 grid, sixteen actuators):
+//     its loss over a few iterations and the time of one.
 //   mpm_3d_memory/particles:P/steps:T   a 3D block of about a million particles: the gradient's
 //     peak memory and time under `binomial:S`.
 // Every configuration runs in a child process of its own; times are wall-clock medians.
@@ -151,6 +153,66 @@ json diffmpm(int iterations, int threads) {
   return {{"particles", model.particle_count}, {"losses", losses}, {"gradient_s", median(times)}, {"forward_s", median(forward)}};
 }
 
+// DiffTaichi's 3D robot (diffmpm3d.py's robot(): four legs of four actuated 0.05 x 0.035 x 0.1
+// blocks under a body of three 0.1 x 0.07 x 0.1 blocks, three particles per cell and axis, offset
+// (0.1, 0.05, 0.3)) on a 64^3 grid, y up, sticky walls, gravity 10, dt 2e-3, neo-Hookean with
+// mu = lambda = 10, active stress 5 along z, sixteen actuators driven by a sine bank; `iterations` of gradient descent at DiffTaichi's
+// learning rate 30 over `steps` steps.
+json diffmpm_3d(int steps, int iterations, int threads) {
+  set_thread_count(threads);
+  mp::MpmModel<3> m;
+  for (int d = 0; d < 3; ++d) m.settings.nodes[d] = 64;
+  m.settings.dx = 1.0 / 64.0;
+  m.settings.dt = 2e-3;
+  m.settings.gravity[1] = -10.0;
+  m.settings.actuation_strength = 5.0;
+  for (mp::Wall& w : m.settings.walls) w = {mp::WallKind::kSticky, 0.0};
+  auto block = [&](double x, double y, double z, double w, double h, double d, int actuator) {
+    mp::BodyOptions<3> b;
+    b.centre = {{0.1 + x + 0.5 * w, 0.05 + y + 0.5 * h, 0.3 + z + 0.5 * d}};
+    b.half_extent = {{0.5 * w, 0.5 * h, 0.5 * d}};
+    b.counts = {{static_cast<int>(w * 64.0 * 3.0), static_cast<int>(h * 64.0 * 3.0), static_cast<int>(d * 64.0 * 3.0)}};
+    b.volume = 1.0;
+    b.density = 1.0;
+    b.material = mp::Material::kNeoHookean;  // diffmpm3d's mu (F F^T - I) + lambda ln J I
+    b.youngs = 25.0;
+    b.poisson = 0.25;
+    b.actuator = actuator;
+    b.direction = {{0.0, 0.0, 1.0}};  // its A = diag(0, 0, 1)
+    m.add_body(b);
+  };
+  const double size = 0.1;
+  int actuators = 0;
+  for (int leg = 0; leg < 4; ++leg)
+    for (int i = 0; i < 4; ++i)
+      block(leg / 2 * size * 2 + size / 2 * (i / 2), 0.7 * size / 2 * (i % 2), leg % 2 * size * 2, size / 2, 0.7 * size / 2, size, actuators++);
+  for (int i = 0; i < 3; ++i) block(size * i, 0.0, size, size, 0.7 * size, size, -1);
+  m.resize_controls(steps);
+  mp::Mpm<3> system(m);
+  control::ControllerLayout layout;
+  layout.creatures = 1;
+  layout.dt = m.settings.dt;
+  layout.omega = 40.0;  // diffmpm3d's actuation_omega
+  layout.strength.assign(static_cast<std::size_t>(actuators), 1.0);
+  control::SineBank controller(layout);
+  system.set_controller(&controller);
+  mp::MpmLossSettings<3> s;
+  s.progress_weight = 1.0;
+  mp::MpmLoss<3> loss(m.particle_count, s);
+  Rollout rollout(system, loss, steps, {.checkpoint = CheckpointPolicy::parse("binomial:32")});
+  const double forward = time_of([&] { rollout.loss(); });
+  json losses = json::array();
+  std::vector<double> times;
+  for (int it = 0; it < iterations; ++it) {
+    double l = 0.0;
+    times.push_back(time_of([&] { l = rollout.loss_and_gradient(); }));
+    losses.push_back(l);
+    for (auto& [name, array] : controller.parameters())
+      for (Index k = 0; k < array->size(); ++k) array->values()[k] -= 30.0 * array->adjoints()[k];
+  }
+  return {{"particles", m.particle_count}, {"losses", losses}, {"forward_s", forward}, {"gradient_s", median(times)}};
+}
+
 // A 3D block of side^3 particles (two per cell and axis) on a grid of nodes^3, its gradient with
 // respect to the initial velocities over `steps` steps under binomial:`states`.
 json memory_3d(int nodes, int side, int steps, int states, int threads) {
@@ -232,6 +294,14 @@ void mpm_benchmarks(const std::regex& filter, int steps, int repeats, int thread
       b["forward_over_taichi"] = b["forward_s"].get<double>() / peer["forward_s"].get<double>();
       b["gradient_over_taichi"] = b["gradient_s"].get<double>() / peer["gradient_s"].get<double>();
     }
+    report(b);
+  }
+  const std::string robot3d = "mpm_diffmpm_3d/steps:512/iterations:3";
+  if (std::regex_search(robot3d, filter)) {
+    const json run = in_child([&] { return diffmpm_3d(512, 3, threads); });
+    json b = entry_without_reference(robot3d, run);
+    b["losses"] = run.value("losses", json::array());
+    b["particles"] = run.value("particles", 0);
     report(b);
   }
   const std::string big = "mpm_3d_memory/particles:1000000/steps:8/binomial:3";

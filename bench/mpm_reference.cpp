@@ -21,18 +21,25 @@ std::vector<double> reference_mpm_rollout(const mpm::MpmModel<2>& m, int steps) 
     lambda[p] = e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
     mass[p] = m.density.values()[p] * m.volume.values()[p];
   }
+  // Particle p's base node, offset from it and quadratic B-spline weights.
+  auto weights = [&](Index p, int& bx, int& by, double fx[2], double w[2][3]) {
+    bx = static_cast<int>(std::floor(x[2 * p] * inv_dx - 0.5));
+    by = static_cast<int>(std::floor(x[2 * p + 1] * inv_dx - 0.5));
+    fx[0] = x[2 * p] * inv_dx - bx;
+    fx[1] = x[2 * p + 1] * inv_dx - by;
+    for (int d = 0; d < 2; ++d) {
+      w[d][0] = 0.5 * (1.5 - fx[d]) * (1.5 - fx[d]);
+      w[d][1] = 0.75 - (fx[d] - 1.0) * (fx[d] - 1.0);
+      w[d][2] = 0.5 * (fx[d] - 0.5) * (fx[d] - 0.5);
+    }
+  };
   for (int t = 0; t < steps; ++t) {
     std::fill(gm.begin(), gm.end(), 0.0);
     std::fill(gv.begin(), gv.end(), 0.0);
     for (Index p = 0; p < n; ++p) {
-      const int bx = static_cast<int>(std::floor(x[2 * p] * inv_dx - 0.5)), by = static_cast<int>(std::floor(x[2 * p + 1] * inv_dx - 0.5));
-      const double fx[2] = {x[2 * p] * inv_dx - bx, x[2 * p + 1] * inv_dx - by};
-      double w[2][3];
-      for (int d = 0; d < 2; ++d) {
-        w[d][0] = 0.5 * (1.5 - fx[d]) * (1.5 - fx[d]);
-        w[d][1] = 0.75 - (fx[d] - 1.0) * (fx[d] - 1.0);
-        w[d][2] = 0.5 * (fx[d] - 0.5) * (fx[d] - 0.5);
-      }
+      int bx, by;
+      double fx[2], w[2][3];
+      weights(p, bx, by, fx, w);
       double* fp = &f[4 * p];
       const double* cp = &c[4 * p];
       const double a0 = 1.0 + dt * cp[0], a1 = dt * cp[1], a2 = dt * cp[2], a3 = 1.0 + dt * cp[3];
@@ -73,14 +80,9 @@ std::vector<double> reference_mpm_rollout(const mpm::MpmModel<2>& m, int steps) 
         gv[2 * node + 1] = vy;
       }
     for (Index p = 0; p < n; ++p) {
-      const int bx = static_cast<int>(std::floor(x[2 * p] * inv_dx - 0.5)), by = static_cast<int>(std::floor(x[2 * p + 1] * inv_dx - 0.5));
-      const double fx[2] = {x[2 * p] * inv_dx - bx, x[2 * p + 1] * inv_dx - by};
-      double w[2][3];
-      for (int d = 0; d < 2; ++d) {
-        w[d][0] = 0.5 * (1.5 - fx[d]) * (1.5 - fx[d]);
-        w[d][1] = 0.75 - (fx[d] - 1.0) * (fx[d] - 1.0);
-        w[d][2] = 0.5 * (fx[d] - 0.5) * (fx[d] - 0.5);
-      }
+      int bx, by;
+      double fx[2], w[2][3];
+      weights(p, bx, by, fx, w);
       double nv[2] = {0.0, 0.0}, nc[4] = {0.0, 0.0, 0.0, 0.0};
       for (int i = 0; i < 3; ++i)
         for (int jj = 0; jj < 3; ++jj) {

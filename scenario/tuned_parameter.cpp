@@ -19,8 +19,12 @@ std::string_view sharing_name(tune::Sharing s) {
   return "each";
 }
 
-// The scenario key that picks items of a kind: "sources" for "source".
-std::string items_key(const std::string& item) { return item + "s"; }
+// The scenario key that picks items of a kind: "sources" for "source", "bodies" for "body".
+std::string items_key(const std::string& item) {
+  if (item.size() > 1 && item.back() == 'y' && std::string("aeiou").find(item[item.size() - 2]) == std::string::npos)
+    return item.substr(0, item.size() - 1) + "ies";
+  return item + "s";
+}
 
 // The kinds of item the table's rows are per, in table order.
 std::vector<std::string> item_kinds(const std::vector<tune::TunableInfo>& table) {

@@ -33,6 +33,16 @@ px, py = np.meshgrid(0.5 - half + (g + 0.5) * spacing, 0.1 + 4.0 / nodes + (g + 
 x0 = np.stack([px.ravel(), py.ravel()], 1)
 n = len(x0)
 
+@wp.func
+def spline(f: wp.float64, o: int):
+    # The quadratic B-spline weight of the node at offset o (0, 1, 2) of a particle at f cells.
+    h = wp.float64(0.5)
+    if o == 0:
+        return h * (wp.float64(1.5) - f) * (wp.float64(1.5) - f)
+    if o == 1:
+        return wp.float64(0.75) - (f - wp.float64(1.0)) * (f - wp.float64(1.0))
+    return h * (f - h) * (f - h)
+
 @wp.kernel
 def p2g(x: wp.array(dtype=wp.vec2d), v: wp.array(dtype=wp.vec2d), C: wp.array(dtype=wp.mat22d), F: wp.array(dtype=wp.mat22d),
         F_out: wp.array(dtype=wp.mat22d), gm: wp.array2d(dtype=wp.float64), gp: wp.array2d(dtype=wp.vec2d)):
@@ -41,10 +51,6 @@ def p2g(x: wp.array(dtype=wp.vec2d), v: wp.array(dtype=wp.vec2d), C: wp.array(dt
     bx = int(wp.floor(xs[0] - wp.float64(0.5)))
     by = int(wp.floor(xs[1] - wp.float64(0.5)))
     fx = xs - wp.vec2d(wp.float64(bx), wp.float64(by))
-    h = wp.float64(0.5)
-    wa = wp.vec2d(h * (wp.float64(1.5) - fx[0]) * (wp.float64(1.5) - fx[0]), h * (wp.float64(1.5) - fx[1]) * (wp.float64(1.5) - fx[1]))
-    wb = wp.vec2d(wp.float64(0.75) - (fx[0] - wp.float64(1.0)) * (fx[0] - wp.float64(1.0)), wp.float64(0.75) - (fx[1] - wp.float64(1.0)) * (fx[1] - wp.float64(1.0)))
-    wc = wp.vec2d(h * (fx[0] - h) * (fx[0] - h), h * (fx[1] - h) * (fx[1] - h))
     f = (wp.identity(n=2, dtype=wp.float64) + wp.float64(dt) * C[p]) * F[p]
     F_out[p] = f
     j = wp.determinant(f)
@@ -56,17 +62,7 @@ def p2g(x: wp.array(dtype=wp.vec2d), v: wp.array(dtype=wp.vec2d), C: wp.array(dt
     q = wp.float64(-dt * 4.0 * inv_dx * inv_dx * vol) * tau + wp.float64(mass) * C[p]
     for i in range(3):
         for k in range(3):
-            wi = wa[0]
-            if i == 1:
-                wi = wb[0]
-            if i == 2:
-                wi = wc[0]
-            wk = wa[1]
-            if k == 1:
-                wk = wb[1]
-            if k == 2:
-                wk = wc[1]
-            weight = wi * wk
+            weight = spline(fx[0], i) * spline(fx[1], k)
             dpos = (wp.vec2d(wp.float64(i), wp.float64(k)) - fx) * wp.float64(dx)
             wp.atomic_add(gm, bx + i, by + k, weight * wp.float64(mass))
             wp.atomic_add(gp, bx + i, by + k, weight * (wp.float64(mass) * v[p] + q * dpos))
@@ -89,25 +85,11 @@ def g2p(x: wp.array(dtype=wp.vec2d), gv: wp.array2d(dtype=wp.vec2d), x_out: wp.a
     bx = int(wp.floor(xs[0] - wp.float64(0.5)))
     by = int(wp.floor(xs[1] - wp.float64(0.5)))
     fx = xs - wp.vec2d(wp.float64(bx), wp.float64(by))
-    h = wp.float64(0.5)
-    wa = wp.vec2d(h * (wp.float64(1.5) - fx[0]) * (wp.float64(1.5) - fx[0]), h * (wp.float64(1.5) - fx[1]) * (wp.float64(1.5) - fx[1]))
-    wb = wp.vec2d(wp.float64(0.75) - (fx[0] - wp.float64(1.0)) * (fx[0] - wp.float64(1.0)), wp.float64(0.75) - (fx[1] - wp.float64(1.0)) * (fx[1] - wp.float64(1.0)))
-    wc = wp.vec2d(h * (fx[0] - h) * (fx[0] - h), h * (fx[1] - h) * (fx[1] - h))
     nv = wp.vec2d(wp.float64(0.0), wp.float64(0.0))
     nc = wp.mat22d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
     for i in range(3):
         for k in range(3):
-            wi = wa[0]
-            if i == 1:
-                wi = wb[0]
-            if i == 2:
-                wi = wc[0]
-            wk = wa[1]
-            if k == 1:
-                wk = wb[1]
-            if k == 2:
-                wk = wc[1]
-            weight = wi * wk
+            weight = spline(fx[0], i) * spline(fx[1], k)
             gvel = gv[bx + i, by + k]
             nv = nv + weight * gvel
             nc = nc + wp.float64(4.0 * inv_dx) * weight * wp.outer(gvel, wp.vec2d(wp.float64(i), wp.float64(k)) - fx)

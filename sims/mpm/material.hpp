@@ -52,6 +52,18 @@ S excess(const S& x, double beta) {
   return x < w ? S((0.5 * beta) * (x * x)) : S(x - 0.5 * w);
 }
 
+// The principal Hencky strains e = ln sigma of a decomposition, and their trace.
+template <class S, int D>
+S hencky_strain(const Svd<S, D>& svd, Vec<S, D>& e) {
+  using std::log;
+  S tr = S(0.0);
+  for (int d = 0; d < D; ++d) {
+    e[d] = log(svd.sigma[d]);
+    tr = tr + e[d];
+  }
+  return tr;
+}
+
 // Projects the trial elastic F of a sand particle onto the Drucker-Prager cone; adds the log of
 // the volume removed to `plastic`. Written as a radial return: the volumetric strain is capped
 // at 0 (tr_c = min(tr e, 0): cohesionless sand carries no tension) and the deviatoric strain's
@@ -65,11 +77,7 @@ void project_sand(Mat<S, D>& f, S& plastic, const MaterialConstants<S>& c, doubl
   using std::sqrt;
   const Svd<S, D> svd = singular_values(f);
   Vec<S, D> e;
-  S tr = S(0.0);
-  for (int d = 0; d < D; ++d) {
-    e[d] = log(svd.sigma[d]);
-    tr = tr + e[d];
-  }
+  const S tr = hencky_strain(svd, e);
   Vec<S, D> e_hat;
   for (int d = 0; d < D; ++d) e_hat[d] = e[d] - tr / double(D);
   const S tension = excess(tr, beta);
@@ -156,11 +164,7 @@ Mat<S, D> kirchhoff_stress(Material m, const Mat<S, D>& f, const S& plastic, con
     case Material::kSand: {
       const Svd<S, D> svd = singular_values(f);
       Vec<S, D> e;
-      S tr = S(0.0);
-      for (int d = 0; d < D; ++d) {
-        e[d] = log(svd.sigma[d]);
-        tr = tr + e[d];
-      }
+      const S tr = hencky_strain(svd, e);
       Vec<S, D> g;
       for (int d = 0; d < D; ++d) g[d] = 2.0 * c.mu * e[d] + c.lambda * tr;
       return compose(svd.u, g, svd.u);

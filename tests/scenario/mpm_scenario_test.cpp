@@ -51,7 +51,7 @@ TEST(MpmScenario, BadInputNamesFileLineAndField) {
   EXPECT_NO_THROW(load_scenario_text(block_text(R"("youngs_modulus": 200.0, "density": 10.0)"), "good.json"));
   const ScenarioError density = load_error(block_text(R"("density": -1.0)"));
   EXPECT_EQ(density.path(), "bodies[0].density");
-  EXPECT_EQ(density.line(), 10);
+  EXPECT_EQ(density.line(), 8);
   EXPECT_NE(density.message().find("positive"), std::string::npos) << density.what();
   EXPECT_EQ(load_error(block_text(R"("poisson_ratio": 0.5)")).path(), "bodies[0].poisson_ratio");
   EXPECT_EQ(load_error(block_text(R"("centre": [0.97, 0.3])").substr(0)).path(), "bodies[0].centre");

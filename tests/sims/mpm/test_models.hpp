@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
 #include "sims/mpm/model.hpp"
+#include "tests/sims/rollout_gradient.hpp"
 
 namespace simgrad::mpm::testing {
 
@@ -46,39 +46,14 @@ MpmModel<D> block_model(Material material, int nodes = 24, double half = 0.1, do
   return m;
 }
 
-// The largest |finite difference| seen, after checking `gradient` (of f at x) along random
-// directions; fails the test where they disagree.
-inline double expect_gradient(const std::function<double(std::span<const double>)>& f, std::span<const double> x,
-                              std::span<const double> gradient, const std::string& label, int directions = 3,
-                              double rtol = 1e-5, double atol = 1e-10, double step = 1e-6) {
-  GradCheckOptions options;
-  options.random_directions = directions;
-  options.step = step;
-  options.rtol = rtol;
-  options.atol = atol;
-  double largest = 0.0;
-  for (const GradCheckEntry& e : check_gradient(f, x, gradient, options).checks) {
-    EXPECT_TRUE(e.ok) << label << " " << e.label << ": ad " << e.ad << " fd " << e.fd;
-    largest = std::max(largest, std::abs(e.fd));
-  }
-  return largest;
-}
+using simgrad::testing::expect_gradient;
 
-// Checks the adjoints the last loss_and_gradient left in `array` against central differences of
-// the rollout's loss; returns the largest difference (so a caller can tell the array matters).
+// A rollout's gradient in `array` against central differences of step 1e-4 (relative): the
+// differences converge to the same digits from 1e-3 to 1e-5, while at 1e-6 those of a loss of
+// order 1 lose to rounding the digits small derivatives need.
 template <int K>
-// The step is 1e-4 (relative): the differences converge to the same digits from 1e-3 to 1e-5,
-// while at 1e-6 those of a loss of order 1 lose to rounding the digits small derivatives need.
 double expect_array_gradient(Rollout& rollout, Array<K>& array, const std::string& label, int directions = 3, double rtol = 1e-5) {
-  const std::vector<double> x0(array.values().begin(), array.values().end());
-  const std::vector<double> gradient(array.adjoints().begin(), array.adjoints().end());
-  auto f = [&](std::span<const double> x) {
-    std::copy(x.begin(), x.end(), array.values().begin());
-    const double l = rollout.loss();
-    std::copy(x0.begin(), x0.end(), array.values().begin());
-    return l;
-  };
-  return expect_gradient(f, x0, gradient, label, directions, rtol, 1e-10, 1e-4);
+  return simgrad::testing::expect_array_gradient(rollout, array, label, directions, rtol, 1e-10, 1e-4);
 }
 
 }  // namespace simgrad::mpm::testing
