@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <string>
 
@@ -95,7 +96,9 @@ json mpm_frames(mp::Mpm<D>& system, TrajectoryLoss& loss, int steps) {
     centre_x["y"].push_back(cx / static_cast<double>(n));
     centre_y["x"].push_back(t * s.dt);
     centre_y["y"].push_back(cy / static_cast<double>(n));
-    frames.push_back({{"label", "t = " + std::to_string(t * s.dt) + " s"}, {"time", t * s.dt}, {"points", points}, {"classes", classes}});
+    char label[32];
+    std::snprintf(label, sizeof label, "t = %.3f s", t * s.dt);
+    frames.push_back({{"label", label}, {"time", t * s.dt}, {"points", points}, {"classes", classes}});
   };
   Rollout(system, loss, steps, options).loss();
   // The walls' inner faces and the colliders' outlines.

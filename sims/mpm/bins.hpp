@@ -33,7 +33,7 @@ class ParticleBins {
       at[d] = static_cast<int>(rest % nodes_[d]);
       rest /= nodes_[d];
     }
-    for_stencil<D>([&](const Vec<int, D>& o) {
+    for_stencil<D>([&](const Vec<int, D>& o) __attribute__((always_inline)) {
       Index cell = 0;
       bool valid = true;
       for (int d = D - 1; d >= 0; --d) {

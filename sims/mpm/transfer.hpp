@@ -72,7 +72,7 @@ struct ParticleToGridPairing {
     const Vec<S, D> vp = e.own(v);
     const Mat<S, D> q = matrix_of<S, D>(e.own(affine));
     S total = S(0.0);
-    for_stencil<D>([&](const Vec<int, D>& o) {
+    for_stencil<D>([&](const Vec<int, D>& o) __attribute__((always_inline)) {
       Vec<int, D> at;
       for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
       const Index i = bins->node_index(at);
@@ -101,7 +101,7 @@ struct ParticleToGridPairing {
     Vec<double, D> gx = Vec<double, D>::zero(), gv = Vec<double, D>::zero();
     Mat<double, D> gq = Mat<double, D>::zero();
     double gm = 0.0;
-    for_stencil<D>([&](const Vec<int, D>& o) {
+    for_stencil<D>([&](const Vec<int, D>& o) __attribute__((always_inline)) {
       Vec<int, D> at;
       for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
       const Index i = bins->node_index(at);
@@ -147,7 +147,7 @@ struct GridToParticle {
     const SplineWeights<S, D> w = spline_weights<S, D>(xp, inv_dx);
     Vec<S, D> v = Vec<S, D>::zero();
     Mat<S, D> c = Mat<S, D>::zero();
-    for_stencil<D>([&](const Vec<int, D>& o) {
+    for_stencil<D>([&](const Vec<int, D>& o) __attribute__((always_inline)) {
       Vec<int, D> at;
       for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
       const Vec<double, D> vi = load<double, D>(grid_velocity, bins->node_index(at));
@@ -176,7 +176,7 @@ struct GridToParticle {
     const Vec<double, D> a = e.output_adjoint(v_next) + dt * gx_next;
     const Vec<double, D * D> big_a = e.output_adjoint(c_next);
     Vec<double, D> gx = gx_next;
-    for_stencil<D>([&](const Vec<int, D>& o) {
+    for_stencil<D>([&](const Vec<int, D>& o) __attribute__((always_inline)) {
       Vec<int, D> at;
       for (int d = 0; d < D; ++d) at[d] = w.base[d] + o[d];
       const Vec<double, D> vi = load<double, D>(grid_velocity, bins->node_index(at));
