@@ -90,6 +90,21 @@ json measure_reference(int nodes, int side, int steps, int repeats) {
   return time_against_reference(rollout, [&] { return reference_mpm_rollout(bench.model, steps); }, repeats);
 }
 
+// DiffTaichi's optimizer: `iterations` steps of plain gradient descent at `rate` on the
+// controller's parameters; {"losses" (one per iteration), "gradient_s" (the median time of one)}.
+json descend(Rollout& rollout, control::Controller& controller, int iterations, double rate) {
+  json losses = json::array();
+  std::vector<double> times;
+  for (int it = 0; it < iterations; ++it) {
+    double l = 0.0;
+    times.push_back(time_of([&] { l = rollout.loss_and_gradient(); }));
+    losses.push_back(l);
+    for (auto& [name, array] : controller.parameters())
+      for (Index k = 0; k < array->size(); ++k) array->values()[k] -= rate * array->adjoints()[k];
+  }
+  return {{"losses", losses}, {"gradient_s", median(times)}};
+}
+
 // DiffTaichi's robot (diffmpm.py's robot(): a 0.3 x 0.1 body on four 0.05 x 0.1 legs, offset
 // (0.1, 0.03), int(w / dx) * 2 particles per axis, unit particle volume and mass, mu = lambda =
 // 10) on its 128 x 128 grid with its walls (3 cells, sticky), gravity 3.8 and dt 1e-3.
@@ -141,16 +156,10 @@ json diffmpm(int iterations, int threads) {
   Rollout rollout(system, loss, kSteps);
   std::vector<double> forward;
   for (int r = 0; r < 3; ++r) forward.push_back(time_of([&] { rollout.loss(); }));
-  json losses = json::array();
-  std::vector<double> times;
-  for (int it = 0; it < iterations; ++it) {
-    double l = 0.0;
-    times.push_back(time_of([&] { l = rollout.loss_and_gradient(); }));
-    losses.push_back(l);
-    for (auto& [name, array] : controller.parameters())
-      for (Index k = 0; k < array->size(); ++k) array->values()[k] -= 0.1 * array->adjoints()[k];
-  }
-  return {{"particles", model.particle_count}, {"losses", losses}, {"gradient_s", median(times)}, {"forward_s", median(forward)}};
+  json out = descend(rollout, controller, iterations, 0.1);
+  out["particles"] = model.particle_count;
+  out["forward_s"] = median(forward);
+  return out;
 }
 
 // DiffTaichi's 3D robot (diffmpm3d.py's robot(): four legs of four actuated 0.05 x 0.035 x 0.1
@@ -201,16 +210,10 @@ json diffmpm_3d(int steps, int iterations, int threads) {
   mp::MpmLoss<3> loss(m.particle_count, s);
   Rollout rollout(system, loss, steps, {.checkpoint = CheckpointPolicy::parse("binomial:32")});
   const double forward = time_of([&] { rollout.loss(); });
-  json losses = json::array();
-  std::vector<double> times;
-  for (int it = 0; it < iterations; ++it) {
-    double l = 0.0;
-    times.push_back(time_of([&] { l = rollout.loss_and_gradient(); }));
-    losses.push_back(l);
-    for (auto& [name, array] : controller.parameters())
-      for (Index k = 0; k < array->size(); ++k) array->values()[k] -= 30.0 * array->adjoints()[k];
-  }
-  return {{"particles", m.particle_count}, {"losses", losses}, {"forward_s", forward}, {"gradient_s", median(times)}};
+  json out = descend(rollout, controller, iterations, 30.0);
+  out["particles"] = m.particle_count;
+  out["forward_s"] = forward;
+  return out;
 }
 
 // A 3D block of side^3 particles (two per cell and axis) on a grid of nodes^3, its gradient with
