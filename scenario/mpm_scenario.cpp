@@ -52,8 +52,9 @@ class MpmScenario final : public Scenario {
     try {
       system_ = std::make_unique<mp::Mpm<D>>(model_);
     } catch (const mp::MpmInputError& e) {
-      if (e.particle() < 0) root.fail(e.field() == "grid" ? "grid" : e.field(), e.what());
-      bodies[static_cast<std::size_t>(model_.body[static_cast<std::size_t>(e.particle())])].as_object().fail(key_of(e.field()), e.what());
+      if (e.particle() < 0) root.fail(e.field(), e.message());
+      bodies[static_cast<std::size_t>(model_.body[static_cast<std::size_t>(e.particle())])].as_object().fail(
+          key_of(e.field()), "particle " + std::to_string(e.particle()) + ": " + e.message());
     }
     if (auto c = root.optional_child("controller")) read_controller(*c);
     read_loss(root.child("loss"));

@@ -70,12 +70,19 @@ def compute_actuation(t: ti.i32):
             s += weights[a, k] * ti.sin(omega * t * dt + 2 * math.pi / n_waves * k)
         actuation[t, a] = ti.tanh(s + bias[a])
 
+@ti.func
+def spline(fx):
+    # Quadratic B-spline weights, written as products: taichi differentiates a ** 2 through a
+    # logarithm, which is NaN for the negative (f - 0.5) and (f - 1) of half the particles.
+    a, b, c = 1.5 - fx, fx - 1.0, fx - 0.5
+    return [0.5 * a * a, 0.75 - b * b, 0.5 * c * c]
+
 @ti.kernel
 def p2g(f: ti.i32):
     for p in range(n):
         base = ti.cast(x[f, p] * inv_dx - 0.5, ti.i32)
         fx = x[f, p] * inv_dx - ti.cast(base, float)
-        w = [0.5 * (1.5 - fx) ** 2, 0.75 - (fx - 1) ** 2, 0.5 * (fx - 0.5) ** 2]
+        w = spline(fx)
         new_F = (ti.Matrix.identity(float, 2) + dt * C[f, p]) @ F[f, p]
         J = new_F.determinant()
         F[f + 1, p] = new_F
@@ -97,12 +104,12 @@ def p2g(f: ti.i32):
 @ti.kernel
 def grid_op():
     for i, j in gm:
-        out = ti.Vector([0.0, 0.0])
-        if gm[i, j] > 0:
-            out = gv_in[i, j] / gm[i, j]
-            out[1] -= dt * gravity
-            if (i < bound and out[0] < 0) or (i > n_grid - 1 - bound and out[0] > 0) or (j < bound and out[1] < 0) or (j > n_grid - 1 - bound and out[1] > 0):
-                out = ti.Vector([0.0, 0.0])
+        # As DiffTaichi writes it: 1 / (m + 1e-10) rather than a branch on m > 0, whose adjoint
+        # taichi would evaluate on empty nodes too (0 / 0).
+        out = gv_in[i, j] / (gm[i, j] + 1e-10)
+        out[1] -= dt * gravity
+        if (i < bound and out[0] < 0) or (i > n_grid - 1 - bound and out[0] > 0) or (j < bound and out[1] < 0) or (j > n_grid - 1 - bound and out[1] > 0):
+            out = ti.Vector([0.0, 0.0])
         gv_out[i, j] = out
 
 @ti.kernel
@@ -110,7 +117,7 @@ def g2p(f: ti.i32):
     for p in range(n):
         base = ti.cast(x[f, p] * inv_dx - 0.5, ti.i32)
         fx = x[f, p] * inv_dx - ti.cast(base, float)
-        w = [0.5 * (1.5 - fx) ** 2, 0.75 - (fx - 1.0) ** 2, 0.5 * (fx - 0.5) ** 2]
+        w = spline(fx)
         nv = ti.Vector([0.0, 0.0])
         nc = ti.Matrix([[0.0, 0.0], [0.0, 0.0]])
         for i, j in ti.static(ti.ndrange(3, 3)):

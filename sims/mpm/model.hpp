@@ -69,13 +69,17 @@ class MpmInputError : public std::invalid_argument {
   MpmInputError(std::string field, Index particle, const std::string& message)
       : std::invalid_argument(field + (particle >= 0 ? " of particle " + std::to_string(particle) : "") + ": " + message),
         field_(std::move(field)),
-        particle_(particle) {}
+        particle_(particle),
+        message_(message) {}
   const std::string& field() const { return field_; }
   Index particle() const { return particle_; }
+  // What is wrong, without the field and particle.
+  const std::string& message() const { return message_; }
 
  private:
   std::string field_;
   Index particle_;
+  std::string message_;
 };
 
 // A particle that left the grid during a run.
