@@ -110,6 +110,13 @@ std::string peer_python() {
   return "";
 }
 
+std::string mpm_peer_python(const std::string& module) {
+  const char* given = std::getenv("SIMGRAD_MPM_PYTHON");
+  const std::string python = given != nullptr ? given : std::string(SIMGRAD_SOURCE_DIR) + "/build-bench-venv/bin/python";
+  if (std::system((python + " -c 'import " + module + "' > /dev/null 2>&1").c_str()) == 0) return python;
+  return "";
+}
+
 json run_peer(const std::string& python, const std::string& script, const json& settings,
               const std::filesystem::path& settings_file) {
   std::FILE* f = std::fopen(settings_file.c_str(), "w");
@@ -123,8 +130,11 @@ json run_peer(const std::string& python, const std::string& script, const json& 
   std::size_t r;
   while ((r = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, r);
   const int status = pclose(pipe);
-  if (status != 0 || text.empty()) return {{"error", "the PyTorch peer failed (exit status " + std::to_string(status) + ")"}};
-  return json::parse(text);
+  if (status != 0 || text.empty()) return {{"error", "the peer " + script + " failed (exit status " + std::to_string(status) + ")"}};
+  // The result is the last line: some engines print a banner first.
+  const std::size_t end = text.find_last_not_of('\n');
+  const std::size_t start = text.rfind('\n', end);
+  return json::parse(text.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1)));
 }
 
 double gradient_difference(const json& a, const json& b) {
@@ -448,6 +458,7 @@ json run_benchmarks(const BenchOptions& options, int threads, const std::functio
   fluid_benchmarks(filter, repeats, threads, report);
   fem_benchmarks(filter, options.steps, repeats, threads, report);
   rigid_benchmarks(filter, options.steps, repeats, threads, report);
+  mpm_benchmarks(filter, options.steps, repeats, threads, report);
   return benchmarks;
 }
 

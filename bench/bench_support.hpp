@@ -29,8 +29,11 @@ nlohmann::json in_child(const std::function<nlohmann::json()>& body);
 // The Python that has torch (SIMGRAD_PYTHON, else Debian's /usr/bin/python3 or python3 if it
 // imports torch); empty if none.
 std::string peer_python();
-// Runs bench/peers/SCRIPT with `settings` written to `settings_file`; returns the JSON it prints,
-// or {"error": ...}.
+// The Python of the MPM peers' virtual environment (SIMGRAD_MPM_PYTHON, else
+// build-bench-venv/bin/python that scripts/setup_bench.sh makes) if it imports `module`; empty if not.
+std::string mpm_peer_python(const std::string& module);
+// Runs bench/peers/SCRIPT with `settings` written to `settings_file`; returns the JSON it prints
+// on its last line, or {"error": ...}.
 nlohmann::json run_peer(const std::string& python, const std::string& script, const nlohmann::json& settings,
                         const std::filesystem::path& settings_file);
 // The largest difference between two gradients over the largest entry of the first: arrays
@@ -69,5 +72,9 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
 // the build found it (bench/rigid_bench.cpp); `steps` is the horizon of one world.
 void rigid_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
                       const std::function<void(const nlohmann::json&)>& report);
+
+// The material point method's benchmarks, and DiffTaichi's diffmpm task (bench/mpm_bench.cpp).
+void mpm_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
+                    const std::function<void(const nlohmann::json&)>& report);
 
 }  // namespace simgrad::app

@@ -8,6 +8,7 @@
 #include "scenario/default_scenario.hpp"
 #include "scenario/fem_scenario.hpp"
 #include "scenario/fluid_scenario.hpp"
+#include "scenario/mpm_scenario.hpp"
 #include "scenario/rigid_scenario.hpp"
 #include "scenario/softbody_scenario.hpp"
 #include "scenario/structure_scenario.hpp"
@@ -101,7 +102,8 @@ nlohmann::ordered_json with_tuned_parameter_schemas(nlohmann::ordered_json schem
 
 const std::vector<SimulatorInfo>& simulators() {
   static const std::vector<SimulatorInfo> registry = {softbody_info(),  fem_info(),      structure_info(), vehicle_info(),
-                                                      contagion_info(), creature_info(), fluid_info(),     rigid_info()};
+                                                      contagion_info(), creature_info(), fluid_info(),     rigid_info(),
+                                                      mpm_info()};
   return registry;
 }
 

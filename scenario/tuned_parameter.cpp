@@ -19,8 +19,12 @@ std::string_view sharing_name(tune::Sharing s) {
   return "each";
 }
 
-// The scenario key that picks items of a kind: "sources" for "source".
-std::string items_key(const std::string& item) { return item + "s"; }
+// The scenario key that picks items of a kind: "sources" for "source", "bodies" for "body".
+std::string items_key(const std::string& item) {
+  if (item.size() > 1 && item.back() == 'y' && std::string("aeiou").find(item[item.size() - 2]) == std::string::npos)
+    return item.substr(0, item.size() - 1) + "ies";
+  return item + "s";
+}
 
 // The kinds of item the table's rows are per, in table order.
 std::vector<std::string> item_kinds(const std::vector<tune::TunableInfo>& table) {
@@ -49,6 +53,7 @@ tune::Sharing read_sharing(const ScenarioNode& p, const tune::TunableInfo& info)
 
 // The number of items of a per-item quantity in the model (0 for others).
 int item_count(const tune::TunableInfo& info, const tune::TunableStorage& s) {
+  if (!info.item.empty() && !s.item_starts.empty()) return static_cast<int>(s.item_starts.size()) - 1;
   if (info.item.empty() || s.components <= 0 || s.entries_per_item <= 0) return 0;
   return static_cast<int>(s.values.size() / static_cast<std::size_t>(s.components) / static_cast<std::size_t>(s.entries_per_item));
 }

@@ -8,3 +8,14 @@ if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   apt-get update -qq
   apt-get install -y -qq python3-torch
 fi
+
+# The MPM peers (bench/peers/diffmpm_taichi.py, bench/peers/mpm_warp.py): DiffTaichi's engine
+# (taichi) and NVIDIA Warp (warp-lang), both on their CPU backends, pinned, in a virtual
+# environment of their own beside the build (build-bench-venv/, ignored by git) so that nothing
+# of theirs reaches the tests. `simgrad bench` finds it there, or through SIMGRAD_MPM_PYTHON.
+SOURCE_DIR="$(cd "$(dirname "$0")/.." && pwd)"
+VENV="${SIMGRAD_BENCH_VENV:-$SOURCE_DIR/build-bench-venv}"
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q "taichi==1.7.4" "warp-lang==1.10.1" "numpy<2.3"

@@ -19,7 +19,8 @@ std::vector<std::size_t> covered_entries(const TunableInfo& info, const TunableS
   std::vector<std::size_t> entries;
   if (!info.item.empty()) {
     const std::size_t block = static_cast<std::size_t>(storage.entries_per_item);
-    const int items = static_cast<int>(block == 0 ? 0 : count / block);
+    const bool sized = !storage.item_starts.empty();
+    const int items = sized ? static_cast<int>(storage.item_starts.size()) - 1 : static_cast<int>(block == 0 ? 0 : count / block);
     std::vector<int> picked = request.items;
     if (picked.empty())
       for (int s = 0; s < items; ++s) picked.push_back(s);
@@ -27,7 +28,9 @@ std::vector<std::size_t> covered_entries(const TunableInfo& info, const TunableS
       if (s < 0 || s >= items)
         throw std::invalid_argument(info.item + " " + std::to_string(s) + " does not exist (the model has " +
                                     std::to_string(items) + ")");
-      for (std::size_t k = 0; k < block; ++k) entries.push_back(static_cast<std::size_t>(s) * block + k);
+      const std::size_t first = sized ? storage.item_starts[static_cast<std::size_t>(s)] : static_cast<std::size_t>(s) * block;
+      const std::size_t last = sized ? storage.item_starts[static_cast<std::size_t>(s) + 1] : first + block;
+      for (std::size_t k = first; k < last; ++k) entries.push_back(k);
     }
   } else if (!request.items.empty()) {
     throw std::invalid_argument(quoted(info.name) + " is not a per-item quantity");

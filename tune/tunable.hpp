@@ -68,6 +68,9 @@ struct TunableStorage {
   std::span<double> adjoints;  // the same length; the backward pass adds dL/d(values) here
   int components = 1;          // numbers per entry (D for a position)
   int entries_per_item = 1;    // with TunableInfo::item: entries per item (knots per source)
+  // With TunableInfo::item, items of different sizes (an MPM body's particles): item k covers
+  // entries [item_starts[k], item_starts[k + 1]); empty: entries_per_item each.
+  std::vector<std::size_t> item_starts;
   std::vector<std::size_t> entries;  // the entries covered, in order; empty: all of them
 };
 
