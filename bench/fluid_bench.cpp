@@ -19,7 +19,7 @@
 #include "core/rollout.hpp"
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/smoke.hpp"
-#include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/smoke.hpp"
 
 namespace simgrad::app {
 

@@ -9,7 +9,7 @@
 
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/smoke.hpp"
-#include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/smoke.hpp"
 #include "sims/fluid/solid_shape3.hpp"
 
 namespace simgrad::report {

@@ -8,7 +8,7 @@
 
 #include "report/fluid_frames.hpp"
 #include "scenario/fluid_scenario.hpp"
-#include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/smoke.hpp"
 #include "sims/fluid/solid_shape3.hpp"
 
 namespace simgrad::scenario {

@@ -14,15 +14,15 @@ namespace simgrad::fluid {
 namespace {
 
 // The velocity at a point and the stencils that sampled it.
-struct Velocity {
+struct SampledVelocity {
   Stencil su, sv;
   double vx, vy;
 };
 
 // (x, y) in cell units (length / h), as every trace here: no divisions in the inner loops.
 template <bool kDerivatives>
-Velocity velocity_at(const Grid& grid, std::span<const double> u, std::span<const double> v, double x, double y) {
-  Velocity w{stencil_at<kDerivatives>(grid.u_lattice(), 1.0, x, y), stencil_at<kDerivatives>(grid.v_lattice(), 1.0, x, y), 0.0, 0.0};
+SampledVelocity velocity_at(const Grid& grid, std::span<const double> u, std::span<const double> v, double x, double y) {
+  SampledVelocity w{stencil_at<kDerivatives>(grid.u_lattice(), 1.0, x, y), stencil_at<kDerivatives>(grid.v_lattice(), 1.0, x, y), 0.0, 0.0};
   w.vx = apply(w.su, u.data());
   w.vy = apply(w.sv, v.data());
   return w;
@@ -34,7 +34,7 @@ Velocity velocity_at(const Grid& grid, std::span<const double> u, std::span<cons
 // paths, shrinking a rotating blob by about (omega dt)^2 / 2 of its mass a step.
 template <bool kDerivatives>
 struct Trace {
-  Velocity start, middle;
+  SampledVelocity start, middle;
   Stencil foot;
 };
 
@@ -209,7 +209,7 @@ void semi_lagrangian_adjoint_samples(BandScatter::Band& band, const Grid& g, con
     const double values[4] = {s.weight[0] * w, s.weight[1] * w, s.weight[2] * w, s.weight[3] * w};
     band.add_square(target, s.index, values);
   };
-  auto spread = [&](const Velocity& w, double ax, double ay) {
+  auto spread = [&](const SampledVelocity& w, double ax, double ay) {
     spread_square(0, w.su, ax);
     spread_square(1, w.sv, ay);
   };
@@ -246,8 +246,9 @@ Advector::Advector(const Grid& grid, Backtrace backtrace, TracePath path)
   for (auto* b : {&flux_, &dflux_}) b->assign(static_cast<std::size_t>(grid.u_count() + grid.v_count()), 0.0);
 }
 
-void Advector::advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
-                      std::span<const double> v, double dt, std::span<double> out, int keep) {
+void Advector::advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q,
+                      const ConstVelocity<2>& velocity, double dt, std::span<double> out, int keep) {
+  const std::span<const double> u = velocity[0], v = velocity[1];
   switch (scheme) {
     case AdvectionScheme::kSemiLagrangian: return semi_lagrangian(l, q, u, v, dt, out, nullptr, nullptr);
     case AdvectionScheme::kMacCormack: return maccormack(l, q, u, v, dt, out, keep);
@@ -256,9 +257,10 @@ void Advector::advect(AdvectionScheme scheme, const Lattice& l, std::span<const 
 }
 
 void Advector::advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q,
-                              std::span<const double> u, std::span<const double> v, double dt,
-                              std::span<const double> dout, std::span<double> dq, std::span<double> du,
-                              std::span<double> dv, int kept) {
+                              const ConstVelocity<2>& velocity, double dt, std::span<const double> dout,
+                              std::span<double> dq, const Velocity<2>& dvelocity, int kept) {
+  const std::span<const double> u = velocity[0], v = velocity[1];
+  const std::span<double> du = dvelocity[0], dv = dvelocity[1];
   switch (scheme) {
     case AdvectionScheme::kSemiLagrangian: return semi_lagrangian_adjoint(l, q, u, v, dt, dout, dq, du, dv, nullptr, nullptr);
     case AdvectionScheme::kMacCormack: return maccormack_adjoint(l, q, u, v, dt, dout, dq, du, dv, kept);
@@ -291,8 +293,8 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
   });
 }
 
-void Advector::semi_lagrangian_together(std::span<const Carried> items, std::span<const double> u,
-                                        std::span<const double> v, double dt) {
+void Advector::semi_lagrangian_together(std::span<const Carried> items, const ConstVelocity<2>& velocity, double dt) {
+  const std::span<const double> u = velocity[0], v = velocity[1];
   const Grid& g = *grid_;
   Index n = 0;
   for (const Carried& c : items) n = std::max(n, static_cast<Index>(c.lattice.cx) * c.lattice.cy);
@@ -343,9 +345,10 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
     });
 }
 
-void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, std::span<const double> u,
-                                                std::span<const double> v, double dt, std::span<double> du,
-                                                std::span<double> dv) {
+void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, const ConstVelocity<2>& velocity,
+                                                double dt, const Velocity<2>& dvelocity) {
+  const std::span<const double> u = velocity[0], v = velocity[1];
+  const std::span<double> du = dvelocity[0], dv = dvelocity[1];
   const Grid& g = *grid_;
   if (items.size() > static_cast<std::size_t>(kMaxTogether)) throw std::logic_error("Advector: too many quantities together");
   if (path_ == TracePath::kGeneral || !g.periodic_x() || !g.periodic_y()) {
@@ -495,15 +498,14 @@ void Advector::conservative_adjoint(std::span<const double> q, std::span<const d
   });
 }
 
-void advect(const Grid& grid, const Lattice& l, std::span<const double> q, std::span<const double> u,
-            std::span<const double> v, double dt, std::span<double> out) {
-  Advector(grid).advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, dt, out);
+void advect(const Grid& grid, const Lattice& l, std::span<const double> q, const ConstVelocity<2>& velocity, double dt,
+            std::span<double> out) {
+  Advector(grid).advect(AdvectionScheme::kSemiLagrangian, l, q, velocity, dt, out);
 }
 
-void advect_adjoint(const Grid& grid, const Lattice& l, std::span<const double> q, std::span<const double> u,
-                    std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
-                    std::span<double> du, std::span<double> dv) {
-  Advector(grid).advect_adjoint(AdvectionScheme::kSemiLagrangian, l, q, u, v, dt, dout, dq, du, dv);
+void advect_adjoint(const Grid& grid, const Lattice& l, std::span<const double> q, const ConstVelocity<2>& velocity,
+                    double dt, std::span<const double> dout, std::span<double> dq, const Velocity<2>& dvelocity) {
+  Advector(grid).advect_adjoint(AdvectionScheme::kSemiLagrangian, l, q, velocity, dt, dout, dq, dvelocity);
 }
 
 }  // namespace simgrad::fluid

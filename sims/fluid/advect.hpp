@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/band_scatter.hpp"
+#include "sims/fluid/fields.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/maccormack.hpp"
 
@@ -45,10 +46,11 @@ class Advector {
   Advector() = default;
   explicit Advector(const Grid& grid, Backtrace backtrace = Backtrace::kMidpoint, TracePath path = TracePath::kFastest);
 
-  // out = q (on lattice l) carried along (u, v) over dt. kConservative needs the cell lattice.
-  // With `keep` (0 to kKeptPasses - 1), MacCormack keeps its passes under that number.
-  void advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
-              std::span<const double> v, double dt, std::span<double> out, int keep = kKeepNone);
+  // out = q (on lattice l) carried along the velocity (u, v) over dt. kConservative needs the
+  // cell lattice. With `keep` (0 to kKeptPasses - 1), MacCormack keeps its passes under that
+  // number.
+  void advect(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, const ConstVelocity<2>& velocity,
+              double dt, std::span<double> out, int keep = kKeepNone);
   // A quantity for semi_lagrangian_together: q on lattice l into out; an empty q fills out with
   // zeros (a quantity known to stay zero).
   struct Carried {
@@ -58,30 +60,28 @@ class Advector {
   };
   // Semi-Lagrangian advection of several quantities by one velocity in one parallel pass over
   // their samples: the same bits as an advect call each, one thread team instead of several.
-  void semi_lagrangian_together(std::span<const Carried> items, std::span<const double> u, std::span<const double> v,
-                                double dt);
+  void semi_lagrangian_together(std::span<const Carried> items, const ConstVelocity<2>& velocity, double dt);
   // A quantity for semi_lagrangian_adjoint_together: q on lattice l, the adjoint of its advected
-  // field (dout) and where q's adjoint goes (dq: its own field, or du or dv).
+  // field (dout) and where q's adjoint goes (dq: its own field, or one of the velocity's).
   struct CarriedAdjoint {
     Lattice lattice;
     std::span<const double> q, dout;
     std::span<double> dq;
   };
   // The adjoint of semi_lagrangian_together (at most kMaxTogether quantities, no zero ones) into
-  // the items' dq, du and dv. On a grid periodic along both axes (and not kGeneral) one scatter
+  // the items' dq and dvelocity. On a grid periodic along both axes (and not kGeneral) one scatter
   // serves them all: each band adds every quantity's samples in turn, and the windows are
   // gathered once (bits of their own, the same for any thread count; within rounding of one
   // advect_adjoint call each); elsewhere it is one advect_adjoint call each.
   static constexpr int kMaxTogether = 4;
-  void semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, std::span<const double> u,
-                                        std::span<const double> v, double dt, std::span<double> du,
-                                        std::span<double> dv);
-  // Adds the adjoint of advect to dq, du and dv, given d out (dq may be du or dv). With `kept`,
-  // MacCormack uses the passes an advect call with the same inputs kept under that number
-  // instead of tracing them again (the same bits).
-  void advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q, std::span<const double> u,
-                      std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
-                      std::span<double> du, std::span<double> dv, int kept = kKeepNone);
+  void semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, const ConstVelocity<2>& velocity,
+                                        double dt, const Velocity<2>& dvelocity);
+  // Adds the adjoint of advect to dq and dvelocity, given d out (dq may be one of dvelocity).
+  // With `kept`, MacCormack uses the passes an advect call with the same inputs kept under that
+  // number instead of tracing them again (the same bits).
+  void advect_adjoint(AdvectionScheme scheme, const Lattice& l, std::span<const double> q,
+                      const ConstVelocity<2>& velocity, double dt, std::span<const double> dout, std::span<double> dq,
+                      const Velocity<2>& dvelocity, int kept = kKeepNone);
 
  private:
   // Semi-Lagrangian into out; with `lowest` and `highest`, also which of the four values each
@@ -118,10 +118,9 @@ class Advector {
 };
 
 // Semi-Lagrangian advection with a workspace of its own (for one-off uses and tests).
-void advect(const Grid& grid, const Lattice& l, std::span<const double> q, std::span<const double> u,
-            std::span<const double> v, double dt, std::span<double> out);
-void advect_adjoint(const Grid& grid, const Lattice& l, std::span<const double> q, std::span<const double> u,
-                    std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,
-                    std::span<double> du, std::span<double> dv);
+void advect(const Grid& grid, const Lattice& l, std::span<const double> q, const ConstVelocity<2>& velocity, double dt,
+            std::span<double> out);
+void advect_adjoint(const Grid& grid, const Lattice& l, std::span<const double> q, const ConstVelocity<2>& velocity,
+                    double dt, std::span<const double> dout, std::span<double> dq, const Velocity<2>& dvelocity);
 
 }  // namespace simgrad::fluid

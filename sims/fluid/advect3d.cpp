@@ -128,7 +128,22 @@ void semi_lagrangian_adjoint(const Grid3& grid, const Lattice3& l, std::span<con
 
 }  // namespace
 
-Advector3::Advector3(const Grid3& grid) : grid_(&grid) {}
+Advector3::Advector3(const Grid3& grid, Backtrace backtrace) : grid_(&grid) {
+  if (backtrace != Backtrace::kMidpoint) throw std::invalid_argument("3D advection traces by the midpoint rule only");
+}
+
+void Advector3::semi_lagrangian_together(std::span<const Carried> items, const ConstVelocity3& velocity, double dt) {
+  for (const Carried& c : items) {
+    if (c.q.empty()) std::fill(c.out.begin(), c.out.end(), 0.0);
+    else advect(AdvectionScheme::kSemiLagrangian, c.lattice, c.q, velocity, dt, c.out);
+  }
+}
+
+void Advector3::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, const ConstVelocity3& velocity,
+                                                 double dt, const Velocity3& dvelocity) {
+  for (const CarriedAdjoint& c : items)
+    advect_adjoint(AdvectionScheme::kSemiLagrangian, c.lattice, c.q, velocity, dt, c.dout, c.dq, dvelocity);
+}
 
 void Advector3::advect(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
                        const ConstVelocity3& velocity, double dt, std::span<double> out, int keep) {

@@ -4,7 +4,7 @@
 // - MacCormack with the Selle et al. limiter: a semi-Lagrangian step forward, one backward from
 //   its result, half the round trip's error subtracted, and the result clamped to the eight
 //   values the forward step interpolated (maccormack.hpp holds the parts shared with 2D).
-// (The conservative scheme is 2D only.)
+// (The conservative scheme and the Euler backtrace are 2D only.)
 //
 // The adjoints are hand-written and scatter into the sampled quantity and the velocity, in
 // parallel without atomics: the samples are cut into slabs along z at least as thick as the
@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "sims/fluid/advect.hpp"
+#include "sims/fluid/fields.hpp"
 #include "sims/fluid/grid3d.hpp"
 #include "sims/fluid/maccormack.hpp"
-#include "sims/fluid/pressure3d.hpp"
 
 namespace simgrad::fluid {
 
@@ -28,7 +28,8 @@ namespace simgrad::fluid {
 class Advector3 {
  public:
   Advector3() = default;
-  explicit Advector3(const Grid3& grid);
+  // Throws std::invalid_argument for the Euler backtrace (3D traces take the midpoint rule).
+  explicit Advector3(const Grid3& grid, Backtrace backtrace = Backtrace::kMidpoint);
 
   // out = q (on lattice l) carried along the velocity over dt; kConservative is refused. With
   // `keep` (0 to kKeptPasses - 1), MacCormack keeps its passes under that number.
@@ -40,6 +41,23 @@ class Advector3 {
   void advect_adjoint(AdvectionScheme scheme, const Lattice3& l, std::span<const double> q,
                       const ConstVelocity3& velocity, double dt, std::span<const double> dout, std::span<double> dq,
                       const Velocity3& dvelocity, int kept = kKeepNone);
+
+  // Several quantities advected semi-Lagrangian by one velocity, as in 2D (Advector): here one
+  // advect call each, in order (an empty q fills out with zeros).
+  struct Carried {
+    Lattice3 lattice;
+    std::span<const double> q;
+    std::span<double> out;
+  };
+  void semi_lagrangian_together(std::span<const Carried> items, const ConstVelocity3& velocity, double dt);
+  // The adjoint of semi_lagrangian_together: one advect_adjoint call each, in order.
+  struct CarriedAdjoint {
+    Lattice3 lattice;
+    std::span<const double> q, dout;
+    std::span<double> dq;
+  };
+  void semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> items, const ConstVelocity3& velocity, double dt,
+                                        const Velocity3& dvelocity);
 
  private:
   const Grid3* grid_ = nullptr;

@@ -96,16 +96,12 @@ void for_each_boundary_face(const Grid3& g, int side, const F& f) {
 }
 
 // Where the faces normal to `axis` start among all faces (as the state stores them).
-Index face_offset(const Grid& g, int axis) { return axis == 0 ? 0 : g.u_count(); }
-Index face_offset(const Grid3& g, int axis) {
+template <class G>
+Index face_offset(const G& g, int axis) {
   Index at = 0;
   for (int a = 0; a < axis; ++a) at += g.face_count(a);
   return at;
 }
-
-// The velocity component along `axis` (normal to the sides of that axis).
-std::span<double> normal_velocity(const FieldsView& f, int axis) { return axis == 0 ? f.u : f.v; }
-std::span<double> normal_velocity(const Fields3View& f, int axis) { return f.velocity[static_cast<std::size_t>(axis)]; }
 
 // A vent's footprint at a boundary face and its derivatives with respect to the vent's centre
 // and width along each tangent axis.
@@ -162,7 +158,7 @@ void vents_forward(const Model& m, int t, const View& f) {
       density += w * density_rate[v];
       temperature += w * temperature_rate[v];
     }
-    double& q = normal_velocity(f, side / 2)[static_cast<std::size_t>(b.face)];
+    double& q = f.velocity[static_cast<std::size_t>(side / 2)][static_cast<std::size_t>(b.face)];
     q = (1.0 - weight_sum) * q + push;
     f.density[static_cast<std::size_t>(b.cell)] += dt * density;
     f.temperature[static_cast<std::size_t>(b.cell)] += dt * temperature;
@@ -209,7 +205,7 @@ void vents_adjoint(Model& m, int t, const View& a, const OpenVentReplay& replay)
                           position2_adjoint = m.vent_position2.adjoints(), width2_adjoint = m.vent_width2.adjoints();
   std::size_t open_face = 0;  // the face's entry in the record
   for_each_vent_face(m, [&](int side, const SideFrame& frame, const BoundaryFace& b) {
-    double& aq = normal_velocity(a, side / 2)[static_cast<std::size_t>(b.face)];
+    double& aq = a.velocity[static_cast<std::size_t>(side / 2)][static_cast<std::size_t>(b.face)];
     const double ad = a.density[static_cast<std::size_t>(b.cell)], at = a.temperature[static_cast<std::size_t>(b.cell)];
     // On an open side w also scales the face's velocity before the vents (by 1 - W) and the
     // projection's correction, g = 1 - W: dL/dg = mu_c p_c (the matrix's diagonal) minus the

@@ -68,7 +68,8 @@ void Confinement::compute(std::span<const double> u, std::span<const double> v) 
   });
 }
 
-void Confinement::apply(const SmokeModel& m, std::span<double> u, std::span<double> v) {
+void Confinement::apply(const SmokeModel& m, const Velocity<2>& velocity) {
+  const std::span<double> u = velocity[0], v = velocity[1];
   const Grid& g = *grid_;
   compute(u, v);
   const double scale = m.confinement.values()[0] * g.h(), dt = m.settings.dt;
@@ -134,8 +135,9 @@ void Confinement::difference_adjoint(const double* ax, const double* ay, double*
   });
 }
 
-void Confinement::apply_adjoint(SmokeModel& m, std::span<const double> u, std::span<const double> v,
-                                std::span<double> du, std::span<double> dv) {
+void Confinement::apply_adjoint(SmokeModel& m, const ConstVelocity<2>& velocity, const Velocity<2>& adjoint) {
+  const std::span<const double> u = velocity[0], v = velocity[1];
+  const std::span<double> du = adjoint[0], dv = adjoint[1];
   const Grid& g = *grid_;
   compute(u, v);
   const double epsilon = m.confinement.values()[0], h = g.h(), dt = m.settings.dt, half_h = 0.5 / h;

@@ -23,12 +23,11 @@ class Confinement {
   Confinement() = default;
   explicit Confinement(const Grid& grid);
 
-  // u, v += dt f(u, v), epsilon = m.confinement.
-  void apply(const SmokeModel& m, std::span<double> u, std::span<double> v);
-  // Given the velocities the forward saw, maps (du, dv) to the adjoint before it, in place, and
+  // velocity += dt f(velocity), epsilon = m.confinement.
+  void apply(const SmokeModel& m, const Velocity<2>& velocity);
+  // Given the velocity the forward saw, maps the adjoint to the one before it, in place, and
   // adds epsilon's adjoint to the model.
-  void apply_adjoint(SmokeModel& m, std::span<const double> u, std::span<const double> v, std::span<double> du,
-                     std::span<double> dv);
+  void apply_adjoint(SmokeModel& m, const ConstVelocity<2>& velocity, const Velocity<2>& adjoint);
 
  private:
   // The fields of the forward, from the velocities: cell velocities, omega, |omega|, N, |eta|.

@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "sims/fluid/pressure3d.hpp"
+#include "sims/fluid/fields.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {

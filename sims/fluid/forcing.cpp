@@ -70,16 +70,16 @@ void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
       }
     });
   };
-  pull(ul, [&](Index k) { return g.u_wall(k); }, f.u, tx);
-  pull(vl, [&](Index k) { return g.v_wall(k); }, f.v, ty);
+  pull(ul, [&](Index k) { return g.u_wall(k); }, f.velocity[0], tx);
+  pull(vl, [&](Index k) { return g.v_wall(k); }, f.velocity[1], ty);
 }
 
 std::size_t source_adjoint_scratch(const Grid& g) {
   return static_cast<std::size_t>((block_count(g.cells()) + block_count(g.u_count()) + block_count(g.v_count())) * 7);
 }
 
-void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u_before,
-                          std::span<const double> v_before, FieldsView a, std::span<double> scratch) {
+void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& before, FieldsView a,
+                          std::span<double> scratch) {
   const Grid& g = m.grid;
   const std::size_t si = static_cast<std::size_t>(s);
   const SourceValues sv = source_values(m, s, t);
@@ -131,8 +131,8 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u
       }
     });
   };
-  velocity_part(ul, [&](Index k) { return g.u_wall(k); }, a.u, u_before, tx, kTx, cell_blocks);
-  velocity_part(vl, [&](Index k) { return g.v_wall(k); }, a.v, v_before, ty, kTy, cell_blocks + u_blocks);
+  velocity_part(ul, [&](Index k) { return g.u_wall(k); }, a.velocity[0], before[0], tx, kTx, cell_blocks);
+  velocity_part(vl, [&](Index k) { return g.v_wall(k); }, a.velocity[1], before[1], ty, kTy, cell_blocks + u_blocks);
   double total[kSums] = {};
   for (std::size_t b = 0; b < needed / kSums; ++b)
     for (int q = 0; q < kSums; ++q) total[q] += scratch[b * kSums + static_cast<std::size_t>(q)];
@@ -172,7 +172,7 @@ void apply_buoyancy(const SmokeModel& m, FieldsView f) {
         force += a * f.temperature[static_cast<std::size_t>(c)] - b * f.density[static_cast<std::size_t>(c)];
         ++n;
       }
-      f.v[static_cast<std::size_t>(k)] += force / n;
+      f.velocity[1][static_cast<std::size_t>(k)] += force / n;
     }
   });
 }
@@ -189,7 +189,7 @@ void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a) {
         if (g.v_wall(k)) continue;
         Index below, above;
         cells_of_v_face(g, k, below, above);
-        const double av = a.v[static_cast<std::size_t>(k)] / ((below >= 0) + (above >= 0));
+        const double av = a.velocity[1][static_cast<std::size_t>(k)] / ((below >= 0) + (above >= 0));
         a.temperature[static_cast<std::size_t>(c)] += ca * av;
         a.density[static_cast<std::size_t>(c)] -= cb * av;
       }
@@ -253,16 +253,17 @@ void viscosity_pass(const SmokeModel& m, std::span<double> u, std::span<double> 
 
 }  // namespace
 
-void apply_viscosity(const SmokeModel& m, std::span<double> u, std::span<double> v, std::span<double> scratch) {
-  viscosity_pass(m, u, v, scratch, false);
+void apply_viscosity(const SmokeModel& m, const Velocity<2>& velocity, std::span<double> scratch) {
+  viscosity_pass(m, velocity[0], velocity[1], scratch, false);
 }
 
-void apply_viscosity_adjoint(const SmokeModel& m, std::span<double> du, std::span<double> dv, std::span<double> scratch) {
-  viscosity_pass(m, du, dv, scratch, true);
+void apply_viscosity_adjoint(const SmokeModel& m, const Velocity<2>& adjoint, std::span<double> scratch) {
+  viscosity_pass(m, adjoint[0], adjoint[1], scratch, true);
 }
 
-void zero_walls(const Grid& g, std::span<double> u, std::span<double> v) {
+void zero_walls(const Grid& g, const Velocity<2>& velocity) {
   if (!g.has_walls()) return;
+  const std::span<double> u = velocity[0], v = velocity[1];
   for (Index k = 0; k < g.u_count(); ++k)
     if (g.u_wall(k)) u[static_cast<std::size_t>(k)] = 0.0;
   for (Index k = 0; k < g.v_count(); ++k)

@@ -14,8 +14,8 @@ void apply_source(const SmokeModel& m, int s, int t, FieldsView f);
 // The adjoint of apply_source: `before` holds the velocities source s saw; the adjoint `a` is
 // mapped in place and the source's parameter adjoints accumulate in the model. `scratch` holds
 // the per-block partial sums (source_adjoint_scratch entries; allocated here when shorter).
-void apply_source_adjoint(SmokeModel& m, int s, int t, std::span<const double> u_before,
-                          std::span<const double> v_before, FieldsView a, std::span<double> scratch = {});
+void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& before, FieldsView a,
+                          std::span<double> scratch = {});
 // The scratch apply_source_adjoint needs on grid g.
 std::size_t source_adjoint_scratch(const Grid& g);
 
@@ -26,10 +26,10 @@ void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a);
 // Explicit viscosity: each velocity component += dt nu Laplacian (5-point, on faces that are not
 // walls); `scratch` holds one copy of a component. L is symmetric, so the adjoint is L applied
 // to the adjoint with its walls masked.
-void apply_viscosity(const SmokeModel& m, std::span<double> u, std::span<double> v, std::span<double> scratch);
-void apply_viscosity_adjoint(const SmokeModel& m, std::span<double> du, std::span<double> dv, std::span<double> scratch);
+void apply_viscosity(const SmokeModel& m, const Velocity<2>& velocity, std::span<double> scratch);
+void apply_viscosity_adjoint(const SmokeModel& m, const Velocity<2>& adjoint, std::span<double> scratch);
 
 // Sets the velocity on walls to zero (its own adjoint).
-void zero_walls(const Grid& g, std::span<double> u, std::span<double> v);
+void zero_walls(const Grid& g, const Velocity<2>& velocity);
 
 }  // namespace simgrad::fluid

@@ -6,7 +6,7 @@
 
 #include <span>
 
-#include "sims/fluid/pressure3d.hpp"
+#include "sims/fluid/fields.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {

@@ -134,6 +134,8 @@ class Grid {
   Index u_count() const { return static_cast<Index>(u_columns()) * ny_; }
   Index v_count() const { return static_cast<Index>(nx_) * v_rows(); }
   Index face_count() const { return u_count() + v_count(); }
+  // The faces normal to axis a (0: x-faces, 1: y-faces), as the 3D grid names them.
+  Index face_count(int a) const { return a == 0 ? u_count() : v_count(); }
   Index cell(int i, int j) const { return static_cast<Index>(j) * nx_ + i; }
   Index u_face(int i, int j) const { return static_cast<Index>(j) * u_columns() + i; }
   Index v_face(int i, int j) const { return static_cast<Index>(j) * nx_ + i; }
@@ -142,6 +144,7 @@ class Grid {
   // Whether a face's normal velocity is prescribed (a closed side or next to a solid).
   bool u_wall(Index f) const { return u_wall_[static_cast<std::size_t>(f)] != 0; }
   bool v_wall(Index f) const { return v_wall_[static_cast<std::size_t>(f)] != 0; }
+  bool wall(int a, Index f) const { return a == 0 ? u_wall(f) : v_wall(f); }
   // Whether any face is a wall (not so on a grid periodic along both axes without solids).
   bool has_walls() const { return has_walls_; }
 
@@ -157,6 +160,7 @@ class Grid {
   Lattice cell_lattice() const { return {0.5, 0.5, nx_, ny_, periodic_x(), periodic_y()}; }
   Lattice u_lattice() const { return {0.0, 0.5, u_columns(), ny_, periodic_x(), periodic_y()}; }
   Lattice v_lattice() const { return {0.5, 0.0, nx_, v_rows(), periodic_x(), periodic_y()}; }
+  Lattice face_lattice(int a) const { return a == 0 ? u_lattice() : v_lattice(); }
 
   // The domain's size.
   double width() const { return nx_ * h_; }

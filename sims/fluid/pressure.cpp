@@ -12,7 +12,7 @@
 
 namespace simgrad::fluid {
 
-Projection::Projection(const Grid& grid, PressureSettings settings) : grid_(&grid), settings_(settings) { build(); }
+Projection::Projection(const Grid& grid, PressureSettings settings) : PressureSolve(settings), grid_(&grid) { build(); }
 
 void Projection::build() {
   const Grid& g = *grid_;
@@ -170,7 +170,8 @@ void for_left_and_bottom_faces(int nx, int ny, double h, const double* p, std::s
 
 }  // namespace
 
-void Projection::divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const {
+void Projection::divergence(const ConstVelocity<2>& velocity, std::span<double> out) const {
+  const std::span<const double> u = velocity[0], v = velocity[1];
   const Grid& g = *grid_;
   const int nx = g.nx(), ny = g.ny();
   if (uniform_) {
@@ -262,15 +263,6 @@ void Projection::apply_preconditioner(std::span<const double> r, std::span<doubl
     }
 }
 
-void Projection::conjugate_gradient(std::span<const double> b, std::span<double> x) {
-  const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(b.size()) + 10;
-  // q_ doubles as the preconditioner's scratch before each matrix product overwrites it.
-  last_iterations_ = preconditioned_cg([&](std::span<const double> y, std::span<double> out) { apply_matrix(y, out); },
-                                       [&](std::span<const double> r, std::span<double> z) { apply_preconditioner(r, z); },
-                                       b, x, CgWork{r_, z_, s_, q_, partial_}, settings_.tolerance, max_iterations);
-  if (last_iterations_ > max_iterations_seen_) max_iterations_seen_ = last_iterations_;
-}
-
 void Projection::jacobi(std::span<const double> b, std::span<double> x) {
   // Sweeps alternate between x and z_ (even sweeps read x); x <- D^-1 (b + couplings x).
   fill(x, 0.0);
@@ -299,17 +291,12 @@ void Projection::jacobi(std::span<const double> b, std::span<double> x) {
   if (sweeps % 2 == 1) std::copy(z_.begin(), z_.begin() + static_cast<std::ptrdiff_t>(b.size()), x.begin());
 }
 
-void Projection::solve(std::span<double> b, std::span<double> p) {
-  if (singular_) remove_mean(b);
-  if (settings_.solver == PressureSolver::kConjugateGradient) conjugate_gradient(b, p);
-  else jacobi(b, p);
-}
-
-void Projection::project(std::span<double> u, std::span<double> v) {
+void Projection::project(const Velocity<2>& velocity) {
+  const std::span<double> u = velocity[0], v = velocity[1];
   const Grid& g = *grid_;
   const int nx = g.nx();
   const double h = g.h();
-  divergence(u, v, b_);
+  divergence({u, v}, b_);
   for (double& x : b_) x *= -h * h;
   solve(b_, p_);
   if (uniform_) {
@@ -334,7 +321,8 @@ void Projection::project(std::span<double> u, std::span<double> v) {
   });
 }
 
-void Projection::project_adjoint(std::span<double> du, std::span<double> dv) {
+void Projection::project_adjoint(const Velocity<2>& adjoint) {
+  const std::span<double> du = adjoint[0], dv = adjoint[1];
   // Forward: u' = u - W G S P (-h^2 div u), W the open faces' scales. Adjoint:
   // du += h^2 div^T P S G^T W du; every operator here is a gather over the cells or faces.
   const Grid& g = *grid_;

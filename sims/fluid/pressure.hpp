@@ -22,47 +22,30 @@
 #include <span>
 #include <vector>
 
+#include "sims/fluid/fields.hpp"
 #include "sims/fluid/grid.hpp"
+#include "sims/fluid/pressure_solve.hpp"
 
 namespace simgrad::fluid {
 
-enum class PressureSolver { kConjugateGradient, kJacobi };
-
-struct PressureSettings {
-  PressureSolver solver = PressureSolver::kConjugateGradient;
-  double tolerance = 1e-10;  // CG: relative residual ||r|| / ||b||
-  int max_iterations = 0;    // CG: 0 means the number of cells
-  int jacobi_iterations = 6;
-};
-
-class Projection {
+class Projection : public PressureSolve<Projection> {
  public:
   Projection(const Grid& grid, PressureSettings settings);
 
-  // Makes (u, v) divergence-free in place; walls keep their velocity.
-  void project(std::span<double> u, std::span<double> v);
+  // Makes the velocity (u, v) divergence-free in place; walls keep their velocity.
+  void project(const Velocity<2>& velocity);
   // The adjoint of project: (du, dv) <- P_proj^T (du, dv), in place.
-  void project_adjoint(std::span<double> du, std::span<double> dv);
+  void project_adjoint(const Velocity<2>& adjoint);
   // The net outflow of every cell over h (the divergence; zero in solid cells).
-  void divergence(std::span<const double> u, std::span<const double> v, std::span<double> out) const;
+  void divergence(const ConstVelocity<2>& velocity, std::span<double> out) const;
 
   // Scales the pressure-gradient correction of the faces on open sides, one entry per face (the
   // x-faces, then the y-faces; entries of other faces unread); empty: every scale is one.
   // Rebuilds the matrix and its preconditioner.
   void set_open_face_scale(std::span<const double> scale);
-  // The latest solve's solution: after project, the pressure; after project_adjoint, the
-  // adjoint solve's (mu, which pairs with the pressure in the matrix's parameter derivative).
-  std::span<const double> pressure() const { return p_; }
-
-  // Iterations of the latest solve (CG) and the largest seen.
-  int last_iterations() const { return last_iterations_; }
-  int max_iterations_seen() const { return max_iterations_seen_; }
-  const PressureSettings& settings() const { return settings_; }
 
  private:
-  // p = S b: the chosen solver applied to b (made mean-free where A is singular).
-  void solve(std::span<double> b, std::span<double> p);
-  void conjugate_gradient(std::span<const double> b, std::span<double> x);
+  friend class PressureSolve<Projection>;
   void jacobi(std::span<const double> b, std::span<double> x);
   void apply_matrix(std::span<const double> x, std::span<double> out) const;
   // out[c] = the sum of x over the cells coupled to c, for the cells [first, last).
@@ -76,8 +59,6 @@ class Projection {
   }
 
   const Grid* grid_;
-  PressureSettings settings_;
-  bool singular_ = false;
   // Every cell couples to its four neighbours (periodic along both axes, no solids, at least two
   // cells along each): the loops skip the weights and wall checks, with the same bits (a weight
   // of one multiplies exactly; there are no walls to skip).
@@ -87,10 +68,6 @@ class Projection {
   std::vector<double> precon_;          // MIC(0) inverse square-root pivots
   std::vector<double> left_, right_weight_, below_, above_;  // couplings per side as 0 / 1
   std::vector<double> inverse_diagonal_;                     // 0 in cells without couplings
-  std::vector<double> b_, p_, r_, z_, s_, q_, partial_;
-  std::vector<double> open_scale_;  // per face (x then y); empty: all one
-  int last_iterations_ = 0, max_iterations_seen_ = 0;
-  Index fluid_cells_ = 0;
 };
 
 }  // namespace simgrad::fluid

@@ -9,7 +9,7 @@
 
 namespace simgrad::fluid {
 
-Projection3::Projection3(const Grid3& grid, PressureSettings settings) : grid_(&grid), settings_(settings) {
+Projection3::Projection3(const Grid3& grid, PressureSettings settings) : PressureSolve(settings), grid_(&grid) {
   build();
 }
 
@@ -153,16 +153,8 @@ void Projection3::apply_preconditioner(std::span<const double> r, std::span<doub
   }
 }
 
-void Projection3::solve(std::span<double> b, std::span<double> p) {
-  auto solid = [&](Index c) { return grid_->solid(c); };
-  if (singular_) remove_fluid_mean(b, solid, fluid_cells_, partial_);
-  if (settings_.solver == PressureSolver::kJacobi) return jacobi(b, p);
-  const int max_iterations = settings_.max_iterations > 0 ? settings_.max_iterations : static_cast<int>(b.size()) + 10;
-  // q_ doubles as the preconditioner's scratch before each matrix product overwrites it.
-  last_iterations_ = preconditioned_cg([&](std::span<const double> y, std::span<double> out) { apply_matrix(y, out); },
-                                       [&](std::span<const double> r, std::span<double> z) { apply_preconditioner(r, z); },
-                                       b, p, CgWork{r_, z_, s_, q_, partial_}, settings_.tolerance, max_iterations);
-  if (last_iterations_ > max_iterations_seen_) max_iterations_seen_ = last_iterations_;
+void Projection3::remove_mean(std::span<double> x) {
+  remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_, partial_);
 }
 
 void Projection3::project(const Velocity3& velocity) {
@@ -208,7 +200,7 @@ void Projection3::project_adjoint(const Velocity3& adjoint) {
     }
   });
   solve(b_, p_);
-  if (singular_) remove_fluid_mean(std::span<double>(p_), [&](Index c) { return g.solid(c); }, fluid_cells_, partial_);
+  if (singular_) remove_mean(p_);
   // div^T: a face gets (mu_lower - mu_upper) / h, times h^2.
   auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };
   for (int a = 0; a < 3; ++a) {

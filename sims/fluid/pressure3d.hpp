@@ -14,16 +14,13 @@
 #include <span>
 #include <vector>
 
+#include "sims/fluid/fields.hpp"
 #include "sims/fluid/grid3d.hpp"
-#include "sims/fluid/pressure.hpp"
+#include "sims/fluid/pressure_solve.hpp"
 
 namespace simgrad::fluid {
 
-// The three face components of a velocity field (or of its adjoint).
-using Velocity3 = std::array<std::span<double>, 3>;
-using ConstVelocity3 = std::array<std::span<const double>, 3>;
-
-class Projection3 {
+class Projection3 : public PressureSolve<Projection3> {
  public:
   Projection3(const Grid3& grid, PressureSettings settings);
 
@@ -38,20 +35,16 @@ class Projection3 {
   // by axis, as the state stores them; entries of other faces unread); empty: every scale is
   // one. Rebuilds the matrix and its preconditioner.
   void set_open_face_scale(std::span<const double> scale);
-  // The latest solve's solution: the pressure after project, mu after project_adjoint.
-  std::span<const double> pressure() const { return p_; }
-
-  int last_iterations() const { return last_iterations_; }
-  int max_iterations_seen() const { return max_iterations_seen_; }
-  const PressureSettings& settings() const { return settings_; }
 
  private:
-  void solve(std::span<double> b, std::span<double> p);
+  friend class PressureSolve<Projection3>;
   void jacobi(std::span<const double> b, std::span<double> x);
   // The sum of x over the cells coupled to cell c.
   double coupled_sum(std::span<const double> x, Index c) const;
   void apply_matrix(std::span<const double> x, std::span<double> out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
+  // x minus its mean over the fluid cells.
+  void remove_mean(std::span<double> x);
   void build();
   // The pressure-gradient scale of face f of axis a.
   double face_scale(int a, Index f) const {
@@ -59,18 +52,12 @@ class Projection3 {
   }
 
   const Grid3* grid_;
-  PressureSettings settings_;
-  bool singular_ = false;
-  Index fluid_cells_ = 0;
   std::array<Index, 3> stride_{};
   std::vector<double> diagonal_;                      // per cell; 1 in solid cells
   std::vector<double> inverse_diagonal_;              // 1 / diagonal; 0 where that is 0 (Jacobi)
   std::array<std::vector<std::uint8_t>, 3> coupled_;  // coupling with the next cell along each axis (wrapping)
   std::vector<double> precon_;                        // MIC(0) inverse square-root pivots
-  std::vector<double> b_, p_, r_, z_, s_, q_, partial_;
-  std::vector<double> open_scale_;  // per face, axis by axis; empty: all one
   std::array<Index, 3> face_offset_{};
-  int last_iterations_ = 0, max_iterations_seen_ = 0;
 };
 
 }  // namespace simgrad::fluid

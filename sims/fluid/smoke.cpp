@@ -1,128 +1,159 @@
 #include "sims/fluid/smoke.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/diagnostics.hpp"
-#include "sims/fluid/advect.hpp"
-#include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/forcing.hpp"
+#include "sims/fluid/forcing3d.hpp"
 
 namespace simgrad::fluid {
 
-Smoke::Smoke(SmokeModel& model)
+namespace {
+
+// The velocity part of a state (or of a snapshot of one) that starts at `faces`.
+template <class G>
+auto velocity_at(const G& g, const double* faces) {
+  constexpr int kDimension = std::is_same_v<G, Grid> ? 2 : 3;
+  ConstVelocity<kDimension> v;
+  for (std::size_t a = 0; a < kDimension; ++a) {
+    const std::size_t n = static_cast<std::size_t>(g.face_count(static_cast<int>(a)));
+    v[a] = std::span<const double>(faces, n);
+    faces += n;
+  }
+  return v;
+}
+
+}  // namespace
+
+template <int D>
+SmokeOf<D>::SmokeOf(Model& model)
     : model_(model), projection_(model.grid, model.settings.pressure),
       advector_(model.grid, model.settings.backtrace), confinement_(model.grid) {
   size_buffers();
   refresh_open_vents();
 }
 
-void Smoke::rebuild() {
-  projection_ = Projection(model_.grid, model_.settings.pressure);
-  advector_ = Advector(model_.grid, model_.settings.backtrace);
-  confinement_ = Confinement(model_.grid);
+template <int D>
+void SmokeOf<D>::rebuild() {
+  projection_ = typename Parts::Projection(model_.grid, model_.settings.pressure);
+  advector_ = typename Parts::Advector(model_.grid, model_.settings.backtrace);
+  confinement_ = typename Parts::Confinement(model_.grid);
   size_buffers();
   refresh_open_vents();
 }
 
-void Smoke::refresh_open_vents() {
+template <int D>
+void SmokeOf<D>::refresh_open_vents() {
   if (open_vents_.refresh(model_)) projection_.set_open_face_scale(open_vents_.scale);
 }
 
-void Smoke::size_buffers() {
-  const Grid& g = model_.grid;
-  scratch_.assign(static_cast<std::size_t>(std::max(g.u_count(), g.v_count())), 0.0);
+template <int D>
+void SmokeOf<D>::size_buffers() {
+  const auto& g = model_.grid;
+  Index widest = 0;
+  for (int a = 0; a < D; ++a) widest = std::max(widest, g.face_count(a));
+  scratch_.assign(static_cast<std::size_t>(widest), 0.0);
   replay_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
   adjoint_.assign(static_cast<std::size_t>(model_.state_size()), 0.0);
-  source_scratch_.assign(source_adjoint_scratch(g), 0.0);
-  snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * (g.u_count() + g.v_count())), 0.0);
+  snapshots_.assign(static_cast<std::size_t>(std::max(1, model_.source_count()) * g.face_count()), 0.0);
+  // 2D sums a source's parameter adjoints per block in parallel (these are the blocks' partial
+  // sums); 3D sums them in sample order.
+  if constexpr (D == 2) source_scratch_.assign(source_adjoint_scratch(g), 0.0);
 }
 
-void Smoke::initial_state(std::span<double> state) {
+template <int D>
+void SmokeOf<D>::initial_state(std::span<double> state) {
   temperature_inert_ = model_.temperature_inert();
   refresh_open_vents();
-  const Grid& g = model_.grid;
-  const FieldsView f = fields_of(g, state);
+  const auto& g = model_.grid;
   const std::span<const double> v0 = model_.initial_velocity.values();
-  std::copy(v0.begin(), v0.begin() + g.u_count(), f.u.begin());
-  std::copy(v0.begin() + g.u_count(), v0.end(), f.v.begin());
-  zero_walls(g, f.u, f.v);
+  std::copy(v0.begin(), v0.end(), state.begin());
+  const auto f = fields_of(g, state);
+  zero_walls(g, f.velocity);
   std::copy(model_.initial_density.values().begin(), model_.initial_density.values().end(), f.density.begin());
   std::copy(model_.initial_temperature.values().begin(), model_.initial_temperature.values().end(), f.temperature.begin());
 }
 
-void Smoke::initial_state_adjoint(std::span<const double> state_adjoint) {
-  const Grid& g = model_.grid;
-  const ConstFieldsView a = fields_of(g, state_adjoint);
+template <int D>
+void SmokeOf<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
+  const auto& g = model_.grid;
   const std::span<double> dv0 = model_.initial_velocity.adjoints();
   const std::span<double> density0 = model_.initial_density.adjoints(), temperature0 = model_.initial_temperature.adjoints();
-  for (Index k = 0; k < g.u_count(); ++k)
-    if (!g.u_wall(k)) dv0[static_cast<std::size_t>(k)] += a.u[static_cast<std::size_t>(k)];
-  for (Index k = 0; k < g.v_count(); ++k)
-    if (!g.v_wall(k)) dv0[static_cast<std::size_t>(g.u_count() + k)] += a.v[static_cast<std::size_t>(k)];
-  for (Index c = 0; c < g.cells(); ++c) {
-    density0[static_cast<std::size_t>(c)] += a.density[static_cast<std::size_t>(c)];
-    temperature0[static_cast<std::size_t>(c)] += a.temperature[static_cast<std::size_t>(c)];
+  std::size_t at = 0;
+  for (int a = 0; a < D; ++a)
+    for (Index k = 0, n = g.face_count(a); k < n; ++k, ++at)
+      if (!g.wall(a, k)) dv0[at] += state_adjoint[at];
+  const auto s = fields_of(g, state_adjoint);
+  for (std::size_t c = 0; c < s.density.size(); ++c) {
+    density0[c] += s.density[c];
+    temperature0[c] += s.temperature[c];
   }
 }
 
-void Smoke::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots,
-                              bool carried) {
-  const Grid& g = model_.grid;
+template <int D>
+void SmokeOf<D>::advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots,
+                                   bool carried) {
+  const auto& g = model_.grid;
   if (!carried && model_.source_count() == 0) return;
   const double dt = model_.settings.dt;
-  const ConstFieldsView s = fields_of(g, state);
-  const FieldsView n = fields_of(g, next);
+  const auto s = fields_of(g, state);
+  const auto n = fields_of(g, next);
   const AdvectionScheme velocity = model_.settings.velocity_advection, carried_scheme = model_.settings.carried_advection;
   if (velocity == AdvectionScheme::kSemiLagrangian && (!carried || carried_scheme == AdvectionScheme::kSemiLagrangian)) {
-    Advector::Carried items[4] = {{g.u_lattice(), s.u, n.u}, {g.v_lattice(), s.v, n.v}};
-    int count = 2;
+    typename Parts::Advector::Carried items[D + 2];
+    int count = 0;
+    for (int a = 0; a < D; ++a) items[count++] = {g.face_lattice(a), s.velocity[a], n.velocity[a]};
     if (carried) {
       items[count++] = {g.cell_lattice(), s.density, n.density};
       items[count++] = {g.cell_lattice(), temperature_inert_ ? std::span<const double>() : s.temperature, n.temperature};
     }
-    advector_.semi_lagrangian_together(std::span<const Advector::Carried>(items, static_cast<std::size_t>(count)), s.u, s.v, dt);
+    advector_.semi_lagrangian_together(std::span(items, static_cast<std::size_t>(count)), s.velocity, dt);
   } else {
-    // A replay keeps MacCormack's passes for the adjoint: u, v, density, temperature as 0-3.
+    // A replay keeps MacCormack's passes for the adjoint: the velocity components as 0 to D - 1,
+    // then density and temperature.
     auto keep = [&](int slot) { return snapshots ? slot : kKeepNone; };
-    advector_.advect(velocity, g.u_lattice(), s.u, s.u, s.v, dt, n.u, keep(0));
-    advector_.advect(velocity, g.v_lattice(), s.v, s.u, s.v, dt, n.v, keep(1));
+    for (int a = 0; a < D; ++a)
+      advector_.advect(velocity, g.face_lattice(a), s.velocity[a], s.velocity, dt, n.velocity[a], keep(a));
     if (carried) {
-      advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.u, s.v, dt, n.density, keep(2));
+      advector_.advect(carried_scheme, g.cell_lattice(), s.density, s.velocity, dt, n.density, keep(D));
       if (temperature_inert_) fill(n.temperature, 0.0);
-      else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.u, s.v, dt, n.temperature, keep(3));
+      else advector_.advect(carried_scheme, g.cell_lattice(), s.temperature, s.velocity, dt, n.temperature, keep(D + 1));
     }
   }
-  const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
+  const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = 0; k < model_.source_count(); ++k) {
-    if (snapshots) std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(faces), snapshots_.begin() + static_cast<std::ptrdiff_t>(k * faces));
+    if (snapshots)
+      std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(faces),
+                snapshots_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * faces));
     apply_source(model_, k, t, n);
   }
 }
 
-void Smoke::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record) {
-  const Grid& g = model_.grid;
+template <int D>
+void SmokeOf<D>::advance(int t, std::span<const double> state, std::span<double> next, std::span<double> record) {
+  const auto& g = model_.grid;
   advect_and_source(t, state, next, false, true);
-  const FieldsView n = fields_of(g, next);
+  const auto n = fields_of(g, next);
   apply_buoyancy(model_, n);
-  if (model_.settings.confinement) confinement_.apply(model_, n.u, n.v);
-  apply_viscosity(model_, n.u, n.v, scratch_);
-  zero_walls(g, n.u, n.v);
+  if (model_.settings.confinement) confinement_.apply(model_, n.velocity);
+  apply_viscosity(model_, n.velocity, scratch_);
+  zero_walls(g, n.velocity);
   if (!record.empty()) record_open_vent_velocity(model_, next, record);
   apply_boundary_vents(model_, t, n);
-  projection_.project(n.u, n.v);
+  projection_.project(n.velocity);
   if (!record.empty()) record_open_vent_pressure(model_, projection_.pressure(), record);
 }
 
-void Smoke::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
+template <int D>
+void SmokeOf<D>::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   advance(t, state, next, open_vents_.active() ? residual : std::span<double>());
-  check_finite(next, "fluid_step", false);
+  check_finite(next, Parts::kStepName, false);
 }
 
-void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
-                         std::span<const double> next_adjoint, std::span<double> state_adjoint) {
-  const Grid& g = model_.grid;
-  const double dt = model_.settings.dt;
+template <int D>
+void SmokeOf<D>::step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
+                              std::span<const double> next_adjoint, std::span<double> state_adjoint) {
+  const auto& g = model_.grid;
   // Confinement's adjoint needs the velocity it saw: advection, sources and buoyancy replayed.
   const bool confinement = model_.settings.confinement;
   advect_and_source(t, state, replay_, true, confinement);
@@ -131,45 +162,54 @@ void Smoke::step_adjoint(int t, std::span<const double> state, std::span<const d
       residual, next_adjoint.subspan(0, static_cast<std::size_t>(g.face_count())), projection_.pressure(),
       [&](std::span<double> next, std::span<double> record) { advance(t, state, next, record); });
   copy(next_adjoint, adjoint_);
-  const FieldsView a = fields_of(g, std::span<double>(adjoint_));
-  projection_.project_adjoint(a.u, a.v);
+  const auto a = fields_of(g, std::span<double>(adjoint_));
+  projection_.project_adjoint(a.velocity);
   apply_boundary_vents_adjoint(model_, t, a, vents);
-  zero_walls(g, a.u, a.v);
-  apply_viscosity_adjoint(model_, a.u, a.v, scratch_);
-  if (confinement) {
-    const ConstFieldsView r = fields_of(g, std::span<const double>(replay_));
-    confinement_.apply_adjoint(model_, r.u, r.v, a.u, a.v);
-  }
+  zero_walls(g, a.velocity);
+  apply_viscosity_adjoint(model_, a.velocity, scratch_);
+  if (confinement) confinement_.apply_adjoint(model_, fields_of(g, std::span<const double>(replay_)).velocity, a.velocity);
   apply_buoyancy_adjoint(model_, a);
-  const std::size_t faces = static_cast<std::size_t>(g.u_count() + g.v_count());
+  const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = model_.source_count() - 1; k >= 0; --k) {
-    const std::span<const double> before(snapshots_.data() + k * faces, faces);
-    apply_source_adjoint(model_, k, t, before.subspan(0, static_cast<std::size_t>(g.u_count())),
-                         before.subspan(static_cast<std::size_t>(g.u_count())), a, source_scratch_);
+    const auto before = velocity_at(g, snapshots_.data() + static_cast<std::size_t>(k) * faces);
+    if constexpr (D == 2) apply_source_adjoint(model_, k, t, before, a, source_scratch_);
+    else apply_source_adjoint(model_, k, t, before, a);
   }
-  const ConstFieldsView s = fields_of(g, state);
-  const FieldsView sa = fields_of(g, state_adjoint);
+  advect_adjoint(state, a, state_adjoint, confinement);
+  check_finite(state_adjoint, Parts::kStepName, true);
+}
+
+template <int D>
+void SmokeOf<D>::advect_adjoint(std::span<const double> state, const FieldsOf<double, D>& a,
+                                std::span<double> state_adjoint, bool confinement) {
+  const auto& g = model_.grid;
+  const double dt = model_.settings.dt;
+  const auto s = fields_of(g, state);
+  const auto sa = fields_of(g, state_adjoint);
   const AdvectionScheme velocity = model_.settings.velocity_advection, carried = model_.settings.carried_advection;
   if (velocity == AdvectionScheme::kSemiLagrangian && carried == AdvectionScheme::kSemiLagrangian) {
-    Advector::CarriedAdjoint items[4] = {{g.u_lattice(), s.u, a.u, sa.u},
-                                         {g.v_lattice(), s.v, a.v, sa.v},
-                                         {g.cell_lattice(), s.density, a.density, sa.density},
-                                         {g.cell_lattice(), s.temperature, a.temperature, sa.temperature}};
-    advector_.semi_lagrangian_adjoint_together(std::span<const Advector::CarriedAdjoint>(items, temperature_inert_ ? 3 : 4),
-                                               s.u, s.v, dt, sa.u, sa.v);
-  } else {
-    // What the replay kept of MacCormack's passes (advect_and_source's numbering).
-    const bool velocity_kept = confinement || model_.source_count() > 0;
-    auto kept = [](bool replayed, int slot) { return replayed ? slot : kKeepNone; };
-    advector_.advect_adjoint(velocity, g.u_lattice(), s.u, s.u, s.v, dt, a.u, sa.u, sa.u, sa.v, kept(velocity_kept, 0));
-    advector_.advect_adjoint(velocity, g.v_lattice(), s.v, s.u, s.v, dt, a.v, sa.v, sa.u, sa.v, kept(velocity_kept, 1));
-    advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.u, s.v, dt, a.density, sa.density, sa.u, sa.v,
-                             kept(confinement, 2));
-    if (!temperature_inert_)
-      advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.u, s.v, dt, a.temperature, sa.temperature, sa.u,
-                               sa.v, kept(confinement, 3));
+    typename Parts::Advector::CarriedAdjoint items[D + 2];
+    for (int b = 0; b < D; ++b) items[b] = {g.face_lattice(b), s.velocity[b], a.velocity[b], sa.velocity[b]};
+    items[D] = {g.cell_lattice(), s.density, a.density, sa.density};
+    items[D + 1] = {g.cell_lattice(), s.temperature, a.temperature, sa.temperature};
+    advector_.semi_lagrangian_adjoint_together(std::span(items, temperature_inert_ ? D + 1 : D + 2), s.velocity, dt,
+                                               sa.velocity);
+    return;
   }
-  check_finite(state_adjoint, "fluid_step", true);
+  // What the replay kept of MacCormack's passes (advect_and_source's numbering).
+  const bool velocity_kept = confinement || model_.source_count() > 0;
+  auto kept = [](bool replayed, int slot) { return replayed ? slot : kKeepNone; };
+  for (int b = 0; b < D; ++b)
+    advector_.advect_adjoint(velocity, g.face_lattice(b), s.velocity[b], s.velocity, dt, a.velocity[b], sa.velocity[b],
+                             sa.velocity, kept(velocity_kept, b));
+  advector_.advect_adjoint(carried, g.cell_lattice(), s.density, s.velocity, dt, a.density, sa.density, sa.velocity,
+                           kept(confinement, D));
+  if (!temperature_inert_)
+    advector_.advect_adjoint(carried, g.cell_lattice(), s.temperature, s.velocity, dt, a.temperature, sa.temperature,
+                             sa.velocity, kept(confinement, D + 1));
 }
+
+template class SmokeOf<2>;
+template class SmokeOf<3>;
 
 }  // namespace simgrad::fluid

@@ -1,33 +1,69 @@
-// 2D Eulerian smoke as a differentiable system (core/system.hpp). One step:
-//   1. advection of velocity, density and temperature by the old velocity (advect.hpp);
+// Eulerian smoke as a differentiable system (core/system.hpp), written once for 2D and 3D. One
+// step:
+//   1. advection of velocity, density and temperature by the old velocity (advect.hpp,
+//      advect3d.hpp: semi-Lagrangian, MacCormack, or in 2D conservative for the carried ones);
 //   2. sources (emitters and vents), in their order; 3. buoyancy; 3b. vorticity confinement
 //      (optional); 4. viscosity;
 //   5. walls set to zero velocity, then boundary vents set theirs (boundary_vent.hpp);
-//   6. pressure projection (CG with its implicit adjoint, or
-//      fixed Jacobi sweeps).
-// The state is [x-face velocities, y-face velocities, density, temperature]. The adjoint
+//   6. pressure projection (CG with its implicit adjoint, or fixed Jacobi sweeps).
+// The state is [face velocities axis by axis, density, temperature] (fields.hpp). The adjoint
 // replays steps 1-2 of the step it reverses (the sources need the velocity they saw; with
 // confinement, steps 1-3 in full), so the system keeps no residuals, except with vents on open
 // sides: their adjoint needs the step's pre-vent velocities and pressure on the vented faces, a
 // small residual (or, where the rollout keeps none, the whole step replayed). Every stage's
-// adjoint is hand-written (advect.hpp, forcing.hpp, pressure.hpp, boundary_vent.hpp).
+// adjoint is hand-written beside its forward (advect*, forcing*, confinement*, pressure*,
+// boundary_vent).
+//
+// The stages' kernels are written per dimension behind one interface (SmokeParts): the 2D ones
+// carry the fast paths of periodic grids (vector traces, one scatter for several quantities,
+// row kernels for the uniform projection), the 3D ones their slab-coloured scatters; the step
+// that strings them together is this one.
 #pragma once
 
 #include <span>
 #include <vector>
 
 #include "core/system.hpp"
+#include "sims/fluid/advect.hpp"
+#include "sims/fluid/advect3d.hpp"
 #include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/confinement.hpp"
+#include "sims/fluid/confinement3d.hpp"
 #include "sims/fluid/pressure.hpp"
+#include "sims/fluid/pressure3d.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {
 
-class Smoke final : public System {
+// What a D-dimensional smoke simulation is made of.
+template <int D>
+struct SmokeParts;
+template <>
+struct SmokeParts<2> {
+  using Grid = fluid::Grid;
+  using Advector = fluid::Advector;
+  using Projection = fluid::Projection;
+  using Confinement = fluid::Confinement;
+  // The name a non-finite value is reported under.
+  static constexpr const char* kStepName = "fluid_step";
+};
+template <>
+struct SmokeParts<3> {
+  using Grid = Grid3;
+  using Advector = Advector3;
+  using Projection = Projection3;
+  using Confinement = Confinement3;
+  static constexpr const char* kStepName = "fluid3d_step";
+};
+
+template <int D>
+class SmokeOf final : public System {
  public:
+  using Parts = SmokeParts<D>;
+  using Model = SmokeModelOf<typename Parts::Grid>;
+
   // Keeps a reference to the model: tuning writes parameters there between rollouts.
-  explicit Smoke(SmokeModel& model);
+  explicit SmokeOf(Model& model);
 
   Index state_size() const override { return model_.state_size(); }
   // Vents on open sides leave a record of each step (boundary_vent.hpp); otherwise none.
@@ -39,9 +75,9 @@ class Smoke final : public System {
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override { model_.clear_adjoints(); }
 
-  SmokeModel& model() { return model_; }
-  const Projection& projection() const { return projection_; }
-  // Rebuilds the pressure solver after the grid or the pressure settings changed.
+  Model& model() { return model_; }
+  const typename Parts::Projection& projection() const { return projection_; }
+  // Rebuilds the solvers after the grid or the model's settings changed.
   void rebuild();
 
  private:
@@ -55,11 +91,14 @@ class Smoke final : public System {
   // Steps 1-2 into `next`; with `snapshots` (a replay for the adjoint) the velocity each source
   // saw is kept, and without `carried` only the velocities are advected.
   void advect_and_source(int t, std::span<const double> state, std::span<double> next, bool snapshots, bool carried);
+  // The adjoint of step 1, given the adjoint after it, into state_adjoint.
+  void advect_adjoint(std::span<const double> state, const FieldsOf<double, D>& adjoint,
+                      std::span<double> state_adjoint, bool confinement);
 
-  SmokeModel& model_;
-  Projection projection_;
-  Advector advector_;
-  Confinement confinement_;
+  Model& model_;
+  typename Parts::Projection projection_;
+  typename Parts::Advector advector_;
+  typename Parts::Confinement confinement_;
   // Whether temperature stays zero (no buoyancy, no heat anywhere): then it is not advected. Set
   // by initial_state, once a rollout (a scan of the model); false, advecting zeros into zeros,
   // before.
@@ -67,5 +106,8 @@ class Smoke final : public System {
   std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
   OpenVentWork open_vents_;
 };
+
+using Smoke = SmokeOf<2>;
+using Smoke3 = SmokeOf<3>;
 
 }  // namespace simgrad::fluid

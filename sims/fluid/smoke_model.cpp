@@ -124,26 +124,15 @@ bool SmokeModelOf<G>::temperature_inert() const {
 template struct SmokeModelOf<Grid>;
 template struct SmokeModelOf<Grid3>;
 
-FieldsView fields_of(const Grid& g, std::span<double> state) {
-  const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count()),
-                    nc = static_cast<std::size_t>(g.cells());
-  return {state.subspan(0, nu), state.subspan(nu, nv), state.subspan(nu + nv, nc), state.subspan(nu + nv + nc, nc)};
-}
-
-ConstFieldsView fields_of(const Grid& g, std::span<const double> state) {
-  const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count()),
-                    nc = static_cast<std::size_t>(g.cells());
-  return {state.subspan(0, nu), state.subspan(nu, nv), state.subspan(nu + nv, nc), state.subspan(nu + nv + nc, nc)};
-}
-
 namespace {
 
-// The views of a 3D state, for mutable or constant doubles.
-template <class T>
-Fields3Of<T> fields3_of(const Grid3& g, std::span<T> state) {
-  Fields3Of<T> f;
+// The views of a state on a 2D or 3D grid, for mutable or constant doubles.
+template <class T, class G>
+auto fields_in(const G& g, std::span<T> state) {
+  constexpr int kDimension = std::is_same_v<G, Grid> ? 2 : 3;
+  FieldsOf<T, kDimension> f;
   std::size_t at = 0;
-  for (int a = 0; a < 3; ++a) {
+  for (int a = 0; a < kDimension; ++a) {
     const std::size_t n = static_cast<std::size_t>(g.face_count(a));
     f.velocity[static_cast<std::size_t>(a)] = state.subspan(at, n);
     at += n;
@@ -156,7 +145,9 @@ Fields3Of<T> fields3_of(const Grid3& g, std::span<T> state) {
 
 }  // namespace
 
-Fields3View fields_of(const Grid3& g, std::span<double> state) { return fields3_of(g, state); }
-ConstFields3View fields_of(const Grid3& g, std::span<const double> state) { return fields3_of(g, state); }
+FieldsView fields_of(const Grid& g, std::span<double> state) { return fields_in(g, state); }
+ConstFieldsView fields_of(const Grid& g, std::span<const double> state) { return fields_in(g, state); }
+Fields3View fields_of(const Grid3& g, std::span<double> state) { return fields_in(g, state); }
+ConstFields3View fields_of(const Grid3& g, std::span<const double> state) { return fields_in(g, state); }
 
 }  // namespace simgrad::fluid

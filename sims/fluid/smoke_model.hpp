@@ -21,6 +21,7 @@
 
 #include "core/field.hpp"
 #include "sims/fluid/advect.hpp"
+#include "sims/fluid/fields.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/grid3d.hpp"
 #include "sims/fluid/pressure.hpp"
@@ -96,24 +97,9 @@ struct SmokeModelOf {
 using SmokeModel = SmokeModelOf<Grid>;
 using SmokeModel3 = SmokeModelOf<Grid3>;
 
-// Views of a state's parts.
-struct FieldsView {
-  std::span<double> u, v, density, temperature;
-};
-struct ConstFieldsView {
-  std::span<const double> u, v, density, temperature;
-};
+// The views of a state's parts on grid g (fields.hpp).
 FieldsView fields_of(const Grid& g, std::span<double> state);
 ConstFieldsView fields_of(const Grid& g, std::span<const double> state);
-
-// The parts of a 3D state: velocity components along x, y and z, density, temperature.
-template <class T>
-struct Fields3Of {
-  std::array<std::span<T>, 3> velocity;
-  std::span<T> density, temperature;
-};
-using Fields3View = Fields3Of<double>;
-using ConstFields3View = Fields3Of<const double>;
 Fields3View fields_of(const Grid3& g, std::span<double> state);
 ConstFields3View fields_of(const Grid3& g, std::span<const double> state);
 

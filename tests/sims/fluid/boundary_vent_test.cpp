@@ -23,7 +23,7 @@
 #include "sims/fluid/tunables.hpp"
 #include "sims/fluid/pressure3d.hpp"
 #include "sims/fluid/smoke.hpp"
-#include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/smoke.hpp"
 #include "stage_check.hpp"
 
 namespace simgrad::fluid {
@@ -146,7 +146,7 @@ const std::initializer_list<const char*> kVent3 = {"vent_position", "vent_positi
 // Sets every wall face to zero, as the step does before the vents.
 void zero_wall_faces(const Grid& g, std::span<double> state) {
   const FieldsView f = fields_of(g, state);
-  zero_walls(g, f.u, f.v);
+  zero_walls(g, f.velocity);
 }
 void zero_wall_faces(const Grid3& g, std::span<double> state) { zero_walls(g, fields_of(g, state).velocity); }
 
@@ -227,12 +227,12 @@ double open_side_outflow(const Grid& g, std::span<const double> state) {
   const ConstFieldsView f = fields_of(g, state);
   double out = 0.0;
   for (int j = 0; j < g.ny(); ++j) {
-    if (g.side(kLeft) == Side::kOpen) out -= f.u[static_cast<std::size_t>(g.u_face(0, j))] * g.h();
-    if (g.side(kRight) == Side::kOpen) out += f.u[static_cast<std::size_t>(g.u_face(g.nx(), j))] * g.h();
+    if (g.side(kLeft) == Side::kOpen) out -= f.velocity[0][static_cast<std::size_t>(g.u_face(0, j))] * g.h();
+    if (g.side(kRight) == Side::kOpen) out += f.velocity[0][static_cast<std::size_t>(g.u_face(g.nx(), j))] * g.h();
   }
   for (int i = 0; i < g.nx(); ++i) {
-    if (g.side(kBottom) == Side::kOpen) out -= f.v[static_cast<std::size_t>(g.v_face(i, 0))] * g.h();
-    if (g.side(kBottom + 1) == Side::kOpen) out += f.v[static_cast<std::size_t>(g.v_face(i, g.ny()))] * g.h();
+    if (g.side(kBottom) == Side::kOpen) out -= f.velocity[1][static_cast<std::size_t>(g.v_face(i, 0))] * g.h();
+    if (g.side(kBottom + 1) == Side::kOpen) out += f.velocity[1][static_cast<std::size_t>(g.v_face(i, g.ny()))] * g.h();
   }
   return out;
 }
@@ -241,7 +241,7 @@ double open_side_outflow(const Grid& g, std::span<const double> state) {
 void divergence_of(const Smoke& system, const Grid& g, std::span<const double> state, double& largest, double& mean) {
   const ConstFieldsView f = fields_of(g, state);
   std::vector<double> div(static_cast<std::size_t>(g.cells()));
-  system.projection().divergence(f.u, f.v, div);
+  system.projection().divergence(f.velocity, div);
   largest = 0.0;
   mean = 0.0;
   for (double d : div) {
@@ -471,12 +471,12 @@ SmokeModel3 open_vented_room3(int steps, int refine = 1) {
 // The projection of a state's velocity and its adjoint, for either grid.
 void project_state(Projection& p, const Grid& g, std::span<double> state) {
   const FieldsView f = fields_of(g, state);
-  p.project(f.u, f.v);
+  p.project(f.velocity);
 }
 void project_state(Projection3& p, const Grid3& g, std::span<double> state) { p.project(fields_of(g, state).velocity); }
 void project_state_adjoint(Projection& p, const Grid& g, std::span<double> a) {
   const FieldsView f = fields_of(g, a);
-  p.project_adjoint(f.u, f.v);
+  p.project_adjoint(f.velocity);
 }
 void project_state_adjoint(Projection3& p, const Grid3& g, std::span<double> a) { p.project_adjoint(fields_of(g, a).velocity); }
 
@@ -572,8 +572,8 @@ TEST(OpenSideVent, FullyCoveredOpenFloorIsPlugFlowAndMatchesAClosedFloor) {
   open_system.initial_state(s0);
   open_system.step(0, s0, s1, {});
   const ConstFieldsView f = fields_of(open.grid, std::span<const double>(s1));
-  for (double u : f.u) EXPECT_NEAR(u, 0.0, 1e-12);
-  for (double v : f.v) EXPECT_NEAR(v, speed, 1e-12);
+  for (double u : f.velocity[0]) EXPECT_NEAR(u, 0.0, 1e-12);
+  for (double v : f.velocity[1]) EXPECT_NEAR(v, speed, 1e-12);
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i)
       EXPECT_NEAR(open_system.projection().pressure()[static_cast<std::size_t>(open.grid.cell(i, j))], speed * h * (ny - j),
@@ -630,9 +630,9 @@ TEST(OpenSideVent, FanInAnOpenWindowKeepsItsFluxAndTheRestOpen) {
   double floor = 0.0, ceiling = 0.0, fan = 0.0;
   int core_faces = 0;
   for (int i = 0; i < nx; ++i) {
-    const double v = f.v[static_cast<std::size_t>(m.grid.v_face(i, 0))];
+    const double v = f.velocity[1][static_cast<std::size_t>(m.grid.v_face(i, 0))];
     floor += v * h;
-    ceiling += f.v[static_cast<std::size_t>(m.grid.v_face(i, ny))] * h;
+    ceiling += f.velocity[1][static_cast<std::size_t>(m.grid.v_face(i, ny))] * h;
     const double w = segment_weight((i + 0.5) * h, 0.75, width, h, false, m.grid.width()).w;
     const double p = system.projection().pressure()[static_cast<std::size_t>(m.grid.cell(i, 0))];
     EXPECT_NEAR(v, w * speed - (1.0 - w) * p / h, 1e-12) << i;

@@ -37,13 +37,13 @@ void check_advection(const Grid& g, const Lattice& l, std::uint64_t seed, Advect
   check_stage(
       nq + nu + nv, nq,
       [&](std::span<const double> x, std::span<double> out) {
-        advector.advect(scheme, l, x.subspan(0, nq), x.subspan(nq, nu), x.subspan(nq + nu, nv), dt, out);
+        advector.advect(scheme, l, x.subspan(0, nq), {x.subspan(nq, nu), x.subspan(nq + nu, nv)}, dt, out);
       },
       [&](std::span<const double> x, std::span<const double> w) {
         std::vector<double> dx(x.size(), 0.0);
         std::span<double> d(dx);
-        advector.advect_adjoint(scheme, l, x.subspan(0, nq), x.subspan(nq, nu), x.subspan(nq + nu, nv), dt, w,
-                                d.subspan(0, nq), d.subspan(nq, nu), d.subspan(nq + nu, nv));
+        advector.advect_adjoint(scheme, l, x.subspan(0, nq), {x.subspan(nq, nu), x.subspan(nq + nu, nv)}, dt, w,
+                                d.subspan(0, nq), {d.subspan(nq, nu), d.subspan(nq + nu, nv)});
         return dx;
       },
       seed);
@@ -76,22 +76,22 @@ TEST(FluidKernels, MacCormackAdjointFromKeptPassesHasTheSameBits) {
       const std::vector<double> q = random_values(nq, 143 + static_cast<std::uint64_t>(slot), 1.0),
                                 w = random_values(nq, 150 + static_cast<std::uint64_t>(slot), 1.0);
       std::vector<double> out(nq), other(nq);
-      keeping.advect(AdvectionScheme::kMacCormack, l, q, u, v, 0.13, out, slot);
-      keeping.advect(AdvectionScheme::kMacCormack, l, w, u, v, 0.13, other, slot + 1);
-      keeping.advect(AdvectionScheme::kMacCormack, l, w, u, v, -0.3, other);
+      keeping.advect(AdvectionScheme::kMacCormack, l, q, {u, v}, 0.13, out, slot);
+      keeping.advect(AdvectionScheme::kMacCormack, l, w, {u, v}, 0.13, other, slot + 1);
+      keeping.advect(AdvectionScheme::kMacCormack, l, w, {u, v}, -0.3, other);
       std::vector<double> dq_kept(nq, 0.0), dq_traced(nq, 0.0), du_kept(nu, 0.0), du_traced(nu, 0.0), dv_kept(nv, 0.0),
           dv_traced(nv, 0.0);
-      keeping.advect_adjoint(AdvectionScheme::kMacCormack, l, q, u, v, 0.13, w, dq_kept, du_kept, dv_kept, slot);
-      tracing.advect_adjoint(AdvectionScheme::kMacCormack, l, q, u, v, 0.13, w, dq_traced, du_traced, dv_traced);
+      keeping.advect_adjoint(AdvectionScheme::kMacCormack, l, q, {u, v}, 0.13, w, dq_kept, {du_kept, dv_kept}, slot);
+      tracing.advect_adjoint(AdvectionScheme::kMacCormack, l, q, {u, v}, 0.13, w, dq_traced, {du_traced, dv_traced});
       EXPECT_EQ(dq_kept, dq_traced) << "slot " << slot;
       EXPECT_EQ(du_kept, du_traced) << "slot " << slot;
       EXPECT_EQ(dv_kept, dv_traced) << "slot " << slot;
       ++slot;
     }
     std::vector<double> dq(static_cast<std::size_t>(g.cells()), 0.0), du(nu, 0.0), dv(nv, 0.0), w(dq.size(), 1.0);
-    EXPECT_THROW(keeping.advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, u, v, 0.1, w, dq, du, dv, 4),
+    EXPECT_THROW(keeping.advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, {u, v}, 0.1, w, dq, {du, dv}, 4),
                  std::logic_error);
-    EXPECT_THROW(keeping.advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, u, v, 0.1, w, dq, du, dv, -2),
+    EXPECT_THROW(keeping.advect_adjoint(AdvectionScheme::kMacCormack, g.cell_lattice(), w, {u, v}, 0.1, w, dq, {du, dv}, -2),
                  std::out_of_range);
   }
 }
@@ -135,9 +135,9 @@ TEST(FluidKernels, PeriodicAdvectionMatchesTheGeneralStencils) {
           Advector general(g, backtrace, TracePath::kGeneral), scalar(g, backtrace, TracePath::kScalar),
               fastest(g, backtrace, TracePath::kFastest);
           std::vector<double> out_general(nq), out_scalar(nq), out_fastest(nq);
-          general.advect(scheme, l, q, u, v, dt, out_general);
-          scalar.advect(scheme, l, q, u, v, dt, out_scalar);
-          fastest.advect(scheme, l, q, u, v, dt, out_fastest);
+          general.advect(scheme, l, q, {u, v}, dt, out_general);
+          scalar.advect(scheme, l, q, {u, v}, dt, out_scalar);
+          fastest.advect(scheme, l, q, {u, v}, dt, out_fastest);
           EXPECT_EQ(out_scalar, out_general);
           EXPECT_EQ(out_fastest, out_general);
           for (bool q_is_u : {false, true}) {
@@ -146,8 +146,8 @@ TEST(FluidKernels, PeriodicAdvectionMatchesTheGeneralStencils) {
               std::vector<double> d(nq + nu + nv, 0.25);
               std::span<double> s(d);
               const std::span<double> du = s.subspan(nq, nu), dq = q_is_u ? du : s.subspan(0, nq);
-              a.advect_adjoint(scheme, l, q_is_u ? std::span<const double>(u) : std::span<const double>(q), u, v, dt, w, dq,
-                               du, s.subspan(nq + nu, nv));
+              a.advect_adjoint(scheme, l, q_is_u ? std::span<const double>(u) : std::span<const double>(q), {u, v}, dt, w, dq,
+                               {du, s.subspan(nq + nu, nv)});
               return d;
             };
             const std::vector<double> d_general = adjoint(general), d_scalar = adjoint(scalar), d_fastest = adjoint(fastest);
@@ -179,16 +179,16 @@ TEST(FluidKernels, PeriodicTracesFarOffFallBackToTheScalarPath) {
         Advector general(g, backtrace, TracePath::kGeneral), scalar(g, backtrace, TracePath::kScalar),
             fastest(g, backtrace, TracePath::kFastest);
         std::vector<double> out_general(nq), out_scalar(nq), out_fastest(nq);
-        general.advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, out_general);
-        scalar.advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, out_scalar);
-        fastest.advect(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, out_fastest);
+        general.advect(AdvectionScheme::kSemiLagrangian, l, q, {u, v}, 0.1, out_general);
+        scalar.advect(AdvectionScheme::kSemiLagrangian, l, q, {u, v}, 0.1, out_scalar);
+        fastest.advect(AdvectionScheme::kSemiLagrangian, l, q, {u, v}, 0.1, out_fastest);
         EXPECT_EQ(out_scalar, out_general);
         EXPECT_EQ(out_fastest, out_scalar);
         auto adjoint = [&](Advector& a) {
           std::vector<double> d(nq + nu + nv, 0.25);
           std::span<double> s(d);
-          a.advect_adjoint(AdvectionScheme::kSemiLagrangian, l, q, u, v, 0.1, w, s.subspan(0, nq), s.subspan(nq, nu),
-                           s.subspan(nq + nu, nv));
+          a.advect_adjoint(AdvectionScheme::kSemiLagrangian, l, q, {u, v}, 0.1, w, s.subspan(0, nq),
+                           {s.subspan(nq, nu), s.subspan(nq + nu, nv)});
           return d;
         };
         const std::vector<double> d_scalar = adjoint(scalar), d_fastest = adjoint(fastest);
@@ -210,10 +210,10 @@ TEST(FluidKernels, AdvectingTogetherMatchesAdvectingOneByOne) {
       std::vector<double> u1(nu), v1(nv), q1(nc), zero1(nc, 5.0), u2(nu), v2(nv), q2(nc);
       const Advector::Carried items[] = {{g.u_lattice(), u, u1}, {g.v_lattice(), v, v1}, {g.cell_lattice(), q, q1},
                                          {g.cell_lattice(), {}, zero1}};
-      advector.semi_lagrangian_together(items, u, v, 0.21);
-      advector.advect(AdvectionScheme::kSemiLagrangian, g.u_lattice(), u, u, v, 0.21, u2);
-      advector.advect(AdvectionScheme::kSemiLagrangian, g.v_lattice(), v, u, v, 0.21, v2);
-      advector.advect(AdvectionScheme::kSemiLagrangian, g.cell_lattice(), q, u, v, 0.21, q2);
+      advector.semi_lagrangian_together(items, {u, v}, 0.21);
+      advector.advect(AdvectionScheme::kSemiLagrangian, g.u_lattice(), u, {u, v}, 0.21, u2);
+      advector.advect(AdvectionScheme::kSemiLagrangian, g.v_lattice(), v, {u, v}, 0.21, v2);
+      advector.advect(AdvectionScheme::kSemiLagrangian, g.cell_lattice(), q, {u, v}, 0.21, q2);
       EXPECT_EQ(u1, u2);
       EXPECT_EQ(v1, v2);
       EXPECT_EQ(q1, q2);
@@ -243,10 +243,10 @@ TEST(FluidKernels, AdvectionAdjointTogetherMatchesOneByOne) {
         const Advector::CarriedAdjoint items[] = {{g.u_lattice(), u, au, du}, {g.v_lattice(), v, av, dv},
                                                   {g.cell_lattice(), rho, arho, drho}, {g.cell_lattice(), heat, aheat, dheat}};
         if (together) {
-          a.semi_lagrangian_adjoint_together(items, u, v, 0.37, du, dv);
+          a.semi_lagrangian_adjoint_together(items, {u, v}, 0.37, {du, dv});
         } else {
           for (const Advector::CarriedAdjoint& c : items)
-            a.advect_adjoint(AdvectionScheme::kSemiLagrangian, c.lattice, c.q, u, v, 0.37, c.dout, c.dq, du, dv);
+            a.advect_adjoint(AdvectionScheme::kSemiLagrangian, c.lattice, c.q, {u, v}, 0.37, c.dout, c.dq, {du, dv});
         }
         return d;
       };
@@ -300,7 +300,7 @@ TEST(FluidKernels, ProjectionAdjointMatchesFiniteDifferences) {
       const std::size_t nu = static_cast<std::size_t>(g.u_count()), nv = static_cast<std::size_t>(g.v_count());
       auto walls_zeroed = [&](std::span<const double> x) {
         std::vector<double> y(x.begin(), x.end());
-        zero_walls(g, std::span<double>(y).subspan(0, nu), std::span<double>(y).subspan(nu, nv));
+        zero_walls(g, {std::span<double>(y).subspan(0, nu), std::span<double>(y).subspan(nu, nv)});
         return y;
       };
       check_stage(
@@ -308,11 +308,11 @@ TEST(FluidKernels, ProjectionAdjointMatchesFiniteDifferences) {
           [&](std::span<const double> x, std::span<double> out) {
             std::vector<double> y = walls_zeroed(x);
             std::copy(y.begin(), y.end(), out.begin());
-            p.project(out.subspan(0, nu), out.subspan(nu, nv));
+            p.project({out.subspan(0, nu), out.subspan(nu, nv)});
           },
           [&](std::span<const double>, std::span<const double> w) {
             std::vector<double> a(w.begin(), w.end());
-            p.project_adjoint(std::span<double>(a).subspan(0, nu), std::span<double>(a).subspan(nu, nv));
+            p.project_adjoint({std::span<double>(a).subspan(0, nu), std::span<double>(a).subspan(nu, nv)});
             return walls_zeroed(a);
           },
           21);
@@ -374,15 +374,14 @@ TEST(FluidKernels, SourceAdjointMatchesFiniteDifferencesInFieldsAndParameters) {
     std::vector<double> state(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(ns));
     std::vector<std::vector<double>> before;
     for (int s = 0; s < m.source_count(); ++s) {
-      before.emplace_back(state.begin(), state.begin() + g.u_count() + g.v_count());
+      before.push_back(state);
       apply_source(m, s, t, fields_of(g, std::span<double>(state)));
     }
     m.clear_adjoints();
     std::vector<double> a = w;
     for (int s = m.source_count() - 1; s >= 0; --s) {
       std::span<const double> b(before[static_cast<std::size_t>(s)]);
-      apply_source_adjoint(m, s, t, b.subspan(0, static_cast<std::size_t>(g.u_count())),
-                           b.subspan(static_cast<std::size_t>(g.u_count())), fields_of(g, std::span<double>(a)));
+      apply_source_adjoint(m, s, t, fields_of(g, b).velocity, fields_of(g, std::span<double>(a)));
     }
     std::vector<double> grad(a);
     for (Array<1>* q : source_quantities(m)) grad.insert(grad.end(), q->adjoints().begin(), q->adjoints().end());
@@ -405,12 +404,12 @@ TEST(FluidKernels, BuoyancyAndViscosityAdjointsMatchFiniteDifferences) {
         [&](std::span<const double> x, std::span<double> out) {
           std::copy(x.begin(), x.end(), out.begin());
           apply_buoyancy(m, fields_of(g, out));
-          apply_viscosity(m, out.subspan(0, nu), out.subspan(nu, nv), scratch);
+          apply_viscosity(m, {out.subspan(0, nu), out.subspan(nu, nv)}, scratch);
         },
         [&](std::span<const double>, std::span<const double> w) {
           std::vector<double> a(w.begin(), w.end());
           const FieldsView f = fields_of(g, std::span<double>(a));
-          apply_viscosity_adjoint(m, f.u, f.v, scratch);
+          apply_viscosity_adjoint(m, f.velocity, scratch);
           apply_buoyancy_adjoint(m, f);
           return a;
         },
@@ -437,14 +436,14 @@ TEST(FluidKernels, VorticityConfinementAdjointMatchesFiniteDifferences) {
         [&](std::span<const double> x, std::span<double> out) {
           m.confinement.values()[0] = x[nu + nv];
           std::copy(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(nu + nv), out.begin());
-          confinement.apply(m, out.subspan(0, nu), out.subspan(nu, nv));
+          confinement.apply(m, {out.subspan(0, nu), out.subspan(nu, nv)});
         },
         [&](std::span<const double> x, std::span<const double> w) {
           m.confinement.values()[0] = x[nu + nv];
           m.clear_adjoints();
           std::vector<double> dx(w.begin(), w.end());
           std::span<double> d(dx);
-          confinement.apply_adjoint(m, x.subspan(0, nu), x.subspan(nu, nv), d.subspan(0, nu), d.subspan(nu, nv));
+          confinement.apply_adjoint(m, {x.subspan(0, nu), x.subspan(nu, nv)}, {d.subspan(0, nu), d.subspan(nu, nv)});
           dx.push_back(m.confinement.adjoints()[0]);
           return dx;
         },
@@ -463,7 +462,7 @@ TEST(FluidKernels, ZeroWallsClearsExactlyTheWallFaces) {
   g.set_solid(solid);
   ASSERT_TRUE(g.has_walls());
   std::vector<double> u(static_cast<std::size_t>(g.u_count()), 1.0), v(static_cast<std::size_t>(g.v_count()), 1.0);
-  zero_walls(g, u, v);
+  zero_walls(g, {u, v});
   const Index walls[4] = {g.u_face(2, 3), g.right_face(2, 3), g.v_face(2, 3), g.top_face(2, 3)};
   for (Index f = 0; f < g.u_count(); ++f)
     EXPECT_EQ(u[static_cast<std::size_t>(f)], f == walls[0] || f == walls[1] ? 0.0 : 1.0) << "x-face " << f;

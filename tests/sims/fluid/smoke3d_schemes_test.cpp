@@ -21,7 +21,7 @@
 #include "sims/fluid/forcing3d.hpp"
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/tunables.hpp"
-#include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/smoke.hpp"
 #include "stage_check.hpp"
 
 namespace simgrad::fluid {

@@ -1,7 +1,7 @@
 // 3D smoke: every stage's adjoint and a whole rollout's gradient against finite differences,
 // divergence after projection, exact transport by a uniform flow (a closed form), and
 // bit-for-bit determinism across thread counts and checkpoint policies.
-#include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/smoke.hpp"
 
 #include <gtest/gtest.h>
 

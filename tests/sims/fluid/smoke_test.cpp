@@ -213,9 +213,9 @@ TEST(Smoke, ProjectionLeavesDivergenceBelowTolerance) {
     for (Index k = 0; k < g.v_count(); ++k)
       if (g.v_wall(k)) v[static_cast<std::size_t>(k)] = 0.0;
     std::vector<double> before(static_cast<std::size_t>(g.cells())), after(before.size());
-    projection.divergence(u, v, before);
-    projection.project(u, v);
-    projection.divergence(u, v, after);
+    projection.divergence({u, v}, before);
+    projection.project({u, v});
+    projection.divergence({u, v}, after);
     double b2 = 0.0, a2 = 0.0;
     for (std::size_t c = 0; c < before.size(); ++c) {
       b2 += before[c] * before[c];
@@ -287,7 +287,7 @@ Revolution one_revolution(AdvectionScheme scheme, int steps = 100, Backtrace bac
   start = q;
   Advector advector(g, backtrace);
   for (int t = 0; t < steps; ++t) {
-    advector.advect(scheme, g.cell_lattice(), q, u, v, 1.0 / steps, next);
+    advector.advect(scheme, g.cell_lattice(), q, {u, v}, 1.0 / steps, next);
     q.swap(next);
   }
   double err2 = 0.0, norm2 = 0.0, mass0 = 0.0, mass1 = 0.0, x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0;

@@ -12,7 +12,7 @@
 #include "core/rollout.hpp"
 #include "sims/fluid/boundary_vent.hpp"
 #include "sims/fluid/losses.hpp"
-#include "sims/fluid/smoke3d.hpp"
+#include "sims/fluid/smoke.hpp"
 
 namespace simgrad::fluid {
 namespace {
