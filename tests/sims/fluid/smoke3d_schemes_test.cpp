@@ -123,6 +123,16 @@ TEST(Smoke3dSchemes, MacCormackAdjointFromKeptPassesHasTheSameBits) {
                std::out_of_range);
 }
 
+// 3D traces take the midpoint rule only: a model asking for Euler traces is refused, not run
+// with the other rule.
+TEST(Smoke3dSchemes, EulerBacktraceIsRefused) {
+  SmokeModel3 m;
+  m.reset(Grid3({4, 4, 4}, 0.1, {}), SmokeSettings{});
+  EXPECT_NO_THROW(Smoke3 system(m));
+  m.settings.backtrace = Backtrace::kEuler;
+  EXPECT_THROW(Smoke3 system(m), std::invalid_argument);
+}
+
 // Confinement in the velocity and its strength: inputs [velocity, epsilon].
 TEST(Smoke3dSchemes, VorticityConfinementAdjointMatchesFiniteDifferences) {
   for (const Sides& sides : {kRoom, kPeriodic}) {
