@@ -1,6 +1,7 @@
 #include "sims/fluid/smoke.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "core/diagnostics.hpp"
 #include "sims/fluid/forcing.hpp"
