@@ -111,6 +111,8 @@ inline double apply(const Stencil& s, const double* field) {
 
 class Grid {
  public:
+  static constexpr int kDimension = 2;
+
   // A grid of nx x ny cells of size h; sides in the order x low, x high, y low, y high (a
   // periodic axis has both its sides periodic). No solids.
   Grid(int nx, int ny, double h, Side x_low, Side x_high, Side y_low, Side y_high);

@@ -84,6 +84,8 @@ inline double derivative(const Stencil3& s, int a, const double* field) {
 
 class Grid3 {
  public:
+  static constexpr int kDimension = 3;
+
   // A grid of n[0] x n[1] x n[2] cells of size h; sides as above (a periodic axis has both its
   // sides periodic). No solids.
   Grid3(std::array<int, 3> n, double h, std::array<Side, 6> sides);

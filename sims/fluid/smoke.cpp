@@ -1,30 +1,12 @@
 #include "sims/fluid/smoke.hpp"
 
 #include <algorithm>
-#include <type_traits>
 
 #include "core/diagnostics.hpp"
 #include "sims/fluid/forcing.hpp"
 #include "sims/fluid/forcing3d.hpp"
 
 namespace simgrad::fluid {
-
-namespace {
-
-// The velocity part of a state (or of a snapshot of one) that starts at `faces`.
-template <class G>
-auto velocity_at(const G& g, const double* faces) {
-  constexpr int kDimension = std::is_same_v<G, Grid> ? 2 : 3;
-  ConstVelocity<kDimension> v;
-  for (std::size_t a = 0; a < kDimension; ++a) {
-    const std::size_t n = static_cast<std::size_t>(g.face_count(static_cast<int>(a)));
-    v[a] = std::span<const double>(faces, n);
-    faces += n;
-  }
-  return v;
-}
-
-}  // namespace
 
 template <int D>
 SmokeOf<D>::SmokeOf(Model& model)
@@ -172,7 +154,7 @@ void SmokeOf<D>::step_adjoint(int t, std::span<const double> state, std::span<co
   apply_buoyancy_adjoint(model_, a);
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = model_.source_count() - 1; k >= 0; --k) {
-    const auto before = velocity_at(g, snapshots_.data() + static_cast<std::size_t>(k) * faces);
+    const auto before = velocity_of(g, std::span<const double>(snapshots_).subspan(static_cast<std::size_t>(k) * faces, faces));
     if constexpr (D == 2) apply_source_adjoint(model_, k, t, before, a, source_scratch_);
     else apply_source_adjoint(model_, k, t, before, a);
   }

@@ -128,19 +128,9 @@ namespace {
 
 // The views of a state on a 2D or 3D grid, for mutable or constant doubles.
 template <class T, class G>
-auto fields_in(const G& g, std::span<T> state) {
-  constexpr int kDimension = std::is_same_v<G, Grid> ? 2 : 3;
-  FieldsOf<T, kDimension> f;
-  std::size_t at = 0;
-  for (int a = 0; a < kDimension; ++a) {
-    const std::size_t n = static_cast<std::size_t>(g.face_count(a));
-    f.velocity[static_cast<std::size_t>(a)] = state.subspan(at, n);
-    at += n;
-  }
-  const std::size_t nc = static_cast<std::size_t>(g.cells());
-  f.density = state.subspan(at, nc);
-  f.temperature = state.subspan(at + nc, nc);
-  return f;
+FieldsOf<T, G::kDimension> fields_in(const G& g, std::span<T> state) {
+  const std::size_t faces = static_cast<std::size_t>(g.face_count()), nc = static_cast<std::size_t>(g.cells());
+  return {velocity_of(g, state.subspan(0, faces)), state.subspan(faces, nc), state.subspan(faces + nc, nc)};
 }
 
 }  // namespace

@@ -97,6 +97,20 @@ struct SmokeModelOf {
 using SmokeModel = SmokeModelOf<Grid>;
 using SmokeModel3 = SmokeModelOf<Grid3>;
 
+// The velocity part of a state on grid g, or of a copy of its faces: the faces normal to each
+// axis in turn.
+template <class G, class T>
+std::array<std::span<T>, G::kDimension> velocity_of(const G& g, std::span<T> faces) {
+  std::array<std::span<T>, G::kDimension> v;
+  std::size_t at = 0;
+  for (std::size_t a = 0; a < v.size(); ++a) {
+    const std::size_t n = static_cast<std::size_t>(g.face_count(static_cast<int>(a)));
+    v[a] = faces.subspan(at, n);
+    at += n;
+  }
+  return v;
+}
+
 // The views of a state's parts on grid g (fields.hpp).
 FieldsView fields_of(const Grid& g, std::span<double> state);
 ConstFieldsView fields_of(const Grid& g, std::span<const double> state);
