@@ -20,6 +20,7 @@
 #include "report/version.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_report.hpp"
+#include "scenario/tuning_run.hpp"
 #include "tune/compare.hpp"
 #include "tune/methods.hpp"
 
@@ -45,6 +46,7 @@ using scenario::Scenario;
 using scenario::ScenarioError;
 using scenario::ScenarioOverrides;
 using scenario::TuneOptions;
+using scenario::TuningRun;
 
 namespace {
 
@@ -181,18 +183,12 @@ int run_gradcheck(const std::filesystem::path& file, const GradcheckCommandOptio
   return guarded(common, [&] {
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
-    const std::vector<double> x = problem.initial();
-    std::vector<double> g(x.size());
-    problem.value_and_gradient(x, g);
     GradCheckOptions check;
     check.step = options.step;
     check.rtol = options.rtol;
     check.atol = options.atol;
-    check.random_directions = options.directions > 0 ? options.directions : x.size() > 64 ? 16 : 0;
-    std::vector<std::string> labels;
-    for (std::size_t i = 0; i < x.size(); ++i) labels.push_back(problem.space().component_name(i));
-    auto f = [&](std::span<const double> p) { return problem.value(p); };
-    const GradCheckReport report = check_gradient(f, x, g, check, labels);
+    check.random_directions = options.directions;
+    const GradCheckReport report = tune::check_problem_gradient(problem, problem.initial(), check);
     json checks = json::array();
     for (const GradCheckEntry& c : report.checks)
       checks.push_back({{"parameter", c.label},
@@ -220,57 +216,39 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     TuneOptions tuning = scenario->tune;
     if (!options.optimizer.empty()) tuning.optimizer = options.optimizer;
     if (options.iterations > 0) tuning.iterations = options.iterations;
-    if (tuning.optimizer != "lbfgs" && tuning.optimizer != "adam" && tuning.optimizer != "normalized_gd" &&
-        tuning.optimizer != "levenberg_marquardt")
-      throw std::invalid_argument("--optimizer: expected lbfgs, adam, normalized_gd or levenberg_marquardt, got \"" +
-                                  tuning.optimizer + "\"");
 
+    TuningRun run(*scenario, tuning);  // refuses an unknown optimizer before anything is written
     std::filesystem::create_directories(options.out);
     const std::filesystem::path state_file = options.out / "state.txt";
     const std::filesystem::path meta_file = options.out / "run.json";
 
-    tune::OptimizerOptions opt;
-    opt.max_iterations = tuning.iterations;
-    opt.learning_rate = tuning.learning_rate;
-    opt.target_loss = tuning.target_loss;
-    opt.seed = tuning.seed;
-    opt.gradient_tolerance = 0.0;
-    auto optimizer = tune::make_optimizer(tuning.optimizer, opt);
-    tune::NonFiniteAsInfinite guarded_problem(problem);
-    tune::TransformedObjective objective = space.objective(guarded_problem);
-    const std::vector<double> x0 = problem.initial();
-    const std::vector<double> z0 = space.to_optimizer(x0);
-    const std::vector<double> lower = space.optimizer_lower(), upper = space.optimizer_upper();
-    optimizer->init(objective, z0, lower, upper);
-
-    double initial_loss = 0.0;
+    const std::vector<double>& x0 = run.initial_parameters();
     if (options.resume) {
       std::ifstream state(state_file);
       if (!state) throw std::invalid_argument("--resume: no saved state in " + state_file.string());
-      optimizer->load(state);
       std::ifstream meta(meta_file);
-      initial_loss = json::parse(meta).at("initial_loss").get<double>();
+      run.load(state, json::parse(meta).at("initial_loss").get<double>());
     } else {
-      initial_loss = problem.value(x0);
-      write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", initial_loss}}));
+      write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", run.initial_loss()}}));
     }
+    const double initial_loss = run.initial_loss();
 
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_interrupt);
     ProgressLine progress(tuning.iterations, common.quiet || common.json);
-    while (!optimizer->finished()) {
-      const tune::IterationRecord& record = optimizer->iterate();
+    while (!run.finished()) {
+      const tune::IterationRecord& record = run.iterate();
       std::ostringstream saved;
-      optimizer->save(saved);
+      run.save(saved);
       write_file_atomically(state_file, saved.str());
       progress.update(record.iteration, record.loss, record.best_loss, record.rollouts);
-      if (g_interrupted) optimizer->stop("interrupted");
+      if (g_interrupted) run.stop("interrupted");
     }
     progress.finish();
     std::signal(SIGINT, previous);
 
-    const tune::OptimizeResult result = optimizer->result();
-    const std::vector<double> x = space.to_physical(result.x);
+    const tune::OptimizeResult result = run.result();
+    const std::vector<double> x = run.best_parameters();
     const double hard = scenario->hard_loss(x);
     // Leave the model at the tuned values, for the summary.
     problem.value(x);
@@ -294,7 +272,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
                 {"gradient_evaluations", result.gradient_evaluations},
                 {"optimizer", tuning.optimizer},
                 {"stop_reason", result.stop_reason},
-                {"non_finite_rollouts", guarded_problem.failures()},
+                {"non_finite_rollouts", run.non_finite_rollouts()},
                 {"wall_s", result.wall_s},
                 {"parameters", parameters_json(space, x)},
                 {"initial_parameters", parameters_json(space, x0)},

@@ -58,6 +58,8 @@ class Scenario {
   virtual double hard_loss(std::span<const double> x) = 0;
   // Simulator-specific figures of the current state of the model after a run (for --json).
   virtual nlohmann::json summary() { return nlohmann::json::object(); }
+  // Whether explain() gives hints.
+  virtual bool gives_hints() const { return false; }
   // Hints at physical parameters x, for simulators that give them: {"rating", "hard_rating",
   // "hints": [...]}; others throw std::invalid_argument.
   virtual nlohmann::json explain(std::span<const double> x, const ExplainRequest& request) {

@@ -102,6 +102,7 @@ class StructureScenario final : public Scenario {
 
   nlohmann::json summary() override { return report::structure_summary(*problem_, dynamic_ ? &*dynamic_ : nullptr, dynamic_limit_); }
 
+  bool gives_hints() const override { return true; }
   nlohmann::json explain(std::span<const double> x, const ExplainRequest& request) override {
     st::ExplainOptions options = explain_;
     if (request.hints > 0) options.hints = request.hints;

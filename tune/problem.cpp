@@ -18,6 +18,15 @@ std::vector<Parameter> metadata(const std::vector<BoundParameter>& bound) {
 
 }  // namespace
 
+GradCheckReport check_problem_gradient(Problem& problem, std::span<const double> x, GradCheckOptions options) {
+  std::vector<double> gradient(x.size());
+  problem.value_and_gradient(x, gradient);
+  if (options.random_directions <= 0) options.random_directions = x.size() > 64 ? 16 : 0;
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < x.size(); ++i) labels.push_back(problem.space().component_name(i));
+  return check_gradient([&](std::span<const double> p) { return problem.value(p); }, x, gradient, options, labels);
+}
+
 RolloutProblem::RolloutProblem(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options,
                                std::vector<BoundParameter> parameters)
     : system_(system),
@@ -29,16 +38,22 @@ RolloutProblem::RolloutProblem(System& system, TrajectoryLoss& loss, int steps, 
       dimension_(space_.size()),
       rollout_(system, loss, steps, std::move(options)) {}
 
-bool RolloutProblem::residuals(std::span<const double> x, std::vector<double>& out) {
-  out.clear();
-  if (!term_residuals_) return false;
+double RolloutProblem::observed_value(std::span<const double> x, const StateObserver& observer) {
   assign(x);
   RolloutOptions o = options_;
   o.observer = [&](int t, std::span<const double> state) {
     if (options_.observer) options_.observer(t, state);
-    if (loss_.has_term(t, steps_)) term_residuals_(t, state, out);
+    observer(t, state);
   };
-  Rollout(system_, loss_, steps_, std::move(o)).loss();
+  return Rollout(system_, loss_, steps_, std::move(o)).loss();
+}
+
+bool RolloutProblem::residuals(std::span<const double> x, std::vector<double>& out) {
+  out.clear();
+  if (!term_residuals_) return false;
+  observed_value(x, [&](int t, std::span<const double> state) {
+    if (loss_.has_term(t, steps_)) term_residuals_(t, state, out);
+  });
   return true;
 }
 

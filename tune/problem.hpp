@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gradcheck.hpp"
 #include "core/rollout.hpp"
 #include "tune/objective.hpp"
 #include "tune/parameter.hpp"
@@ -34,6 +35,11 @@ class Problem : public Objective {
   virtual void assign(std::span<const double> x) = 0;
 };
 
+// The problem's gradient at x against central differences, each check labelled with its
+// component's name; options.random_directions 0 checks every component up to 64 of them and
+// 16 random directions beyond.
+GradCheckReport check_problem_gradient(Problem& problem, std::span<const double> x, GradCheckOptions options);
+
 // The loss of a rollout as a function of the bound parameters.
 class RolloutProblem final : public Problem {
  public:
@@ -49,11 +55,18 @@ class RolloutProblem final : public Problem {
   void assign(std::span<const double> x) override;
   Rollout& rollout() { return rollout_; }
   int steps() const { return steps_; }
+  // The length of one state vector.
+  Index state_size() const { return system_.state_size(); }
   const RolloutOptions& options() const { return options_; }
   // The loss of another system and loss over this problem's steps and with its options: a twin
   // of this problem's simulator, such as its hard twin, built on a copy of the model after
   // assign(x), so that re-scoring never changes the model this problem tunes.
   double twin_value(System& system, TrajectoryLoss& loss);
+
+  // Shows `observer` every state of one forward pass at x, t = 0..steps, and returns the loss:
+  // a trajectory for plots, frames and the C API, without changing the rollout's own options.
+  using StateObserver = std::function<void(int t, std::span<const double> state)>;
+  double observed_value(std::span<const double> x, const StateObserver& observer);
 
   // Appends the residuals of the loss's term at step t of a forward pass.
   using TermResiduals = std::function<void(int t, std::span<const double> state, std::vector<double>& out)>;

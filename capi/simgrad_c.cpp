@@ -1,0 +1,664 @@
+// The C API (capi/simgrad/simgrad.h) over the scenario library.
+//
+// Every entry point runs its body inside `guarded`, which turns each C++ exception into a status
+// and this thread's last error, so nothing thrown ever crosses into C. Handles are ids into one
+// registry per kind; an id is issued once per process, so a freed or foreign handle is found
+// missing rather than dereferenced. Objects are shared: a tuning run keeps its scenario alive
+// after the scenario's handle is freed.
+#include "simgrad/simgrad.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/diagnostics.hpp"
+#include "core/parallel.hpp"
+#include "report/version.hpp"
+#include "scenario/scenario.hpp"
+#include "scenario/tuning_run.hpp"
+
+namespace {
+
+using simgrad::scenario::Scenario;
+using simgrad::scenario::ScenarioError;
+using simgrad::scenario::TuningRun;
+
+// A failure with the status it reports; thrown inside the API only.
+struct Failure {
+  simgrad_status status;
+  std::string message;
+};
+
+std::string& last_error() {
+  thread_local std::string message;
+  return message;
+}
+
+// Runs an entry point's body: its status, or the status of what it threw, with the message kept
+// for simgrad_last_error.
+template <class Body>
+simgrad_status guarded(const char* function, Body&& body) noexcept {
+  auto fail = [&](simgrad_status status, const char* message) {
+    try {
+      last_error() = std::string(function) + ": " + message;
+    } catch (...) {
+      last_error().clear();  // no memory even for the message: the status still says it
+    }
+    return status;
+  };
+  try {
+    last_error().clear();
+    return body();
+  } catch (const Failure& f) {
+    return fail(f.status, f.message.c_str());
+  } catch (const ScenarioError& e) {
+    return fail(SIMGRAD_SCENARIO_ERROR, e.what());
+  } catch (const simgrad::NonFiniteError& e) {
+    return fail(SIMGRAD_NON_FINITE, e.what());
+  } catch (const std::invalid_argument& e) {
+    return fail(SIMGRAD_INVALID_ARGUMENT, e.what());
+  } catch (const std::domain_error& e) {
+    return fail(SIMGRAD_INVALID_ARGUMENT, e.what());
+  } catch (const std::out_of_range& e) {
+    return fail(SIMGRAD_INVALID_ARGUMENT, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(SIMGRAD_INTERNAL_ERROR, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(SIMGRAD_INTERNAL_ERROR, e.what());
+  } catch (...) {
+    return fail(SIMGRAD_INTERNAL_ERROR, "unknown error");
+  }
+}
+
+// A loaded scenario and its current parameters.
+struct ScenarioObject {
+  std::recursive_mutex mutex;  // recursive: a progress callback may call back into its scenario
+  std::unique_ptr<Scenario> scenario;
+  std::vector<double> x;       // current physical parameters
+  int threads = 0;
+};
+
+// The states one forward run kept; immutable once made.
+struct RolloutObject {
+  double loss = 0.0;
+  int steps = 0;
+  int every = 1;
+  std::size_t state_size = 0;
+  std::vector<int> kept_steps;
+  std::vector<double> states;  // kept_steps.size() x state_size
+};
+
+struct TuningObject {
+  std::shared_ptr<ScenarioObject> owner;
+  std::unique_ptr<TuningRun> run;
+  bool cancelled = false;
+};
+
+std::uint64_t next_id() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+
+// The live objects of one kind, by id.
+template <class Object>
+class Registry {
+ public:
+  std::uint64_t add(std::shared_ptr<Object> object) {
+    const std::uint64_t id = next_id();
+    std::lock_guard lock(mutex_);
+    live_.emplace(id, std::move(object));
+    return id;
+  }
+  std::shared_ptr<Object> find(std::uint64_t id, const char* kind) {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(id);
+    if (it == live_.end())
+      throw Failure{SIMGRAD_INVALID_HANDLE, std::string(kind) + " handle " + std::to_string(id) +
+                                                " is not live (zero, freed, or of another kind)"};
+    return it->second;
+  }
+  void remove(std::uint64_t id, const char* kind) {
+    std::shared_ptr<Object> released;  // destroyed after the lock is let go
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(id);
+    if (it == live_.end())
+      throw Failure{SIMGRAD_INVALID_HANDLE, std::string(kind) + " handle " + std::to_string(id) +
+                                                " is not live (zero, freed, or of another kind)"};
+    released = std::move(it->second);
+    live_.erase(it);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<Object>> live_;
+};
+
+Registry<ScenarioObject>& scenarios() {
+  static Registry<ScenarioObject> registry;
+  return registry;
+}
+Registry<RolloutObject>& rollouts() {
+  static Registry<RolloutObject> registry;
+  return registry;
+}
+Registry<TuningObject>& tunings() {
+  static Registry<TuningObject> registry;
+  return registry;
+}
+
+// The thread count a scenario's calls use, set for one call and put back after it.
+class ThreadScope {
+ public:
+  explicit ThreadScope(int threads) : saved_(simgrad::thread_count()) { simgrad::set_thread_count(threads); }
+  ~ThreadScope() { simgrad::set_thread_count(saved_); }
+  ThreadScope(const ThreadScope&) = delete;
+  ThreadScope& operator=(const ThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
+
+void require(const void* pointer, const char* what) {
+  if (pointer == nullptr) throw Failure{SIMGRAD_INVALID_ARGUMENT, std::string(what) + " is NULL"};
+}
+
+// Copies text and its NUL into the caller's buffer, or reports the length it needs.
+simgrad_status write_text(const std::string& text, char* buffer, std::size_t capacity, std::size_t* length) {
+  if (length) *length = text.size();
+  if (capacity < text.size() + 1)
+    throw Failure{SIMGRAD_BUFFER_TOO_SMALL, "the text needs " + std::to_string(text.size() + 1) +
+                                                " bytes with its NUL, the buffer holds " + std::to_string(capacity)};
+  require(buffer, "buffer");
+  std::memcpy(buffer, text.data(), text.size());
+  buffer[text.size()] = '\0';
+  return SIMGRAD_OK;
+}
+
+// Copies values into the caller's buffer, or reports the count it needs.
+simgrad_status write_values(std::span<const double> values, double* buffer, std::size_t capacity, std::size_t* size) {
+  if (size) *size = values.size();
+  if (capacity < values.size())
+    throw Failure{SIMGRAD_BUFFER_TOO_SMALL, std::to_string(values.size()) + " values needed, the buffer holds " +
+                                                std::to_string(capacity)};
+  if (!values.empty()) require(buffer, "buffer");
+  std::copy(values.begin(), values.end(), buffer);
+  return SIMGRAD_OK;
+}
+
+// Checks a full parameter vector against the bounds (the optimizer's map refuses values outside
+// them) before it replaces the current one.
+void set_parameters(ScenarioObject& object, std::vector<double> x) {
+  const simgrad::tune::ParameterSpace& space = object.scenario->problem().space();
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i])) throw Failure{SIMGRAD_INVALID_ARGUMENT, space.component_name(i) + " is not finite"};
+  (void)space.to_optimizer(x);  // throws std::domain_error naming a component out of bounds
+  object.x = std::move(x);
+}
+
+simgrad_status load(std::unique_ptr<Scenario> scenario, simgrad_scenario* out) {
+  auto object = std::make_shared<ScenarioObject>();
+  object->x = scenario->problem().initial();
+  object->scenario = std::move(scenario);
+  out->id = scenarios().add(std::move(object));
+  return SIMGRAD_OK;
+}
+
+// Loads through `make`, reporting anything the loader refuses as a scenario error.
+template <class Make>
+simgrad_status load_guarded(simgrad_scenario* out, const Make& make) {
+  require(out, "out");
+  out->id = 0;
+  try {
+    return load(make(), out);
+  } catch (const std::invalid_argument& e) {
+    throw Failure{SIMGRAD_SCENARIO_ERROR, e.what()};
+  }
+}
+
+void fill_progress(const simgrad::tune::IterationRecord& record, simgrad_tune_progress* progress) {
+  if (!progress) return;
+  progress->iteration = record.iteration;
+  progress->rollouts = record.rollouts;
+  progress->loss = record.loss;
+  progress->best_loss = record.best_loss;
+  progress->wall_s = record.wall_s;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* simgrad_version(void) { return simgrad::report::kVersion; }
+
+const char* simgrad_last_error(void) { return last_error().c_str(); }
+
+const char* simgrad_status_name(simgrad_status status) {
+  switch (status) {
+    case SIMGRAD_OK: return "SIMGRAD_OK";
+    case SIMGRAD_INVALID_HANDLE: return "SIMGRAD_INVALID_HANDLE";
+    case SIMGRAD_INVALID_ARGUMENT: return "SIMGRAD_INVALID_ARGUMENT";
+    case SIMGRAD_BUFFER_TOO_SMALL: return "SIMGRAD_BUFFER_TOO_SMALL";
+    case SIMGRAD_SCENARIO_ERROR: return "SIMGRAD_SCENARIO_ERROR";
+    case SIMGRAD_NON_FINITE: return "SIMGRAD_NON_FINITE";
+    case SIMGRAD_CANCELLED: return "SIMGRAD_CANCELLED";
+    case SIMGRAD_UNSUPPORTED: return "SIMGRAD_UNSUPPORTED";
+    case SIMGRAD_INTERNAL_ERROR: return "SIMGRAD_INTERNAL_ERROR";
+  }
+  return "SIMGRAD_UNKNOWN_STATUS";
+}
+
+simgrad_status simgrad_scenario_load_file(const char* path, simgrad_scenario* out) {
+  return guarded(__func__, [&] {
+    return load_guarded(out, [&] { return simgrad::scenario::load_scenario(path ? path : ""); });
+  });
+}
+
+simgrad_status simgrad_scenario_load_json(const char* json, size_t length, const char* name, simgrad_scenario* out) {
+  return guarded(__func__, [&] {
+    require(json, "json");
+    return load_guarded(out, [&] {
+      return simgrad::scenario::load_scenario_text(std::string_view(json, length), name ? name : "<json>");
+    });
+  });
+}
+
+simgrad_status simgrad_scenario_free(simgrad_scenario scenario) {
+  return guarded(__func__, [&] {
+    scenarios().remove(scenario.id, "scenario");
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_scenario_simulator(simgrad_scenario scenario, char* buffer, size_t capacity, size_t* length) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    return write_text(object->scenario->simulator(), buffer, capacity, length);
+  });
+}
+
+simgrad_status simgrad_scenario_steps(simgrad_scenario scenario, int* steps) {
+  return guarded(__func__, [&] {
+    require(steps, "steps");
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    *steps = object->scenario->steps;
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_scenario_set_threads(simgrad_scenario scenario, int threads) {
+  return guarded(__func__, [&] {
+    if (threads < 0) throw Failure{SIMGRAD_INVALID_ARGUMENT, "threads must be 0 (all cores) or more"};
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    object->threads = threads;
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_parameter_count(simgrad_scenario scenario, size_t* count, size_t* components) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
+    if (count) *count = space.parameters().size();
+    if (components) *components = space.size();
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_parameter_name(simgrad_scenario scenario, size_t index, char* buffer, size_t capacity,
+                                      size_t* length) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    const auto& parameters = object->scenario->problem().space().parameters();
+    if (index >= parameters.size())
+      throw Failure{SIMGRAD_INVALID_ARGUMENT, "index " + std::to_string(index) + " is past the " +
+                                                  std::to_string(parameters.size()) + " parameters"};
+    return write_text(parameters[index].name, buffer, capacity, length);
+  });
+}
+
+namespace {
+
+// The parameter named `name`, or INVALID_ARGUMENT listing the names there are.
+std::size_t parameter_index(const simgrad::tune::ParameterSpace& space, const char* name) {
+  require(name, "name");
+  for (std::size_t p = 0; p < space.parameters().size(); ++p)
+    if (space.parameters()[p].name == name) return p;
+  std::string known;
+  for (const auto& p : space.parameters()) known += (known.empty() ? "" : ", ") + p.name;
+  throw Failure{SIMGRAD_INVALID_ARGUMENT, "no parameter \"" + std::string(name) + "\" (the scenario tunes: " + known + ")"};
+}
+
+}  // namespace
+
+simgrad_status simgrad_parameter_info(simgrad_scenario scenario, const char* name, size_t* size, double* lower,
+                                      double* upper) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
+    const simgrad::tune::Parameter& p = space.parameters()[parameter_index(space, name)];
+    if (size) *size = p.initial.size();
+    if (lower) *lower = p.lower;
+    if (upper) *upper = p.upper;
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_parameter_get(simgrad_scenario scenario, const char* name, double* values, size_t capacity,
+                                     size_t* size) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
+    const std::size_t p = parameter_index(space, name);
+    const std::span<const double> x(object->x);
+    return write_values(x.subspan(space.offset(p), space.parameters()[p].initial.size()), values, capacity, size);
+  });
+}
+
+simgrad_status simgrad_parameter_set(simgrad_scenario scenario, const char* name, const double* values, size_t count) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
+    const std::size_t p = parameter_index(space, name);
+    const std::size_t n = space.parameters()[p].initial.size();
+    if (count != n)
+      throw Failure{SIMGRAD_INVALID_ARGUMENT, std::string(name) + " has " + std::to_string(n) + " components, " +
+                                                  std::to_string(count) + " given"};
+    require(values, "values");
+    std::vector<double> x = object->x;
+    std::copy(values, values + n, x.begin() + static_cast<std::ptrdiff_t>(space.offset(p)));
+    set_parameters(*object, std::move(x));
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_parameters_get(simgrad_scenario scenario, double* values, size_t capacity, size_t* size) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    return write_values(object->x, values, capacity, size);
+  });
+}
+
+simgrad_status simgrad_parameters_set(simgrad_scenario scenario, const double* values, size_t count) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    if (count != object->x.size())
+      throw Failure{SIMGRAD_INVALID_ARGUMENT, "the scenario has " + std::to_string(object->x.size()) +
+                                                  " parameter components, " + std::to_string(count) + " given"};
+    require(values, "values");
+    set_parameters(*object, std::vector<double>(values, values + count));
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_run(simgrad_scenario scenario, double* loss) {
+  return guarded(__func__, [&] {
+    require(loss, "loss");
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    ThreadScope threads(object->threads);
+    *loss = object->scenario->problem().value(object->x);
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_hard_loss(simgrad_scenario scenario, double* loss) {
+  return guarded(__func__, [&] {
+    require(loss, "loss");
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    ThreadScope threads(object->threads);
+    *loss = object->scenario->hard_loss(object->x);
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_gradient(simgrad_scenario scenario, double* loss, double* gradient, size_t capacity,
+                                size_t* size) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    const std::size_t n = object->x.size();
+    if (size) *size = n;
+    if (capacity < n)  // checked before the rollout, which may take long
+      throw Failure{SIMGRAD_BUFFER_TOO_SMALL, std::to_string(n) + " values needed, the buffer holds " + std::to_string(capacity)};
+    ThreadScope threads(object->threads);
+    std::vector<double> g(n);
+    const double value = object->scenario->problem().value_and_gradient(object->x, g);
+    if (loss) *loss = value;
+    return write_values(g, gradient, capacity, size);
+  });
+}
+
+simgrad_status simgrad_gradcheck(simgrad_scenario scenario, const simgrad_gradcheck_options* options,
+                                 simgrad_gradcheck_result* result) {
+  return guarded(__func__, [&] {
+    require(result, "result");
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    simgrad::GradCheckOptions check;
+    if (options) {
+      if (options->step < 0 || options->rtol < 0 || options->atol < 0 || options->directions < 0)
+        throw Failure{SIMGRAD_INVALID_ARGUMENT, "options: step, rtol, atol and directions must not be negative"};
+      if (options->step > 0) check.step = options->step;
+      if (options->rtol > 0) check.rtol = options->rtol;
+      if (options->atol > 0) check.atol = options->atol;
+      check.random_directions = options->directions;
+    }
+    ThreadScope threads(object->threads);
+    const simgrad::GradCheckReport report =
+        simgrad::tune::check_problem_gradient(object->scenario->problem(), object->x, check);
+    *result = {};
+    result->passed = report.ok ? 1 : 0;
+    result->checks = static_cast<int>(report.checks.size());
+    for (const simgrad::GradCheckEntry& c : report.checks) {
+      if (!c.ok) ++result->failures;
+      result->max_rel_error = std::max(result->max_rel_error, c.rel_error);
+    }
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_explain(simgrad_scenario scenario, int hints, char* json, size_t capacity, size_t* length) {
+  return guarded(__func__, [&] {
+    if (hints < 0) throw Failure{SIMGRAD_INVALID_ARGUMENT, "hints must be 0 (the scenario's count) or more"};
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    Scenario& s = *object->scenario;
+    if (!s.gives_hints()) throw Failure{SIMGRAD_UNSUPPORTED, "the " + s.simulator() + " simulator gives no hints"};
+    ThreadScope threads(object->threads);
+    simgrad::scenario::ExplainRequest request;
+    request.hints = hints;
+    nlohmann::json out = s.explain(object->x, request);
+    out["simulator"] = s.simulator();
+    return write_text(out.dump(), json, capacity, length);
+  });
+}
+
+simgrad_status simgrad_summary(simgrad_scenario scenario, char* json, size_t capacity, size_t* length) {
+  return guarded(__func__, [&] {
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    return write_text(object->scenario->summary().dump(), json, capacity, length);
+  });
+}
+
+simgrad_status simgrad_rollout_create(simgrad_scenario scenario, int every, simgrad_rollout* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    out->id = 0;
+    if (every < 1) throw Failure{SIMGRAD_INVALID_ARGUMENT, "every must be 1 or more"};
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    auto* problem = dynamic_cast<simgrad::tune::RolloutProblem*>(&object->scenario->problem());
+    if (!problem)
+      throw Failure{SIMGRAD_UNSUPPORTED, "the " + object->scenario->simulator() + " scenario is not a rollout"};
+    ThreadScope threads(object->threads);
+    auto rollout = std::make_shared<RolloutObject>();
+    rollout->steps = problem->steps();
+    rollout->every = every;
+    rollout->state_size = static_cast<std::size_t>(problem->state_size());
+    rollout->loss = problem->observed_value(object->x, [&](int t, std::span<const double> state) {
+      if (t % every != 0 && t != rollout->steps) return;
+      rollout->kept_steps.push_back(t);
+      rollout->states.insert(rollout->states.end(), state.begin(), state.end());
+    });
+    out->id = rollouts().add(std::move(rollout));
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_rollout_free(simgrad_rollout rollout) {
+  return guarded(__func__, [&] {
+    rollouts().remove(rollout.id, "rollout");
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_rollout_info_get(simgrad_rollout rollout, simgrad_rollout_info* info) {
+  return guarded(__func__, [&] {
+    require(info, "info");
+    auto r = rollouts().find(rollout.id, "rollout");
+    info->loss = r->loss;
+    info->steps = r->steps;
+    info->every = r->every;
+    info->kept = static_cast<int>(r->kept_steps.size());
+    info->state_size = r->state_size;
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_rollout_state(simgrad_rollout rollout, int step, double* state, size_t capacity, size_t* size) {
+  return guarded(__func__, [&] {
+    auto r = rollouts().find(rollout.id, "rollout");
+    const auto it = std::lower_bound(r->kept_steps.begin(), r->kept_steps.end(), step);
+    if (it == r->kept_steps.end() || *it != step)
+      throw Failure{SIMGRAD_INVALID_ARGUMENT, "step " + std::to_string(step) + " is not kept (steps 0.." +
+                                                  std::to_string(r->steps) + ", every " + std::to_string(r->every) +
+                                                  ", and the last)"};
+    const std::size_t k = static_cast<std::size_t>(it - r->kept_steps.begin());
+    return write_values(std::span<const double>(r->states).subspan(k * r->state_size, r->state_size), state, capacity,
+                        size);
+  });
+}
+
+simgrad_status simgrad_tune_create(simgrad_scenario scenario, const simgrad_tune_options* options, simgrad_tuning* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    out->id = 0;
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    simgrad::scenario::TuneOptions tuning = object->scenario->tune;
+    if (options) {
+      if (options->optimizer) tuning.optimizer = options->optimizer;
+      if (options->iterations < 0) throw Failure{SIMGRAD_INVALID_ARGUMENT, "iterations must be 0 (the scenario's) or more"};
+      if (options->iterations > 0) tuning.iterations = options->iterations;
+    }
+    auto t = std::make_shared<TuningObject>();
+    t->owner = object;
+    t->run = std::make_unique<TuningRun>(*object->scenario, tuning, object->x);
+    ThreadScope threads(object->threads);
+    (void)t->run->initial_loss();
+    out->id = tunings().add(std::move(t));
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_tune_free(simgrad_tuning tuning) {
+  return guarded(__func__, [&] {
+    tunings().remove(tuning.id, "tuning");
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_tune_step(simgrad_tuning tuning, simgrad_tune_progress* progress) {
+  return guarded(__func__, [&] {
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    if (t->run->finished())
+      throw Failure{SIMGRAD_INVALID_ARGUMENT, "the run is finished (" + t->run->result().stop_reason + ")"};
+    ThreadScope threads(t->owner->threads);
+    fill_progress(t->run->iterate(), progress);
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_tune_run(simgrad_tuning tuning, simgrad_progress_callback callback, void* user_data) {
+  return guarded(__func__, [&] {
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    ThreadScope threads(t->owner->threads);
+    while (!t->run->finished()) {
+      simgrad_tune_progress progress{};
+      fill_progress(t->run->iterate(), &progress);
+      if (callback && callback(&progress, user_data) != 0) {
+        t->run->stop("cancelled");
+        t->cancelled = true;
+      }
+    }
+    if (t->cancelled) throw Failure{SIMGRAD_CANCELLED, "the progress callback stopped the run"};
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_tune_result_get(simgrad_tuning tuning, simgrad_tune_result* result) {
+  return guarded(__func__, [&] {
+    require(result, "result");
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    const simgrad::tune::OptimizeResult r = t->run->result();
+    *result = {};
+    result->initial_loss = t->run->initial_loss();
+    result->best_loss = r.loss;
+    result->iterations = r.iterations;
+    result->rollouts = r.rollouts + 1;  // the initial loss's rollout, as the command line counts
+    result->gradient_evaluations = r.gradient_evaluations;
+    result->non_finite_rollouts = t->run->non_finite_rollouts();
+    result->finished = t->run->finished() ? 1 : 0;
+    result->wall_s = r.wall_s;
+    return SIMGRAD_OK;
+  });
+}
+
+simgrad_status simgrad_tune_stop_reason(simgrad_tuning tuning, char* buffer, size_t capacity, size_t* length) {
+  return guarded(__func__, [&] {
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    return write_text(t->run->result().stop_reason, buffer, capacity, length);
+  });
+}
+
+simgrad_status simgrad_tune_best_parameters(simgrad_tuning tuning, double* values, size_t capacity, size_t* size) {
+  return guarded(__func__, [&] {
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    return write_values(t->run->best_parameters(), values, capacity, size);
+  });
+}
+
+simgrad_status simgrad_tune_apply(simgrad_tuning tuning) {
+  return guarded(__func__, [&] {
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    set_parameters(*t->owner, t->run->best_parameters());
+    return SIMGRAD_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,273 @@
+/* The C API from a C11 program, as an engine's native plugin would call it: the built-in scenario
+ * run, its gradient checked against central differences taken through the API itself, a rollout's
+ * states against the run's loss, a tuning run with a cancelling callback, the same bits on one
+ * thread and two, hints from a structure, and every kind of bad call answered with a status and a
+ * message. Argument: the examples folder. Exits 0 when every check passes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simgrad/simgrad.h"
+
+static int failures = 0;
+
+#define CHECK(condition)                                                        \
+  do {                                                                          \
+    if (!(condition)) {                                                         \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
+      ++failures;                                                               \
+    }                                                                           \
+  } while (0)
+
+/* The call returns `expected`, and a failure leaves a message that mentions `word`. */
+#define EXPECT_STATUS(expected, call, word)                                                  \
+  do {                                                                                       \
+    simgrad_status status_ = (call);                                                         \
+    if (status_ != (expected)) {                                                             \
+      fprintf(stderr, "%s:%d: %s returned %s, expected %s (%s)\n", __FILE__, __LINE__, #call, \
+              simgrad_status_name(status_), simgrad_status_name(expected), simgrad_last_error()); \
+      ++failures;                                                                            \
+    } else if ((expected) != SIMGRAD_OK && strstr(simgrad_last_error(), (word)) == NULL) {   \
+      fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,              \
+              simgrad_last_error(), (word));                                                 \
+      ++failures;                                                                            \
+    }                                                                                        \
+  } while (0)
+
+#define OK(call) EXPECT_STATUS(SIMGRAD_OK, call, "")
+
+/* Central differences agree with the gradient within a relative-plus-absolute tolerance and in
+ * sign. */
+static int derivatives_agree(double ad, double fd) {
+  const double scale = fabs(ad) > fabs(fd) ? fabs(ad) : fabs(fd);
+  if (fabs(ad - fd) > 1e-7 + 1e-4 * scale) return 0;
+  return fabs(fd) <= 1e-7 || (ad > 0) == (fd > 0);
+}
+
+static int cancel_after_two(const simgrad_tune_progress* progress, void* user_data) {
+  int* calls = (int*)user_data;
+  ++*calls;
+  return progress->iteration >= 2;
+}
+
+static void test_run_gradient_and_rollout(void) {
+  simgrad_scenario s;
+  OK(simgrad_scenario_load_file(NULL, &s)); /* the built-in default: DiffTaichi's triangle */
+  char name[32];
+  size_t length = 0;
+  OK(simgrad_scenario_simulator(s, name, sizeof name, &length));
+  CHECK(strcmp(name, "softbody") == 0 && length == 8);
+
+  size_t count = 0, components = 0;
+  OK(simgrad_parameter_count(s, &count, &components));
+  CHECK(count == 1 && components == 3);
+  OK(simgrad_parameter_name(s, 0, name, sizeof name, &length));
+  CHECK(strcmp(name, "rest_length") == 0);
+  double lower = 0, upper = 0;
+  size_t size = 0;
+  OK(simgrad_parameter_info(s, "rest_length", &size, &lower, &upper));
+  CHECK(size == 3 && lower == 0.01 && upper == 2.0);
+
+  double x[3];
+  OK(simgrad_parameters_get(s, x, 3, &size));
+  CHECK(size == 3 && x[0] == 0.1 && x[1] == 0.1);
+
+  double loss = 0, gradient[3];
+  OK(simgrad_gradient(s, &loss, gradient, 3, &size));
+  double run_loss = 0;
+  OK(simgrad_run(s, &run_loss));
+  CHECK(run_loss == loss && isfinite(loss) && loss > 0);
+
+  /* Each component against central differences, moved through simgrad_parameter_set. */
+  for (int i = 0; i < 3; ++i) {
+    const double h = 1e-6;
+    double moved[3] = {x[0], x[1], x[2]}, up = 0, down = 0;
+    moved[i] = x[i] + h;
+    OK(simgrad_parameter_set(s, "rest_length", moved, 3));
+    OK(simgrad_run(s, &up));
+    moved[i] = x[i] - h;
+    OK(simgrad_parameters_set(s, moved, 3));
+    OK(simgrad_run(s, &down));
+    const double fd = (up - down) / (2 * h);
+    if (!derivatives_agree(gradient[i], fd)) {
+      fprintf(stderr, "component %d: gradient %.10g, central difference %.10g\n", i, gradient[i], fd);
+      ++failures;
+    }
+  }
+  OK(simgrad_parameters_set(s, x, 3));
+  simgrad_gradcheck_result check;
+  OK(simgrad_gradcheck(s, NULL, &check));
+  CHECK(check.passed == 1 && check.checks == 3 && check.failures == 0);
+
+  /* A rollout keeps every 100th state and the last; its loss is the run's. */
+  simgrad_rollout r;
+  OK(simgrad_rollout_create(s, 100, &r));
+  simgrad_rollout_info info;
+  OK(simgrad_rollout_info_get(r, &info));
+  CHECK(info.loss == loss && info.steps == 1024 && info.kept == 12 && info.state_size > 0);
+  double* state = malloc(info.state_size * sizeof *state);
+  OK(simgrad_rollout_state(r, 0, state, info.state_size, &size));
+  CHECK(size == info.state_size && state[0] == 0.3 && state[1] == 0.5); /* node 0 at rest */
+  OK(simgrad_rollout_state(r, 1024, state, info.state_size, &size));
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_rollout_state(r, 50, state, info.state_size, &size), "not kept");
+  EXPECT_STATUS(SIMGRAD_BUFFER_TOO_SMALL, simgrad_rollout_state(r, 0, state, 1, &size), "needed");
+  CHECK(size == info.state_size);
+  free(state);
+
+  /* The rollout outlives the scenario's handle. */
+  OK(simgrad_scenario_free(s));
+  OK(simgrad_rollout_info_get(r, &info));
+  OK(simgrad_rollout_free(r));
+}
+
+static void test_same_bits_on_any_thread_count(void) {
+  simgrad_scenario s;
+  OK(simgrad_scenario_load_file(NULL, &s));
+  double loss1 = 0, loss2 = 0, g1[3], g2[3];
+  size_t size = 0;
+  OK(simgrad_scenario_set_threads(s, 1));
+  OK(simgrad_gradient(s, &loss1, g1, 3, &size));
+  OK(simgrad_scenario_set_threads(s, 2));
+  OK(simgrad_gradient(s, &loss2, g2, 3, &size));
+  CHECK(memcmp(&loss1, &loss2, sizeof loss1) == 0 && memcmp(g1, g2, sizeof g1) == 0);
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_scenario_set_threads(s, -1), "threads");
+  OK(simgrad_scenario_free(s));
+}
+
+static void test_tuning(void) {
+  simgrad_scenario s;
+  OK(simgrad_scenario_load_file(NULL, &s));
+  simgrad_tune_options options = {"lbfgs", 10};
+  simgrad_tuning t;
+  OK(simgrad_tune_create(s, &options, &t));
+  int calls = 0;
+  EXPECT_STATUS(SIMGRAD_CANCELLED, simgrad_tune_run(t, cancel_after_two, &calls), "callback");
+  simgrad_tune_result result;
+  OK(simgrad_tune_result_get(t, &result));
+  CHECK(calls == 2 && result.iterations == 2 && result.finished == 1);
+  CHECK(result.best_loss < result.initial_loss);
+  char reason[64];
+  size_t length = 0;
+  OK(simgrad_tune_stop_reason(t, reason, sizeof reason, &length));
+  CHECK(strcmp(reason, "cancelled") == 0);
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_tune_step(t, NULL), "finished");
+  OK(simgrad_tune_free(t));
+
+  /* A run to the end (L-BFGS reaches a zero gradient in 7 iterations) lowers the loss by orders
+   * of magnitude; apply hands the result back. */
+  OK(simgrad_tune_create(s, &options, &t));
+  simgrad_tune_progress progress;
+  OK(simgrad_tune_step(t, &progress));
+  CHECK(progress.iteration == 1);
+  OK(simgrad_tune_run(t, NULL, NULL));
+  OK(simgrad_tune_result_get(t, &result));
+  CHECK(result.finished == 1 && result.iterations <= 10 && result.best_loss < 1e-3 * result.initial_loss);
+  double best[3], loss = 0;
+  size_t size = 0;
+  OK(simgrad_tune_best_parameters(t, best, 3, &size));
+  OK(simgrad_tune_apply(t));
+  OK(simgrad_run(s, &loss));
+  CHECK(loss == result.best_loss);
+  /* The tuning run keeps its scenario alive after the scenario's handle goes. */
+  OK(simgrad_scenario_free(s));
+  OK(simgrad_tune_apply(t));
+  OK(simgrad_tune_free(t));
+}
+
+static void test_explain(const char* examples) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/ten_bar_truss.json", examples);
+  simgrad_scenario s;
+  OK(simgrad_scenario_load_file(path, &s));
+  size_t length = 0;
+  EXPECT_STATUS(SIMGRAD_BUFFER_TOO_SMALL, simgrad_explain(s, 2, NULL, 0, &length), "bytes");
+  char* json = malloc(length + 1);
+  OK(simgrad_explain(s, 2, json, length + 1, &length));
+  CHECK(strstr(json, "\"hints\"") != NULL && strstr(json, "\"hard_rating\"") != NULL);
+  free(json);
+  simgrad_rollout r;
+  EXPECT_STATUS(SIMGRAD_UNSUPPORTED, simgrad_rollout_create(s, 1, &r), "not a rollout");
+  OK(simgrad_scenario_free(s));
+
+  OK(simgrad_scenario_load_file(NULL, &s));
+  char small[4];
+  EXPECT_STATUS(SIMGRAD_UNSUPPORTED, simgrad_explain(s, 0, small, sizeof small, &length), "no hints");
+  OK(simgrad_scenario_free(s));
+}
+
+static void test_bad_calls(void) {
+  simgrad_scenario none = {0};
+  double loss = 0, values[3] = {0.1, 0.1, 0.1};
+  size_t size = 0;
+  EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_run(none, &loss), "not live");
+  EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_scenario_free(none), "not live");
+
+  simgrad_scenario s, freed;
+  OK(simgrad_scenario_load_file(NULL, &freed));
+  OK(simgrad_scenario_free(freed));
+  EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_run(freed, &loss), "not live");
+  EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_scenario_free(freed), "not live");
+
+  OK(simgrad_scenario_load_file(NULL, &s));
+  simgrad_rollout foreign = {s.id}; /* a scenario's id is no rollout */
+  simgrad_rollout_info info;
+  EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_rollout_info_get(foreign, &info), "rollout");
+  simgrad_tuning no_tuning = {s.id};
+  EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_step(no_tuning, NULL), "tuning");
+
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_run(s, NULL), "loss is NULL");
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_parameter_get(s, "stiffnes", values, 3, &size), "rest_length");
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_parameter_get(s, NULL, values, 3, &size), "name is NULL");
+  EXPECT_STATUS(SIMGRAD_BUFFER_TOO_SMALL, simgrad_parameter_get(s, "rest_length", values, 2, &size), "3 values");
+  CHECK(size == 3);
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_parameter_set(s, "rest_length", values, 2), "3 components");
+  double out_of_bounds[3] = {0.1, 5.0, 0.1};
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_parameter_set(s, "rest_length", out_of_bounds, 3), "rest_length");
+  double not_finite[3] = {0.1, NAN, 0.1};
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_parameters_set(s, not_finite, 3), "not finite");
+  double kept[3];
+  OK(simgrad_parameters_get(s, kept, 3, &size)); /* nothing changed */
+  CHECK(kept[0] == 0.1 && kept[1] == 0.1);
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_parameter_name(s, 7, NULL, 0, &size), "index 7");
+  double gradient[2];
+  EXPECT_STATUS(SIMGRAD_BUFFER_TOO_SMALL, simgrad_gradient(s, &loss, gradient, 2, &size), "3 values");
+  char tiny[3];
+  EXPECT_STATUS(SIMGRAD_BUFFER_TOO_SMALL, simgrad_scenario_simulator(s, tiny, sizeof tiny, &size), "9 bytes");
+  simgrad_tune_options unknown = {"gradient_descent", 0};
+  simgrad_tuning t;
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_tune_create(s, &unknown, &t), "gradient_descent");
+  simgrad_rollout r;
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_rollout_create(s, 0, &r), "every");
+  OK(simgrad_scenario_free(s));
+
+  /* A scenario that does not load names the line and the field. */
+  const char* bad = "{\n  \"simulator\": \"softbody\",\n  \"dimension\": 2,\n  \"steps\": -5\n}";
+  EXPECT_STATUS(SIMGRAD_SCENARIO_ERROR, simgrad_scenario_load_json(bad, strlen(bad), "bad.json", &s), "bad.json:4");
+  CHECK(s.id == 0);
+  EXPECT_STATUS(SIMGRAD_SCENARIO_ERROR, simgrad_scenario_load_json("{", 1, NULL, &s), "<json>");
+  EXPECT_STATUS(SIMGRAD_SCENARIO_ERROR, simgrad_scenario_load_file("/no/such/file.json", &s), "file.json");
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_scenario_load_file(NULL, NULL), "out is NULL");
+
+  /* A success clears the last error. */
+  OK(simgrad_scenario_load_file(NULL, &s));
+  CHECK(strcmp(simgrad_last_error(), "") == 0);
+  OK(simgrad_scenario_free(s));
+  CHECK(strcmp(simgrad_status_name(SIMGRAD_NON_FINITE), "SIMGRAD_NON_FINITE") == 0);
+  CHECK(strlen(simgrad_version()) >= 5);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: capi_c_test EXAMPLES_DIR\n");
+    return 2;
+  }
+  test_run_gradient_and_rollout();
+  test_same_bits_on_any_thread_count();
+  test_tuning();
+  test_explain(argv[1]);
+  test_bad_calls();
+  if (failures) fprintf(stderr, "%d checks failed\n", failures);
+  else printf("C API: every check passed\n");
+  return failures ? 1 : 0;
+}
