@@ -15,6 +15,7 @@ cmake --install build --prefix build/install > /dev/null
 cmake -S tests/consumer -B build/consumer -DCMAKE_PREFIX_PATH="$PWD/build/install" > /dev/null
 cmake --build build/consumer -j "$jobs" > /dev/null
 build/consumer/consumer
+build/consumer/consumer_c
 
 echo "== tests (AddressSanitizer + UndefinedBehaviorSanitizer)"
 # Line tables only (-g1): the sanitizers' reports keep file and line, and the build compiles
