@@ -18,6 +18,7 @@
 #include "report/report.hpp"
 #include "report/svg_plot.hpp"
 #include "report/version.hpp"
+#include "scenario/run_export.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_report.hpp"
 #include "scenario/tuning_run.hpp"
@@ -124,6 +125,14 @@ PlotSeries rollout_series(const std::string& name, const std::vector<tune::Itera
   return series;
 }
 
+// Each export of the run at x, as {"file", "frames"}.
+json export_runs(Scenario& scenario, std::span<const double> x, const std::vector<std::filesystem::path>& files) {
+  json out = json::array();
+  for (const std::filesystem::path& file : files)
+    out.push_back({{"file", file.string()}, {"frames", scenario::export_run(scenario, x, file)}});
+  return out;
+}
+
 // report.html, and report.json for `simgrad render`.
 void write_report(const std::filesystem::path& out, const ReportInput& report) {
   write_file_atomically(out / "report.json", to_json_text(report_to_json(report)));
@@ -138,6 +147,7 @@ extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 int run_run(const std::filesystem::path& file, const RunCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
+    for (const std::filesystem::path& e : options.exports) scenario::check_export_file(e);
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
     const auto start = Clock::now();
@@ -154,6 +164,7 @@ int run_run(const std::filesystem::path& file, const RunCommandOptions& options,
       out["frames"] = {{"dir", options.frames->string()}, {"count", count},
                        {"width", options.frame_width}, {"height", options.frame_height}};
     }
+    if (!options.exports.empty()) out["exports"] = export_runs(*scenario, problem.initial(), options.exports);
     emit(common, out);
     return 0;
   });
@@ -217,6 +228,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     if (!options.optimizer.empty()) tuning.optimizer = options.optimizer;
     if (options.iterations > 0) tuning.iterations = options.iterations;
 
+    for (const std::filesystem::path& e : options.exports) scenario::check_export_file(e);
     TuningRun run(*scenario, tuning);  // refuses an unknown optimizer before anything is written
     std::filesystem::create_directories(options.out);
     const std::filesystem::path state_file = options.out / "state.txt";
@@ -278,6 +290,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
                 {"initial_parameters", parameters_json(space, x0)},
                 {"summary", scenario->summary()},
                 {"history", history}};
+    if (!options.exports.empty()) out["exports"] = export_runs(*scenario, x, options.exports);
     write_file_atomically(options.out / "result.json", to_json_text(out));
     LineChart chart;
     chart.title = scenario->name + ": loss per iteration";

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/bench.hpp"
 
@@ -29,6 +30,7 @@ struct RunCommandOptions {
   std::optional<std::filesystem::path> frames;  // a folder for PNG frames of the run
   int frame_width = 640;
   int frame_height = 480;
+  std::vector<std::filesystem::path> exports;  // .gltf or .pvd files (scenario/run_export.hpp)
 };
 
 struct TuneCommandOptions {
@@ -36,6 +38,7 @@ struct TuneCommandOptions {
   std::optional<std::filesystem::path> resume;  // a folder of an interrupted tune
   std::string optimizer;  // empty: the scenario's
   int iterations = 0;     // 0: the scenario's
+  std::vector<std::filesystem::path> exports;  // of the tuned run: .gltf or .pvd files
 };
 
 struct CompareCommandOptions {

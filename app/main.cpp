@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   run->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   RunCommandOptions run_options;
   run->add_option("--frames", run_options.frames, "also draw the run as PNG frames DIR/frame_00000.png, ...");
+  run->add_option("--export", run_options.exports, "also export the run: FILE.gltf (glTF 2.0) or FILE.pvd (a VTK series); repeatable");
   run->add_option("--frame-size", run_options.frame_width, "frame width in pixels (height 3/4 of it; default 640)")
       ->check(CLI::Range(64, 4096));
   add_common(run, common);
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   tune->add_option("--out", tune_options.out, "output folder: result.json, loss.svg, report.html, saved state (default: simgrad-out)");
   tune->add_option("--optimizer", tune_options.optimizer, "lbfgs | adam | normalized_gd | levenberg_marquardt (default: the scenario's)");
   tune->add_option("--iterations", tune_options.iterations, "iterations (default: the scenario's)");
+  tune->add_option("--export", tune_options.exports, "also export the tuned run: FILE.gltf or FILE.pvd; repeatable");
   tune->add_flag("--resume", [&](std::int64_t) { tune_options.resume = tune_options.out; },
                  "continue an interrupted run saved in --out");
   add_common(tune, common);

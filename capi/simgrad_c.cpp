@@ -21,6 +21,7 @@
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
 #include "report/version.hpp"
+#include "scenario/run_export.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/tuning_run.hpp"
 
@@ -488,6 +489,24 @@ simgrad_status simgrad_explain(simgrad_scenario scenario, int hints, char* json,
     nlohmann::json out = s.explain(object->x, request);
     out["simulator"] = s.simulator();
     return write_text(out.dump(), json, capacity, length);
+  });
+}
+
+simgrad_status simgrad_export(simgrad_scenario scenario, const char* path, int* frames) {
+  return guarded(__func__, [&] {
+    require(path, "path");
+    simgrad::scenario::check_export_file(path);
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    ThreadScope threads(object->threads);
+    int written = 0;
+    try {
+      written = simgrad::scenario::export_run(*object->scenario, object->x, path);
+    } catch (const std::invalid_argument& e) {  // the format is known: the simulator has no such view
+      throw Failure{SIMGRAD_UNSUPPORTED, e.what()};
+    }
+    if (frames) *frames = written;
+    return SIMGRAD_OK;
   });
 }
 

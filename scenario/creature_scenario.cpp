@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/creature_frames.hpp"
+#include "scenario/run_export.hpp"
 #include "sims/creature/body_plan.hpp"
 #include "sims/creature/creature.hpp"
 #include "sims/creature/fem_body.hpp"
@@ -220,6 +221,24 @@ class CreatureScenario final : public Scenario {
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
     return report::creature_frames(body(), *creature_, *loss_, steps);
+  }
+
+  // The body's nodes joined by its triangles (FEM modules) or springs (run_export.hpp).
+  std::optional<report::Animation> animation(std::span<const double> x) override {
+    report::Animation out;
+    out.dimension = 2;
+    double dt = model_.settings.dt;
+    if (fem_) {
+      out.point_count = fem_->node_count;
+      dt = fem_->settings.dt;
+      for (Index e = 0; e < fem_->element_count(); ++e)
+        out.triangles.push_back({fem_->elements.node(e, 0), fem_->elements.node(e, 1), fem_->elements.node(e, 2)});
+    } else {
+      out.point_count = model_.node_count;
+      for (Index e = 0; e < model_.spring_count(); ++e) out.lines.push_back({model_.springs.node(e, 0), model_.springs.node(e, 1)});
+    }
+    record_frames(*this, x, kExportFrames, [&](int t, std::span<const double> state) { out.add_frame(t * dt, state); });
+    return out;
   }
 
  private:

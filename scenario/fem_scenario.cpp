@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/fem_frames.hpp"
+#include "scenario/run_export.hpp"
 #include "scenario/softbody_scenario.hpp"
 #include "scenario/tuned_parameter.hpp"
 #include "sims/fem/fem.hpp"
@@ -149,6 +150,28 @@ class FemScenario final : public Scenario {
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
     return report::fem_frames(*system_, *loss_, steps, obj_);
+  }
+
+  // The nodes and the elements: triangles in 2D; in 3D the tetrahedra and their surface
+  // triangles, which a glTF mesh draws (run_export.hpp).
+  std::optional<report::Animation> animation(std::span<const double> x) override {
+    report::Animation out;
+    out.dimension = D;
+    out.point_count = model_.node_count;
+    std::vector<std::int32_t> element_nodes;
+    for (Index e = 0; e < model_.element_count(); ++e)
+      for (int k = 0; k <= D; ++k) element_nodes.push_back(static_cast<std::int32_t>(model_.elements.node(e, k)));
+    if constexpr (D == 2) {
+      for (Index e = 0; e < model_.element_count(); ++e)
+        out.triangles.push_back({model_.elements.node(e, 0), model_.elements.node(e, 1), model_.elements.node(e, 2)});
+    } else {
+      for (Index e = 0; e < model_.element_count(); ++e)
+        out.tetrahedra.push_back({model_.elements.node(e, 0), model_.elements.node(e, 1), model_.elements.node(e, 2),
+                                  model_.elements.node(e, 3)});
+      for (const auto& t : fem::surface_triangles<D>(model_.node_count, element_nodes)) out.triangles.push_back({t[0], t[1], t[2]});
+    }
+    record_frames(*this, x, kExportFrames, [&](int t, std::span<const double> state) { out.add_frame(t * model_.settings.dt, state); });
+    return out;
   }
 
  private:

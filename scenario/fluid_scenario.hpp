@@ -4,9 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <string_view>
 #include <vector>
 
+#include "scenario/run_export.hpp"
 #include "scenario/scenario.hpp"
 #include "sims/fluid/losses.hpp"
 #include "sims/fluid/smoke_model.hpp"
@@ -52,6 +55,32 @@ class FluidScenarioOf : public Scenario {
   tune::RolloutProblem& problem() override { return *problem_; }
   // No relaxation: the smooth footprints are the model itself, not a stand-in for a hard one.
   double hard_loss(std::span<const double> x) override { return problem_->value(x); }
+  // Smoke density and temperature per cell (run_export.hpp), x fastest as VTK orders cells.
+  std::optional<report::GridAnimation> grid_animation(std::span<const double> x) override {
+    const auto& g = model_.grid;
+    report::GridAnimation out;
+    if constexpr (std::decay_t<decltype(g)>::kDimension == 2)
+      out.cells = {g.nx(), g.ny(), 1};
+    else
+      out.cells = {g.n(0), g.n(1), g.n(2)};
+    out.spacing = g.h();
+    out.fields = {{"density", {}}, {"temperature", {}}};
+    const std::size_t cells = static_cast<std::size_t>(out.cell_count());
+    record_frames(*this, x, kExportFrames, [&](int t, std::span<const double> state) {
+      out.times.push_back(t * model_.settings.dt);
+      const auto fields = fluid::fields_of(g, state);
+      auto& [density_name, density] = out.fields[0];
+      auto& [temperature_name, temperature] = out.fields[1];
+      density.resize(density.size() + cells);
+      temperature.resize(temperature.size() + cells);
+      const std::size_t first = density.size() - cells;
+      for (std::size_t c = 0; c < cells; ++c) {
+        density[first + c] = fields.density[c];
+        temperature[first + c] = fields.temperature[c];
+      }
+    });
+    return out;
+  }
 
  protected:
   // Builds the system, the loss and the problem once the model is read.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "report/mpm_frames.hpp"
+#include "scenario/run_export.hpp"
 #include "scenario/tuned_parameter.hpp"
 #include "sims/mpm/losses.hpp"
 #include "sims/mpm/mpm.hpp"
@@ -87,6 +88,15 @@ class MpmScenario final : public Scenario {
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
     return report::mpm_frames(*system_, *loss_, steps);
+  }
+
+  // The particles, as points (run_export.hpp).
+  std::optional<report::Animation> animation(std::span<const double> x) override {
+    report::Animation out;
+    out.dimension = D;
+    out.point_count = model_.particle_count;
+    record_frames(*this, x, kExportFrames, [&](int t, std::span<const double> state) { out.add_frame(t * model_.settings.dt, state); });
+    return out;
   }
 
  private:

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/checkpoint.hpp"
+#include "report/animation.hpp"
 #include "scenario/scenario_reader.hpp"
 #include "tune/problem.hpp"
 #include "tune/tunable.hpp"
@@ -81,6 +82,17 @@ class Scenario {
   virtual nlohmann::json frames(std::span<const double> x) {
     (void)x;
     return nullptr;
+  }
+
+  // The run at physical parameters x for export (run_export.hpp): a body's points and cells over
+  // time, or fields on a grid; nullopt where the simulator has no such view.
+  virtual std::optional<report::Animation> animation(std::span<const double> x) {
+    (void)x;
+    return std::nullopt;
+  }
+  virtual std::optional<report::GridAnimation> grid_animation(std::span<const double> x) {
+    (void)x;
+    return std::nullopt;
   }
 
   std::string name;  // the file name

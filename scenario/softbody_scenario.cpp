@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/softbody_frames.hpp"
+#include "scenario/run_export.hpp"
 #include "scenario/tuned_parameter.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/marker_reference.hpp"
@@ -124,6 +125,16 @@ class SoftbodyScenario final : public Scenario {
   nlohmann::json frames(std::span<const double> x) override {
     problem_->assign(x);
     return report::mass_spring_frames(*system_, *loss_, steps);
+  }
+
+  // The nodes joined by the springs (run_export.hpp).
+  std::optional<report::Animation> animation(std::span<const double> x) override {
+    report::Animation out;
+    out.dimension = D;
+    out.point_count = model_.node_count;
+    for (Index e = 0; e < model_.spring_count(); ++e) out.lines.push_back({model_.springs.node(e, 0), model_.springs.node(e, 1)});
+    record_frames(*this, x, kExportFrames, [&](int t, std::span<const double> state) { out.add_frame(t * model_.settings.dt, state); });
+    return out;
   }
 
  private:

@@ -6,11 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium opens report.html in a test; clang and libomp-dev build the scenario fuzzer (build-fuzz/);
-# python3 calls the C API through ctypes in a test; libpng-dev writes the PNG frames; libpugixml-dev reads MJCF models; libmujoco-dev is MuJoCo's C engine, which the rigid-body tests
+# python3 calls the C API through ctypes in a test; libpng-dev writes the PNG frames;
+# libtinygltf-dev reads exported glTF files back in a test; libpugixml-dev reads MJCF models; libmujoco-dev is MuJoCo's C engine, which the rigid-body tests
 # and benchmarks check simgrad against (its CMake target names /usr/include/libqhull_r, which only
 # libqhull-dev installs: Debian's libmujoco-dev does not depend on it).
 packages=(g++ cmake make libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev chromium clang libomp-dev
-          libpugixml-dev libmujoco-dev libqhull-dev python3 libpng-dev)
+          libpugixml-dev libmujoco-dev libqhull-dev python3 libpng-dev libtinygltf-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -147,6 +147,11 @@ SIMGRAD_API simgrad_status simgrad_gradcheck(simgrad_scenario scenario, const si
  * SIMGRAD_UNSUPPORTED for simulators that give none. */
 SIMGRAD_API simgrad_status simgrad_explain(simgrad_scenario scenario, int hints, char* json, size_t capacity,
                                            size_t* length);
+/* Writes the run at the current parameters to `path`: "x.gltf" (glTF 2.0, a mesh with its
+ * animation) or "x.pvd" (a VTK series for ParaView, with its folder of frames); `frames` (may be
+ * NULL) gets the number of frames. SIMGRAD_UNSUPPORTED when the simulator has nothing to export
+ * in that format. */
+SIMGRAD_API simgrad_status simgrad_export(simgrad_scenario scenario, const char* path, int* frames);
 /* Simulator-specific figures of the most recent run, as JSON text. */
 SIMGRAD_API simgrad_status simgrad_summary(simgrad_scenario scenario, char* json, size_t capacity, size_t* length);
 

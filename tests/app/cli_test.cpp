@@ -316,4 +316,34 @@ TEST(Cli, RunWritesPngFramesOfTheRun) {
   EXPECT_EQ(simgrad("run " + example("mass_spring_simple.json") + " --frames " + dir.string() + " --frame-size 5").status, 2);
 }
 
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `run --export` and `tune --export`: the run, or the tuned run, as glTF and a VTK series; a
+// name of no known format is bad usage, refused before anything runs or is written.
+TEST(Cli, RunAndTuneExportTheirRuns) {
+  const fs::path dir = scratch("exports");
+  const Result r = simgrad("run " + example("mass_spring_simple.json") + " --export " + (dir / "start.gltf").string() +
+                           " --export " + (dir / "start.pvd").string() + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["exports"].size(), 2u);
+  EXPECT_EQ(j["exports"][0]["frames"], 104);
+  EXPECT_TRUE(fs::exists(dir / "start.gltf"));
+  EXPECT_TRUE(fs::exists(dir / "start" / "start_0103.vtu"));
+
+  const fs::path out = scratch("exports_tune");
+  const Result t = simgrad("tune " + example("mass_spring_simple.json") + " --iterations 3 --out " + out.string() +
+                           " --export " + (dir / "tuned.gltf").string() + " --json");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_EQ(json::parse(t.out)["exports"][0]["file"], (dir / "tuned.gltf").string());
+  EXPECT_NE(read_text(dir / "tuned.gltf"), read_text(dir / "start.gltf"));  // the tuned rest lengths move it otherwise
+
+  const Result bad = simgrad("run " + example("mass_spring_simple.json") + " --export " + (dir / "x.obj").string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown export format"), std::string::npos) << bad.err;
+}
+
 }  // namespace

@@ -115,6 +115,13 @@ static void test_run_gradient_and_rollout(void) {
   CHECK(size == info.state_size);
   free(state);
 
+  /* The run as glTF; a format of no known kind is refused. */
+  int frames = 0;
+  OK(simgrad_export(s, "capi_test_triangle.gltf", &frames));
+  CHECK(frames == 104);
+  remove("capi_test_triangle.gltf");
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_export(s, "triangle.fbx", &frames), "unknown export format");
+
   /* The rollout outlives the scenario's handle. */
   OK(simgrad_scenario_free(s));
   OK(simgrad_rollout_info_get(r, &info));
