@@ -74,7 +74,117 @@ void draw_geom(nlohmann::json& lines, const rg::Geom& g, const rg::GeomFrame<dou
   }
 }
 
+// A shape's surface in its own axes: points and outward-wound triangles.
+struct LocalMesh {
+  std::vector<std::array<double, 3>> points;
+  std::vector<std::array<Index, 3>> triangles;
+};
+
+// A box of half extents h.
+LocalMesh box_mesh(const double h[3]) {
+  LocalMesh m;
+  for (int k = 0; k < 8; ++k) m.points.push_back({(k & 1 ? 1 : -1) * h[0], (k & 2 ? 1 : -1) * h[1], (k & 4 ? 1 : -1) * h[2]});
+  // Two triangles per face, wound counter-clockwise seen from outside.
+  const Index faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  for (const auto& f : faces) {
+    m.triangles.push_back({f[0], f[1], f[2]});
+    m.triangles.push_back({f[0], f[2], f[3]});
+  }
+  return m;
+}
+
+// A polyhedron of `sides` around the local z axis through rings at heights z with radii r (a
+// radius 0 is a pole), closed by fans at both ends.
+LocalMesh revolved_mesh(const std::vector<double>& z, const std::vector<double>& r, int sides) {
+  LocalMesh m;
+  std::vector<Index> ring_start;
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    ring_start.push_back(static_cast<Index>(m.points.size()));
+    const int count = r[i] == 0.0 ? 1 : sides;
+    for (int k = 0; k < count; ++k) {
+      const double a = 2.0 * std::numbers::pi * k / sides;
+      m.points.push_back({r[i] * std::cos(a), r[i] * std::sin(a), z[i]});
+    }
+  }
+  auto at = [&](std::size_t ring, int k) { return ring_start[ring] + (r[ring] == 0.0 ? 0 : (k % sides)); };
+  for (std::size_t i = 0; i + 1 < z.size(); ++i)
+    for (int k = 0; k < sides; ++k) {
+      const Index a = at(i, k), b = at(i, k + 1), c = at(i + 1, k + 1), d = at(i + 1, k);
+      if (a != b) m.triangles.push_back({a, b, c});
+      if (c != d) m.triangles.push_back({a, c, d});
+    }
+  // Flat ends where the first or last ring is not a pole.
+  auto cap = [&](std::size_t ring, bool bottom) {
+    if (r[ring] == 0.0) return;
+    const Index centre = static_cast<Index>(m.points.size());
+    m.points.push_back({0.0, 0.0, z[ring]});
+    for (int k = 0; k < sides; ++k)
+      m.triangles.push_back(bottom ? std::array<Index, 3>{centre, at(ring, k + 1), at(ring, k)}
+                                   : std::array<Index, 3>{centre, at(ring, k), at(ring, k + 1)});
+  };
+  cap(0, true);
+  cap(z.size() - 1, false);
+  return m;
+}
+
+constexpr int kSides = 12;
+
+// The geom's surface in its own axes; a plane has none.
+LocalMesh geom_mesh(const rg::Geom& g) {
+  switch (g.type) {
+    case rg::GeomType::kPlane:
+      return {};
+    case rg::GeomType::kBox:
+      return box_mesh(g.size);
+    case rg::GeomType::kCylinder:
+      return revolved_mesh({-g.size[1], g.size[1]}, {g.size[0], g.size[0]}, kSides);
+    case rg::GeomType::kSphere:
+    case rg::GeomType::kEllipsoid:
+    case rg::GeomType::kCapsule: {
+      // Rings of a sphere (latitudes), the two halves pulled apart by a capsule's half length;
+      // an ellipsoid scales the unit sphere by its radii.
+      std::vector<double> z, r;
+      const double half = g.type == rg::GeomType::kCapsule ? g.size[1] : 0.0;
+      for (int i = 0; i <= kSides / 2; ++i) {
+        const double polar = std::numbers::pi * i / (kSides / 2);
+        const double shift = i < kSides / 4 ? -half : i > kSides / 4 ? half : 0.0;
+        z.push_back(-std::cos(polar) * g.size[0] + shift);
+        r.push_back(i == 0 || i == kSides / 2 ? 0.0 : std::sin(polar) * g.size[0]);
+        if (i == kSides / 4 && half > 0.0) {  // the capsule's cylinder: the equator twice
+          z.back() = -half;
+          z.push_back(half);
+          r.push_back(r.back());
+        }
+      }
+      LocalMesh m = revolved_mesh(z, r, kSides);
+      if (g.type == rg::GeomType::kEllipsoid)
+        for (auto& p : m.points)
+          for (int k = 0; k < 3; ++k) p[static_cast<std::size_t>(k)] *= g.size[k] / g.size[0];
+      return m;
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+void rigid_surface(const rg::RigidModel& model, const rg::RigidTree& tree, std::span<const double> state,
+                   std::vector<double>& points, std::vector<std::array<Index, 3>>* triangles) {
+  rg::RigidWorkspace<double> w;
+  w.resize(tree);
+  rg::forward_kinematics(model, state.data(), w);
+  for (const rg::Geom& g : model.geoms) {
+    const LocalMesh mesh = geom_mesh(g);
+    const rg::GeomFrame<double> f = rg::geom_frame(g, w);
+    const Index first = static_cast<Index>(points.size() / 3);
+    for (const auto& p : mesh.points) {
+      const rg::Vec3<double> x = f.pos + p[0] * f.axis(0) + p[1] * f.axis(1) + p[2] * f.axis(2);
+      points.insert(points.end(), {x.c[0], x.c[1], x.c[2]});
+    }
+    if (triangles)
+      for (const auto& t : mesh.triangles) triangles->push_back({first + t[0], first + t[1], first + t[2]});
+  }
+}
 
 nlohmann::json rigid_summary(rg::RigidWorlds& system, const rg::RigidLoss& loss, std::span<const double> final_state) {
   rg::RigidModel& m = system.model();

@@ -2,7 +2,9 @@
 // (Scenario::summary() and frames(), scenario/scenario.hpp) of its scenarios.
 #pragma once
 
+#include <array>
 #include <span>
+#include <vector>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,5 +25,11 @@ nlohmann::json rigid_summary(rigid::RigidWorlds& system, const rigid::RigidLoss&
 // and cylinders by their axes and ends, spheres and ellipsoids as circles, boxes by their edges,
 // planes as the ground line (side view); the reach target as a point.
 nlohmann::json rigid_frames(rigid::RigidWorlds& system, rigid::RigidLoss& loss, int steps, RigidView view);
+
+// World 0's geoms, planes left out, as closed triangle meshes posed at a state (x, y, z per point
+// appended to `points`): boxes exactly, spheres, ellipsoids, capsules and cylinders as 12-sided
+// polyhedra. The triangles, the same for every state, are appended when `triangles` is given.
+void rigid_surface(const rigid::RigidModel& model, const rigid::RigidTree& tree, std::span<const double> state,
+                   std::vector<double>& points, std::vector<std::array<Index, 3>>* triangles);
 
 }  // namespace simgrad::report

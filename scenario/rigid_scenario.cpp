@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/rigid_frames.hpp"
+#include "scenario/run_export.hpp"
 #include "scenario/tuned_parameter.hpp"
 #include "sims/rigid/impulse_contact.hpp"
 #include "sims/rigid/losses.hpp"
@@ -180,6 +181,19 @@ class RigidScenario final : public Scenario {
   }
 
   nlohmann::json summary() override { return report::rigid_summary(*system_, *loss_, problem_->rollout().final_state()); }
+
+  // World 0's bodies as closed triangle meshes, posed every few steps (run_export.hpp).
+  std::optional<report::Animation> animation(std::span<const double> x) override {
+    report::Animation out;
+    std::vector<double> points;
+    record_frames(*this, x, kExportFrames, [&](int t, std::span<const double> state) {
+      points.clear();
+      report::rigid_surface(model_, system_->tree(), state, points, out.times.empty() ? &out.triangles : nullptr);
+      out.point_count = static_cast<Index>(points.size() / 3);
+      out.add_frame(t * model_.settings.timestep, points);
+    });
+    return out;
+  }
 
   // The bodies' outlines every few steps and the energy (report/rigid_frames.hpp).
   nlohmann::json frames(std::span<const double> x) override {

@@ -115,6 +115,39 @@ TEST(RunExport, GltfOfTheTriangleHoldsEveryFrameAsAMorphTarget) {
     EXPECT_EQ(weights[static_cast<std::size_t>((frames - 1) * (frames - 1) + k)], k == frames - 2 ? 1.0f : 0.0f);
 }
 
+// The triangles t over points p (xyz) close every surface they make, wound consistently and
+// outward: each directed edge appears once and its reverse once, and each connected surface
+// encloses a positive volume (the divergence theorem over its triangles).
+void expect_closed_outward(const std::vector<std::uint32_t>& t, const std::vector<float>& p) {
+  ASSERT_GT(t.size(), 0u);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, int> directed;
+  for (std::size_t k = 0; k < t.size(); k += 3)
+    for (std::size_t e = 0; e < 3; ++e) ++directed[{t[k + e], t[k + (e + 1) % 3]}];
+  for (const auto& [edge, count] : directed) {
+    EXPECT_EQ(count, 1);
+    EXPECT_EQ((directed.count({edge.second, edge.first})), 1u);
+  }
+  // Surfaces: points joined by triangles (union-find), then each one's signed volume.
+  std::vector<std::uint32_t> parent(p.size() / 3);
+  for (std::uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&](std::uint32_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (std::size_t k = 0; k < t.size(); k += 3) {
+    parent[root(t[k + 1])] = root(t[k]);
+    parent[root(t[k + 2])] = root(t[k]);
+  }
+  std::map<std::uint32_t, double> volume;
+  for (std::size_t k = 0; k < t.size(); k += 3) {
+    const float* a = &p[3 * t[k]];
+    const float* b = &p[3 * t[k + 1]];
+    const float* c = &p[3 * t[k + 2]];
+    volume[root(t[k])] += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+  }
+  for (const auto& [surface, v] : volume) EXPECT_GT(v, 0.0) << "surface of point " << surface;
+}
+
 TEST(RunExport, GltfOfATetrahedralBodyIsItsClosedSurface) {
   auto scenario = load_scenario(example("fem_cantilever.json"));
   const std::filesystem::path file = fresh_folder("fem_gltf") / "cantilever.gltf";
@@ -122,16 +155,23 @@ TEST(RunExport, GltfOfATetrahedralBodyIsItsClosedSurface) {
   const tinygltf::Model model = read_gltf(file);
   const tinygltf::Primitive& surface = model.meshes.at(0).primitives.at(0);
   EXPECT_EQ(surface.mode, TINYGLTF_MODE_TRIANGLES);
-  // A closed surface: every edge is shared by exactly two triangles, once in each direction
-  // when the triangles are oriented consistently.
-  const std::vector<std::uint32_t> t = indices(model, surface.indices);
-  ASSERT_GT(t.size(), 0u);
-  std::map<std::pair<std::uint32_t, std::uint32_t>, int> directed;
-  for (std::size_t k = 0; k < t.size(); k += 3)
-    for (int e = 0; e < 3; ++e) ++directed[{t[k + static_cast<std::size_t>(e)], t[k + static_cast<std::size_t>((e + 1) % 3)]}];
-  for (const auto& [edge, count] : directed) {
-    EXPECT_EQ(count, 1);
-    EXPECT_EQ((directed.count({edge.second, edge.first})), 1u);
+  expect_closed_outward(indices(model, surface.indices), floats(model, surface.attributes.at("POSITION")));
+}
+
+// Rigid machines export their geoms (boxes, spheres, capsules ...) as closed surfaces posed per
+// frame.
+TEST(RunExport, GltfOfRigidBodiesIsTheirGeomsAsClosedSurfaces) {
+  for (const char* name : {"rigid_billiards.json", "rigid_ant_walk.json"}) {
+    SCOPED_TRACE(name);
+    auto scenario = load_scenario(example(name));
+    const std::filesystem::path file = fresh_folder("rigid_gltf") / "machine.gltf";
+    const int frames = export_run(*scenario, scenario->problem().initial(), file);
+    EXPECT_GT(frames, 50);
+    const tinygltf::Model model = read_gltf(file);
+    const tinygltf::Primitive& surface = model.meshes.at(0).primitives.at(0);
+    EXPECT_EQ(surface.mode, TINYGLTF_MODE_TRIANGLES);
+    EXPECT_EQ(surface.targets.size(), static_cast<std::size_t>(frames - 1));
+    expect_closed_outward(indices(model, surface.indices), floats(model, surface.attributes.at("POSITION")));
   }
 }
 
@@ -220,9 +260,9 @@ TEST(RunExport, UnknownFormatsAndRunsWithNothingToExportAreErrors) {
   }
   auto smoke = load_scenario(example("smoke_target.json"));
   EXPECT_THROW(export_run(*smoke, smoke->problem().initial(), dir / "smoke.gltf"), std::invalid_argument);
-  auto billiards = load_scenario(example("rigid_billiards.json"));
-  EXPECT_THROW(export_run(*billiards, billiards->problem().initial(), dir / "table.pvd"), std::invalid_argument);
-  EXPECT_FALSE(std::filesystem::exists(dir / "table.pvd"));
+  auto epidemic = load_scenario(example("contagion_boarding_school.json"));
+  EXPECT_THROW(export_run(*epidemic, epidemic->problem().initial(), dir / "school.pvd"), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(dir / "school.pvd"));
 }
 
 }  // namespace
