@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
+#include "core/csv.hpp"
 #include "report/contagion_frames.hpp"
 #include "scenario/tuned_parameter.hpp"
 #include "sims/contagion/calibration.hpp"
@@ -30,41 +32,34 @@ using nlohmann::json;
 // (or the first row) on; blank fields are errors naming the file, line and column.
 std::vector<double> read_column(const std::filesystem::path& file, const std::string& column, const std::string& start_date,
                                 const std::string& date_column, const ScenarioNode& node) {
-  std::ifstream in(file);
-  std::string line;
-  if (!std::getline(in, line)) node.fail("file", file.string() + ": empty file");
-  auto split = [](const std::string& text) {
-    std::vector<std::string> fields;
-    std::stringstream s(text);
-    std::string f;
-    while (std::getline(s, f, ',')) fields.push_back(f);
-    if (!text.empty() && text.back() == ',') fields.emplace_back();
-    return fields;
-  };
-  const std::vector<std::string> header = split(line);
-  int value_col = -1, date_col = -1;
-  for (std::size_t k = 0; k < header.size(); ++k) {
-    if (header[k] == column) value_col = static_cast<int>(k);
-    if (header[k] == date_column) date_col = static_cast<int>(k);
+  std::string text;
+  try {
+    text = read_text_file(file);
+  } catch (const std::invalid_argument& e) {
+    node.fail("file", e.what());
   }
-  if (value_col < 0) node.fail("column", file.string() + ":1: no column \"" + column + "\"");
-  if (!start_date.empty() && date_col < 0) node.fail("date_column", file.string() + ":1: no column \"" + date_column + "\"");
+  CsvReader csv(text);
+  if (!csv.next()) node.fail("file", file.string() + ": empty file");
+  int value_col = -1, date_col = -1;
+  for (std::size_t k = 0; k < csv.size(); ++k) {
+    if (csv[k] == column) value_col = static_cast<int>(k);
+    if (csv[k] == date_column) date_col = static_cast<int>(k);
+  }
+  if (value_col < 0) node.fail("column", file.string() + ":" + std::to_string(csv.line()) + ": no column \"" + column + "\"");
+  if (!start_date.empty() && date_col < 0)
+    node.fail("date_column", file.string() + ":" + std::to_string(csv.line()) + ": no column \"" + date_column + "\"");
   std::vector<double> values;
   bool started = start_date.empty();
-  for (int number = 2; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const std::vector<std::string> fields = split(line);
-    if (!started && date_col < static_cast<int>(fields.size()) && fields[static_cast<std::size_t>(date_col)] == start_date) started = true;
+  while (csv.next()) {
+    if (!started && date_col < static_cast<int>(csv.size()) && csv[static_cast<std::size_t>(date_col)] == start_date) started = true;
     if (!started) continue;
-    const std::string where = file.string() + ":" + std::to_string(number) + ": column " + std::to_string(value_col + 1) + " (" + column + ")";
-    if (value_col >= static_cast<int>(fields.size()) || fields[static_cast<std::size_t>(value_col)].empty())
+    const std::string where = file.string() + ":" + std::to_string(csv.line()) + ": column " + std::to_string(value_col + 1) + " (" + column + ")";
+    if (value_col >= static_cast<int>(csv.size()) || csv[static_cast<std::size_t>(value_col)].empty())
       throw std::invalid_argument(where + ": missing value");
-    char* end = nullptr;
-    const std::string& f = fields[static_cast<std::size_t>(value_col)];
-    const double v = std::strtod(f.c_str(), &end);
-    if (end == f.c_str() || *end != '\0' || !std::isfinite(v)) throw std::invalid_argument(where + ": expected a number, got \"" + f + "\"");
-    values.push_back(v);
+    const std::string_view f = csv[static_cast<std::size_t>(value_col)];
+    const std::optional<double> v = parse_number(f);
+    if (!v) throw std::invalid_argument(where + ": expected a number, got \"" + std::string(f) + "\"");
+    values.push_back(*v);
   }
   if (!started) node.fail("start_date", file.string() + ": no row dated " + start_date);
   return values;

@@ -3,8 +3,11 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/csv.hpp"
 
 namespace simgrad::fem {
 
@@ -14,36 +17,34 @@ int MarkerTrajectory::frames() const {
 }
 
 MarkerTrajectory read_marker_csv(std::istream& in, int dimension, const std::string& name) {
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  const std::string text = whole.str();
+  CsvReader csv(text);
+  int number = 1;  // the line of the record being read, for errors
   auto fail = [&](int line, const std::string& message) -> void {
     throw std::invalid_argument(name + ":" + std::to_string(line) + ": " + message);
   };
   const std::string expected = dimension == 2 ? "time,node,x,y" : "time,node,x,y,z";
-  std::string line;
-  int number = 1;
-  if (!std::getline(in, line)) fail(1, "empty file, expected the header " + expected);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line != expected) fail(1, "expected the header " + expected + ", got \"" + line + "\"");
+  if (!csv.next()) fail(1, "empty file, expected the header " + expected);
+  std::string header;
+  for (std::string_view f : csv.fields()) {
+    if (!header.empty()) header += ',';
+    header += f;
+  }
+  if (header != expected) fail(csv.line(), "expected the header " + expected + ", got \"" + header + "\"");
   MarkerTrajectory t;
   t.dimension = dimension;
   std::vector<double> times;  // per frame
   std::size_t in_frame = 0;   // markers read in the current frame
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::istringstream row(line);
-    std::vector<double> values;
-    std::string cell;
-    while (std::getline(row, cell, ',')) {
-      std::size_t used = 0;
-      double v = 0.0;
-      try {
-        v = std::stod(cell, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || cell.find_first_not_of(" \t\r", used) != std::string::npos)
-        fail(number, "\"" + cell + "\" is not a number");
-      values.push_back(v);
+  std::vector<double> values;
+  while (csv.next()) {
+    number = csv.line();
+    values.clear();
+    for (std::string_view cell : csv.fields()) {
+      const std::optional<double> v = parse_number(cell);
+      if (!v) fail(number, std::string(1, '"').append(cell).append("\" is not a number"));
+      values.push_back(*v);
     }
     if (values.size() != static_cast<std::size_t>(dimension + 2))
       fail(number, "expected " + std::to_string(dimension + 2) + " values (" + expected + ")");

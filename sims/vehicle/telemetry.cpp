@@ -1,12 +1,13 @@
 #include "sims/vehicle/telemetry.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <fstream>
 #include <numbers>
 #include <numeric>
+#include <optional>
 #include <sstream>
+
+#include "core/csv.hpp"
 
 namespace simgrad::vehicle {
 
@@ -82,21 +83,6 @@ TelemetryError::TelemetryError(std::string file, int line, std::string column, s
 
 namespace {
 
-// The fields of one CSV line, trimmed.
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    std::string_view f = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    while (!f.empty() && (f.front() == ' ' || f.front() == '\t')) f.remove_prefix(1);
-    while (!f.empty() && (f.back() == ' ' || f.back() == '\t' || f.back() == '\r')) f.remove_suffix(1);
-    fields.push_back(f);
-    if (comma == std::string_view::npos) return fields;
-    start = comma + 1;
-  }
-}
-
 // One sample as read: its time, its line and the mapped columns' values.
 struct Row {
   double time;
@@ -115,47 +101,32 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& v, s
 
 Telemetry parse_telemetry(std::string_view text, const std::string& file, const std::vector<ColumnMapping>& columns,
                           const TelemetryOptions& options) {
-  // Lines: the header first; blank lines and lines starting with '#' are skipped.
-  std::vector<std::pair<int, std::string_view>> lines;
-  int number = 0;
-  for (std::size_t start = 0; start <= text.size();) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty() && line.front() != '#') lines.emplace_back(number, line);
-    start = end + 1;
-  }
-  if (lines.empty()) throw TelemetryError(file, 1, options.time_column, "the file is empty; expected a header row");
-  const std::vector<std::string_view> header = split_fields(lines[0].second);
+  // The header first; blank lines and lines starting with '#' are skipped.
+  CsvReader csv(text);
+  if (!csv.next()) throw TelemetryError(file, 1, options.time_column, "the file is empty; expected a header row");
+  const int header_line = csv.line();
+  const std::vector<std::string> header(csv.fields().begin(), csv.fields().end());
   auto find_column = [&](const std::string& name) {
     for (std::size_t i = 0; i < header.size(); ++i)
       if (header[i] == name) return i;
-    throw TelemetryError(file, lines[0].first, name, "no such column in the header");
+    throw TelemetryError(file, header_line, name, "no such column in the header");
   };
   const std::size_t time_index = find_column(options.time_column);
   std::vector<std::size_t> index;
   for (const ColumnMapping& m : columns) index.push_back(find_column(m.column));
-
   std::vector<Row> rows;
-  for (std::size_t l = 1; l < lines.size(); ++l) {
-    // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture one.
-    const int line_number = lines[l].first;
-    const std::string_view line = lines[l].second;
-    const std::vector<std::string_view> fields = split_fields(line);
-    if (fields.size() != header.size())
-      throw TelemetryError(file, line_number, std::string(header.back()),
-                           "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(fields.size()));
+  int number = header_line;
+  while (csv.next()) {
+    number = csv.line();
+    if (csv.size() != header.size())
+      throw TelemetryError(file, number, header.back(),
+                           "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(csv.size()));
     auto number_at = [&](std::size_t i, const std::string& column) {
-      double v = 0.0;
-      const std::string_view f = fields[i];
-      const auto [end, error] = std::from_chars(f.data(), f.data() + f.size(), v);
-      if (error != std::errc() || end != f.data() + f.size() || !std::isfinite(v))
-        throw TelemetryError(file, line_number, column, "expected a finite number, got \"" + std::string(f) + "\"");
-      return v;
+      const std::optional<double> v = parse_number(csv[i]);
+      if (!v) throw TelemetryError(file, number, column, "expected a finite number, got \"" + std::string(csv[i]) + "\"");
+      return *v;
     };
-    Row row{number_at(time_index, options.time_column) * options.time_factor, line_number, {}};
+    Row row{number_at(time_index, options.time_column) * options.time_factor, number, {}};
     for (std::size_t c = 0; c < columns.size(); ++c) row.values.push_back(number_at(index[c], columns[c].column) * columns[c].factor);
     rows.push_back(std::move(row));
   }
@@ -210,11 +181,13 @@ Telemetry parse_telemetry(std::string_view text, const std::string& file, const 
 
 Telemetry read_telemetry(const std::filesystem::path& file, const std::vector<ColumnMapping>& columns,
                          const TelemetryOptions& options) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw TelemetryError(file.string(), 0, options.time_column, "cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_telemetry(text.str(), file.string(), columns, options);
+  std::string text;
+  try {
+    text = read_text_file(file);
+  } catch (const std::invalid_argument&) {
+    throw TelemetryError(file.string(), 0, options.time_column, "cannot open the file");
+  }
+  return parse_telemetry(text, file.string(), columns, options);
 }
 
 }  // namespace simgrad::vehicle
