@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -84,6 +85,7 @@ struct ScenarioObject {
   std::unique_ptr<Scenario> scenario;
   std::vector<double> x;       // current physical parameters
   int threads = 0;
+  std::optional<simgrad::JobSystem> jobs;  // the host's, or OpenMP
 };
 
 // The states one forward run kept; immutable once made.
@@ -154,16 +156,27 @@ Registry<TuningObject>& tunings() {
   return registry;
 }
 
-// The thread count a scenario's calls use, set for one call and put back after it.
+// How a scenario's calls run their loops (its thread count, or the host's job system), set for
+// one call on this thread and put back after it.
 class ThreadScope {
  public:
-  explicit ThreadScope(int threads) : saved_(simgrad::thread_count()) { simgrad::set_thread_count(threads); }
-  ~ThreadScope() { simgrad::set_thread_count(saved_); }
+  explicit ThreadScope(const ScenarioObject& object) : saved_jobs_(simgrad::job_system()) {
+    simgrad::set_job_system(nullptr);
+    saved_threads_ = simgrad::thread_count();
+    simgrad::set_thread_count(object.threads);
+    simgrad::set_job_system(object.jobs ? &*object.jobs : nullptr);
+  }
+  ~ThreadScope() {
+    simgrad::set_job_system(nullptr);
+    simgrad::set_thread_count(saved_threads_);
+    simgrad::set_job_system(saved_jobs_);
+  }
   ThreadScope(const ThreadScope&) = delete;
   ThreadScope& operator=(const ThreadScope&) = delete;
 
  private:
-  int saved_;
+  const simgrad::JobSystem* saved_jobs_;
+  int saved_threads_ = 0;
 };
 
 void require(const void* pointer, const char* what) {
@@ -305,6 +318,20 @@ simgrad_status simgrad_scenario_set_threads(simgrad_scenario scenario, int threa
   });
 }
 
+simgrad_status simgrad_scenario_set_job_system(simgrad_scenario scenario, const simgrad_job_system* jobs) {
+  return guarded(__func__, [&] {
+    if (jobs && (jobs->parallel_for == nullptr || jobs->threads < 1))
+      throw Failure{SIMGRAD_INVALID_ARGUMENT, "jobs: parallel_for must be set and threads be 1 or more"};
+    auto object = scenarios().find(scenario.id, "scenario");
+    std::lock_guard lock(object->mutex);
+    if (jobs)
+      object->jobs = simgrad::JobSystem{jobs->parallel_for, jobs->context, jobs->threads};
+    else
+      object->jobs.reset();
+    return SIMGRAD_OK;
+  });
+}
+
 simgrad_status simgrad_parameter_count(simgrad_scenario scenario, size_t* count, size_t* components) {
   return guarded(__func__, [&] {
     auto object = scenarios().find(scenario.id, "scenario");
@@ -413,7 +440,7 @@ simgrad_status simgrad_run(simgrad_scenario scenario, double* loss) {
     require(loss, "loss");
     auto object = scenarios().find(scenario.id, "scenario");
     std::lock_guard lock(object->mutex);
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     *loss = object->scenario->problem().value(object->x);
     return SIMGRAD_OK;
   });
@@ -424,7 +451,7 @@ simgrad_status simgrad_hard_loss(simgrad_scenario scenario, double* loss) {
     require(loss, "loss");
     auto object = scenarios().find(scenario.id, "scenario");
     std::lock_guard lock(object->mutex);
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     *loss = object->scenario->hard_loss(object->x);
     return SIMGRAD_OK;
   });
@@ -439,7 +466,7 @@ simgrad_status simgrad_gradient(simgrad_scenario scenario, double* loss, double*
     if (size) *size = n;
     if (capacity < n)  // checked before the rollout, which may take long
       throw Failure{SIMGRAD_BUFFER_TOO_SMALL, std::to_string(n) + " values needed, the buffer holds " + std::to_string(capacity)};
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     std::vector<double> g(n);
     const double value = object->scenario->problem().value_and_gradient(object->x, g);
     if (loss) *loss = value;
@@ -462,7 +489,7 @@ simgrad_status simgrad_gradcheck(simgrad_scenario scenario, const simgrad_gradch
       if (options->atol > 0) check.atol = options->atol;
       check.random_directions = options->directions;
     }
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     const simgrad::GradCheckReport report =
         simgrad::tune::check_problem_gradient(object->scenario->problem(), object->x, check);
     *result = {};
@@ -483,7 +510,7 @@ simgrad_status simgrad_explain(simgrad_scenario scenario, int hints, char* json,
     std::lock_guard lock(object->mutex);
     Scenario& s = *object->scenario;
     if (!s.gives_hints()) throw Failure{SIMGRAD_UNSUPPORTED, "the " + s.simulator() + " simulator gives no hints"};
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     simgrad::scenario::ExplainRequest request;
     request.hints = hints;
     nlohmann::json out = s.explain(object->x, request);
@@ -498,7 +525,7 @@ simgrad_status simgrad_export(simgrad_scenario scenario, const char* path, int* 
     simgrad::scenario::check_export_file(path);
     auto object = scenarios().find(scenario.id, "scenario");
     std::lock_guard lock(object->mutex);
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     int written = 0;
     try {
       written = simgrad::scenario::export_run(*object->scenario, object->x, path);
@@ -528,7 +555,7 @@ simgrad_status simgrad_rollout_create(simgrad_scenario scenario, int every, simg
     auto* problem = dynamic_cast<simgrad::tune::RolloutProblem*>(&object->scenario->problem());
     if (!problem)
       throw Failure{SIMGRAD_UNSUPPORTED, "the " + object->scenario->simulator() + " scenario is not a rollout"};
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     auto rollout = std::make_shared<RolloutObject>();
     rollout->steps = problem->steps();
     rollout->every = every;
@@ -592,7 +619,7 @@ simgrad_status simgrad_tune_create(simgrad_scenario scenario, const simgrad_tune
     auto t = std::make_shared<TuningObject>();
     t->owner = object;
     t->run = std::make_unique<TuningRun>(*object->scenario, tuning, object->x);
-    ThreadScope threads(object->threads);
+    ThreadScope threads(*object);
     (void)t->run->initial_loss();
     out->id = tunings().add(std::move(t));
     return SIMGRAD_OK;
@@ -612,7 +639,7 @@ simgrad_status simgrad_tune_step(simgrad_tuning tuning, simgrad_tune_progress* p
     std::lock_guard lock(t->owner->mutex);
     if (t->run->finished())
       throw Failure{SIMGRAD_INVALID_ARGUMENT, "the run is finished (" + t->run->result().stop_reason + ")"};
-    ThreadScope threads(t->owner->threads);
+    ThreadScope threads(*t->owner);
     fill_progress(t->run->iterate(), progress);
     return SIMGRAD_OK;
   });
@@ -622,7 +649,7 @@ simgrad_status simgrad_tune_run(simgrad_tuning tuning, simgrad_progress_callback
   return guarded(__func__, [&] {
     auto t = tunings().find(tuning.id, "tuning");
     std::lock_guard lock(t->owner->mutex);
-    ThreadScope threads(t->owner->threads);
+    ThreadScope threads(*t->owner);
     while (!t->run->finished()) {
       simgrad_tune_progress progress{};
       fill_progress(t->run->iterate(), &progress);

@@ -83,8 +83,7 @@ void BandScatter::gather(std::span<const Target> targets) {
   if (thread_count() == 1) {
     for (int task = 0; task < tasks; ++task) row_task(task);
   } else {
-#pragma omp parallel for schedule(static)
-    for (int task = 0; task < tasks; ++task) row_task(task);
+    parallel_tasks(tasks, row_task);
   }
 }
 

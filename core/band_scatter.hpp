@@ -99,8 +99,7 @@ class BandScatter {
     if (thread_count() == 1 || count < 2) {
       for (int b = 0; b < count; ++b) run(b);
     } else {
-#pragma omp parallel for schedule(static)
-      for (int b = 0; b < count; ++b) run(b);
+      parallel_tasks(count, run);
     }
     gather(targets);
   }

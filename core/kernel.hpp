@@ -706,8 +706,7 @@ class Kernel {
       run_part(0);
       return;
     }
-#pragma omp parallel for schedule(static, 1) num_threads(p.parts)
-    for (int part = 0; part < p.parts; ++part) run_part(part);
+    parallel_parts(p.parts, run_part);
   }
 
   std::string name_;

@@ -3,15 +3,62 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <exception>
+#include <mutex>
 #include <vector>
 
 namespace simgrad {
+
+namespace {
+
+// This thread's job system; the marker for a task running on one.
+thread_local const JobSystem* t_job_system = nullptr;
+thread_local bool t_in_task = false;
+
+}  // namespace
+
+void set_job_system(const JobSystem* jobs) { t_job_system = jobs; }
+
+const JobSystem* job_system() { return t_in_task ? nullptr : t_job_system; }
 
 void set_thread_count(int threads) {
   omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
 }
 
-int thread_count() { return omp_get_max_threads(); }
+int thread_count() {
+  if (t_in_task) return 1;
+  if (t_job_system != nullptr) return t_job_system->threads > 0 ? t_job_system->threads : 1;
+  return omp_get_max_threads();
+}
+
+namespace detail {
+
+void run_on_job_system(const JobSystem& jobs, int count, void (*task)(const void* body, int index), const void* body) {
+  struct Call {
+    void (*task)(const void*, int);
+    const void* body;
+    std::mutex mutex;
+    std::exception_ptr error;
+  } call{task, body, {}, nullptr};
+  jobs.run(
+      jobs.context, count,
+      [](void* data, int i) {
+        Call& c = *static_cast<Call*>(data);
+        const bool outer = t_in_task;
+        t_in_task = true;  // loops inside the task run serially on this worker
+        try {
+          c.task(c.body, i);
+        } catch (...) {
+          std::lock_guard lock(c.mutex);
+          if (!c.error) c.error = std::current_exception();
+        }
+        t_in_task = outer;
+      },
+      &call);
+  if (call.error) std::rethrow_exception(call.error);
+}
+
+}  // namespace detail
 
 void fill(std::span<double> values, double x) {
   parallel_for_blocks(static_cast<Index>(values.size()), [&](Index first, Index last) {

@@ -3,6 +3,11 @@
 // Blocks have a fixed size that does not depend on the number of threads. Work inside a block is
 // sequential, and anything summed across elements is summed per block and then block by block
 // in order, so every result is bit-for-bit the same for any thread count.
+//
+// The loops run on OpenMP by default. A host with threads of its own (a game engine's job
+// system) can take them instead: set_job_system() hands this thread's parallel loops to the
+// host's parallel-for, and since every loop's tasks are independent and combined in a fixed
+// order, the results are the same bits either way.
 #pragma once
 
 #include <span>
@@ -16,9 +21,25 @@ inline constexpr Index kBlockSize = 512;
 // Number of blocks covering n elements.
 inline Index block_count(Index n) { return (n + kBlockSize - 1) / kBlockSize; }
 
+// A host's job system: run(context, count, task, task_data) calls task(task_data, i) once for
+// every i in [0, count), on any of its threads, and returns once all have finished; `threads`
+// is how many it runs at once.
+struct JobSystem {
+  void (*run)(void* context, int count, void (*task)(void* task_data, int index), void* task_data) = nullptr;
+  void* context = nullptr;
+  int threads = 1;
+};
+
+// Hands this thread's parallel loops to `jobs` (nullptr: OpenMP again). Thread-local: no other
+// thread, and no OpenMP setting, changes. `jobs` must outlive its use.
+void set_job_system(const JobSystem* jobs);
+// This thread's job system, or nullptr for OpenMP.
+const JobSystem* job_system();
+
 // Sets the number of threads used by all parallel loops (0: the OpenMP default).
 void set_thread_count(int threads);
-// The number of threads parallel loops use.
+// The number of threads parallel loops use: the job system's, or OpenMP's; 1 inside a task a
+// job system runs (loops nested in a task run serially).
 int thread_count();
 
 // Whether a loop over n elements runs on one thread: with one thread, or with fewer than two
@@ -29,6 +50,42 @@ inline bool runs_serially(Index n) {
   return threads == 1 || block_count(n) < 2 * threads;
 }
 
+namespace detail {
+// Runs count tasks on the job system: task(i) through a trampoline that keeps the first
+// exception (to rethrow on the calling thread, never through the host's code) and marks the
+// worker as inside a task.
+void run_on_job_system(const JobSystem& jobs, int count, void (*task)(const void* body, int index), const void* body);
+}  // namespace detail
+
+// Calls task(i) for every i in [0, count), in parallel: on this thread's job system, else on
+// OpenMP with a static schedule, or a dynamic one (one index at a time) when `dynamic`.
+template <class Task>
+void parallel_tasks(int count, const Task& task, bool dynamic = false) {
+  if (const JobSystem* jobs = job_system()) {
+    detail::run_on_job_system(*jobs, count, [](const void* body, int i) { (*static_cast<const Task*>(body))(i); }, &task);
+    return;
+  }
+  if (dynamic) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < count; ++i) task(i);
+  } else {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < count; ++i) task(i);
+  }
+}
+
+// Calls task(part) for every part in [0, parts), each on a thread of its own (OpenMP: one part
+// per thread of a team of `parts`), so that a part's data stays in one thread's cache.
+template <class Task>
+void parallel_parts(int parts, const Task& task) {
+  if (job_system() != nullptr) {
+    parallel_tasks(parts, task);
+    return;
+  }
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+  for (int part = 0; part < parts; ++part) task(part);
+}
+
 // Calls body(first, last) for every block [first, last) of [0, n), in parallel across blocks.
 template <class Body>
 void parallel_for_blocks(Index n, const Body& body) {
@@ -37,12 +94,11 @@ void parallel_for_blocks(Index n, const Body& body) {
     for (Index first = 0; first < n; first += kBlockSize) body(first, first + kBlockSize < n ? first + kBlockSize : n);
     return;
   }
-#pragma omp parallel for schedule(static)
-  for (Index b = 0; b < blocks; ++b) {
+  parallel_tasks(static_cast<int>(blocks), [&](int b) {
     const Index first = b * kBlockSize;
     const Index last = first + kBlockSize < n ? first + kBlockSize : n;
     body(first, last);
-  }
+  });
 }
 
 // Calls body(sweep, first, last) for every block of [0, n), sweep after sweep (sweep s + 1
@@ -55,6 +111,14 @@ void parallel_sweeps(Index n, int sweeps, const Body& body) {
   if (runs_serially(n)) {
     for (int sweep = 0; sweep < sweeps; ++sweep)
       for (Index first = 0; first < n; first += kBlockSize) body(sweep, first, first + kBlockSize < n ? first + kBlockSize : n);
+    return;
+  }
+  if (job_system() != nullptr) {  // a join between sweeps instead of a barrier
+    for (int sweep = 0; sweep < sweeps; ++sweep)
+      parallel_tasks(static_cast<int>(blocks), [&](int b) {
+        const Index first = b * kBlockSize;
+        body(sweep, first, first + kBlockSize < n ? first + kBlockSize : n);
+      });
     return;
   }
 #pragma omp parallel
@@ -76,12 +140,11 @@ void parallel_for_indexed_blocks(Index n, const Body& body) {
     for (Index b = 0; b < blocks; ++b) body(b, b * kBlockSize, (b + 1) * kBlockSize < n ? (b + 1) * kBlockSize : n);
     return;
   }
-#pragma omp parallel for schedule(static)
-  for (Index b = 0; b < blocks; ++b) {
+  parallel_tasks(static_cast<int>(blocks), [&](int b) {
     const Index first = b * kBlockSize;
     const Index last = first + kBlockSize < n ? first + kBlockSize : n;
     body(b, first, last);
-  }
+  });
 }
 
 // Sets every value to x, in parallel.

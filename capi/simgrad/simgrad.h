@@ -89,6 +89,21 @@ SIMGRAD_API simgrad_status simgrad_scenario_steps(simgrad_scenario scenario, int
  * the same bits for every count. */
 SIMGRAD_API simgrad_status simgrad_scenario_set_threads(simgrad_scenario scenario, int threads);
 
+/* A host's job system (a game engine's worker threads): parallel_for(context, count, task,
+ * task_data) must call task(task_data, i) once for every i in [0, count), on any of its
+ * threads, and return once all have finished; `threads` is how many it runs at once. */
+typedef void (*simgrad_task)(void* task_data, int index);
+typedef struct simgrad_job_system {
+  void (*parallel_for)(void* context, int count, simgrad_task task, void* task_data);
+  void* context;
+  int threads;
+} simgrad_job_system;
+
+/* Runs this scenario's parallel loops on the host's job system instead of OpenMP (NULL: OpenMP
+ * again); the struct is copied. Results are the same bits either way. Loops inside a task run
+ * serially, so the host's threads are never oversubscribed. */
+SIMGRAD_API simgrad_status simgrad_scenario_set_job_system(simgrad_scenario scenario, const simgrad_job_system* jobs);
+
 /* ---- Parameters --------------------------------------------------------------------------- */
 /* A scenario holds current values of its tuned parameters, initially the file's; run, gradient,
  * gradcheck, explain, rollouts and tuning start from them. Values are physical (the file's

@@ -20,8 +20,7 @@ void for_each_creature(int creatures, const Body& body) {
     for (int c = 0; c < creatures; ++c) body(c);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(thread_count())
-  for (int c = 0; c < creatures; ++c) body(c);
+  parallel_tasks(creatures, body);
 }
 
 // Dot products of kRows weight rows with one vector at once: kRows independent sums hide the

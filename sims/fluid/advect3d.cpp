@@ -120,9 +120,12 @@ void semi_lagrangian_adjoint(const Grid3& grid, const Lattice3& l, std::span<con
   auto colour_of = [&](int s) { return s < tripled ? s % 3 : 3 + (s - tripled); };
   // The same colour order on one thread as on many: the sums do not depend on the thread count.
   for (int colour = 0; colour < colours; ++colour) {
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int s = 0; s < slabs; ++s)
-      if (colour_of(s) == colour) run_layers(s * thick, s + 1 == slabs ? layers : (s + 1) * thick);
+    parallel_tasks(
+        slabs,
+        [&](int s) {
+          if (colour_of(s) == colour) run_layers(s * thick, s + 1 == slabs ? layers : (s + 1) * thick);
+        },
+        /*dynamic=*/true);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "simgrad/simgrad.h"
 
@@ -142,6 +143,68 @@ static void test_same_bits_on_any_thread_count(void) {
   OK(simgrad_scenario_free(s));
 }
 
+/* A host's job system, as an engine's would be: `threads` C11 threads share each loop's indices
+ * (i, i + threads, ...); it counts the loops it is given. */
+typedef struct host_jobs {
+  int threads;
+  int loops;
+} host_jobs;
+
+typedef struct worker_share {
+  simgrad_task task;
+  void* task_data;
+  int first, stride, count;
+} worker_share;
+
+static int run_share(void* argument) {
+  const worker_share* share = (const worker_share*)argument;
+  for (int i = share->first; i < share->count; i += share->stride) share->task(share->task_data, i);
+  return 0;
+}
+
+static void host_parallel_for(void* context, int count, simgrad_task task, void* task_data) {
+  host_jobs* jobs = (host_jobs*)context;
+  thrd_t workers[8];
+  worker_share shares[8];
+  ++jobs->loops;
+  for (int w = 0; w < jobs->threads; ++w) {
+    shares[w] = (worker_share){task, task_data, w, jobs->threads, count};
+    if (thrd_create(&workers[w], run_share, &shares[w]) != thrd_success) abort();
+  }
+  for (int w = 0; w < jobs->threads; ++w) thrd_join(workers[w], NULL);
+}
+
+/* The smoke plume's gradient (a grid large enough to run its loops in parallel) on the host's
+ * threads is OpenMP's, bit for bit. */
+static void test_host_job_system(const char* examples) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/smoke_target.json", examples);
+  simgrad_scenario s;
+  OK(simgrad_scenario_load_file(path, &s));
+  size_t n = 0, size = 0;
+  OK(simgrad_parameter_count(s, NULL, &n));
+  double* openmp = malloc(n * sizeof *openmp);
+  double* hosted = malloc(n * sizeof *hosted);
+  double loss_openmp = 0, loss_hosted = 0;
+  OK(simgrad_scenario_set_threads(s, 2));
+  OK(simgrad_gradient(s, &loss_openmp, openmp, n, &size));
+  host_jobs host = {2, 0};
+  const simgrad_job_system jobs = {host_parallel_for, &host, 2};
+  OK(simgrad_scenario_set_job_system(s, &jobs));
+  OK(simgrad_gradient(s, &loss_hosted, hosted, n, &size));
+  CHECK(host.loops > 100); /* every parallel loop of the rollout went to the host */
+  CHECK(memcmp(&loss_openmp, &loss_hosted, sizeof loss_openmp) == 0 && memcmp(openmp, hosted, n * sizeof *openmp) == 0);
+  const simgrad_job_system broken = {NULL, NULL, 2};
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_scenario_set_job_system(s, &broken), "parallel_for");
+  OK(simgrad_scenario_set_job_system(s, NULL));
+  const int loops = host.loops;
+  OK(simgrad_run(s, &loss_hosted));
+  CHECK(host.loops == loops && loss_hosted == loss_openmp); /* OpenMP again */
+  free(openmp);
+  free(hosted);
+  OK(simgrad_scenario_free(s));
+}
+
 static void test_tuning(void) {
   simgrad_scenario s;
   OK(simgrad_scenario_load_file(NULL, &s));
@@ -273,6 +336,7 @@ int main(int argc, char** argv) {
   test_same_bits_on_any_thread_count();
   test_tuning();
   test_explain(argv[1]);
+  test_host_job_system(argv[1]);
   test_bad_calls();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("C API: every check passed\n");

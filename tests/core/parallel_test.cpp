@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace simgrad {
@@ -40,6 +43,68 @@ TEST(Parallel, SweepsSeeTheWholePreviousSweepForAnyThreadCount) {
   }
   EXPECT_EQ(serial, x);
   for (int threads : {2, 4}) EXPECT_EQ(smoothed(n, 9, threads), serial) << threads << " threads";
+}
+
+// A host's job system as an engine would have one: `threads` std::threads share the indices
+// (i, i + threads, ...), each index once; it counts the loops it is given.
+struct ThreadJobs {
+  int threads = 3;
+  std::atomic<int> loops{0};
+
+  static void run(void* context, int count, void (*task)(void*, int), void* task_data) {
+    auto& jobs = *static_cast<ThreadJobs*>(context);
+    ++jobs.loops;
+    std::vector<std::thread> workers;
+    const int threads = jobs.threads;
+    for (int w = 0; w < threads; ++w)
+      workers.emplace_back([=] {
+        for (int i = w; i < count; i += threads) task(task_data, i);
+      });
+    for (std::thread& t : workers) t.join();
+  }
+};
+
+TEST(Parallel, AHostJobSystemRunsTheLoopsWithTheSameBits) {
+  const Index n = 7 * kBlockSize + 13;
+  const std::vector<double> openmp = smoothed(n, 9, 2);
+  ThreadJobs host;
+  const JobSystem jobs{ThreadJobs::run, &host, host.threads};
+  set_job_system(&jobs);
+  EXPECT_EQ(thread_count(), 3);
+  const std::vector<double> hosted = smoothed(n, 9, 2);
+  std::vector<double> values(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 1.0 / static_cast<double>(i + 1);
+  const double hosted_sum = sum_of_squares(values);
+  set_job_system(nullptr);
+  EXPECT_EQ(hosted, openmp);
+  EXPECT_EQ(hosted_sum, sum_of_squares(values));
+  EXPECT_EQ(host.loops, 9 + 1);  // a loop per sweep, and the sum's
+}
+
+TEST(Parallel, TasksOnAJobSystemRunOnceEachNestSeriallyAndPassExceptionsBack) {
+  ThreadJobs host;
+  const JobSystem jobs{ThreadJobs::run, &host, host.threads};
+  set_job_system(&jobs);
+  std::vector<std::atomic<int>> runs(100);
+  std::atomic<int> nested_threads{0};
+  parallel_tasks(100, [&](int i) {
+    ++runs[static_cast<std::size_t>(i)];
+    nested_threads += thread_count();  // 1 inside a task: nested loops do not fan out again
+  });
+  for (const auto& r : runs) EXPECT_EQ(r, 1);
+  EXPECT_EQ(nested_threads, 100);
+  EXPECT_THROW(parallel_tasks(10, [](int i) {
+                 if (i == 7) throw std::runtime_error("task 7");
+               }),
+               std::runtime_error);
+  set_job_system(nullptr);
+  EXPECT_EQ(host.loops, 2);
+  // Another thread never sees this thread's job system.
+  set_job_system(&jobs);
+  const JobSystem* seen = &jobs;
+  std::thread([&] { seen = job_system(); }).join();
+  set_job_system(nullptr);
+  EXPECT_EQ(seen, nullptr);
 }
 
 }  // namespace
