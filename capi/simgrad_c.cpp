@@ -14,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -695,6 +696,41 @@ simgrad_status simgrad_tune_best_parameters(simgrad_tuning tuning, double* value
     auto t = tunings().find(tuning.id, "tuning");
     std::lock_guard lock(t->owner->mutex);
     return write_values(t->run->best_parameters(), values, capacity, size);
+  });
+}
+
+// A saved run: "initial_loss <hexfloat>", a newline, then the optimizer's own saved state.
+simgrad_status simgrad_tune_save(simgrad_tuning tuning, char* buffer, size_t capacity, size_t* length) {
+  return guarded(__func__, [&] {
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    std::ostringstream out;
+    out << "initial_loss " << std::hexfloat << t->run->initial_loss() << "\n";
+    t->run->save(out);
+    return write_text(out.str(), buffer, capacity, length);
+  });
+}
+
+simgrad_status simgrad_tune_load(simgrad_tuning tuning, const char* state, size_t length) {
+  return guarded(__func__, [&] {
+    require(state, "state");
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    std::istringstream in(std::string(state, length));
+    std::string label, value;
+    in >> label >> value;
+    if (label != "initial_loss") throw Failure{SIMGRAD_INVALID_ARGUMENT, "state: expected \"initial_loss\" first"};
+    const double initial_loss = std::strtod(value.c_str(), nullptr);
+    // Into a fresh run first, so that a state that does not read leaves this one as it was.
+    auto fresh = std::make_unique<TuningRun>(*t->owner->scenario, t->run->options(), t->run->initial_parameters());
+    try {
+      fresh->load(in, initial_loss);
+    } catch (const std::exception& e) {
+      throw Failure{SIMGRAD_INVALID_ARGUMENT, std::string("state: ") + e.what()};
+    }
+    t->run = std::move(fresh);
+    t->cancelled = false;
+    return SIMGRAD_OK;
   });
 }
 

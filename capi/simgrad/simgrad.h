@@ -236,6 +236,13 @@ SIMGRAD_API simgrad_status simgrad_tune_stop_reason(simgrad_tuning tuning, char*
 /* The best parameters found, as a flat vector. */
 SIMGRAD_API simgrad_status simgrad_tune_best_parameters(simgrad_tuning tuning, double* values, size_t capacity,
                                                         size_t* size);
+/* The run's whole state as text (the optimizer's state in hexadecimal floating point, and the
+ * initial loss), to continue it later, in this process or another. */
+SIMGRAD_API simgrad_status simgrad_tune_save(simgrad_tuning tuning, char* buffer, size_t capacity, size_t* length);
+/* Replaces the run's state with a saved one; the run must have been created the same way (same
+ * scenario file, parameters and options). It then continues bit for bit as the saved run would
+ * have. A state that does not read is SIMGRAD_INVALID_ARGUMENT and leaves the run as it was. */
+SIMGRAD_API simgrad_status simgrad_tune_load(simgrad_tuning tuning, const char* state, size_t length);
 /* Sets the scenario's current parameters to the best found. */
 SIMGRAD_API simgrad_status simgrad_tune_apply(simgrad_tuning tuning);
 

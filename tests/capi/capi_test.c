@@ -239,6 +239,37 @@ static void test_tuning(void) {
   OK(simgrad_tune_apply(t));
   OK(simgrad_run(s, &loss));
   CHECK(loss == result.best_loss);
+  /* Saved after two iterations and loaded into a new run, it ends where an unbroken run ends,
+   * bit for bit; a state that does not read changes nothing. */
+  simgrad_tuning unbroken, first, second;
+  simgrad_tune_options five = {"lbfgs", 5};
+  double x0[3] = {0.1, 0.1, 0.1414213562373095};
+  OK(simgrad_parameters_set(s, x0, 3));
+  OK(simgrad_tune_create(s, &five, &unbroken));
+  OK(simgrad_tune_run(unbroken, NULL, NULL));
+  OK(simgrad_tune_create(s, &five, &first));
+  OK(simgrad_tune_step(first, NULL));
+  OK(simgrad_tune_step(first, NULL));
+  EXPECT_STATUS(SIMGRAD_BUFFER_TOO_SMALL, simgrad_tune_save(first, NULL, 0, &size), "bytes");
+  char* saved = malloc(size + 1);
+  OK(simgrad_tune_save(first, saved, size + 1, &size));
+  OK(simgrad_tune_free(first));
+  OK(simgrad_tune_create(s, &five, &second));
+  EXPECT_STATUS(SIMGRAD_INVALID_ARGUMENT, simgrad_tune_load(second, "nonsense", 8), "initial_loss");
+  OK(simgrad_tune_load(second, saved, size));
+  free(saved);
+  OK(simgrad_tune_run(second, NULL, NULL));
+  double a[3], b[3];
+  simgrad_tune_result ra, rb;
+  OK(simgrad_tune_best_parameters(unbroken, a, 3, &size));
+  OK(simgrad_tune_best_parameters(second, b, 3, &size));
+  OK(simgrad_tune_result_get(unbroken, &ra));
+  OK(simgrad_tune_result_get(second, &rb));
+  CHECK(memcmp(a, b, sizeof a) == 0 && memcmp(&ra.best_loss, &rb.best_loss, sizeof ra.best_loss) == 0);
+  CHECK(ra.iterations == rb.iterations && ra.rollouts == rb.rollouts);
+  OK(simgrad_tune_free(unbroken));
+  OK(simgrad_tune_free(second));
+
   /* The tuning run keeps its scenario alive after the scenario's handle goes. */
   OK(simgrad_scenario_free(s));
   OK(simgrad_tune_apply(t));
