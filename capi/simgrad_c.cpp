@@ -122,24 +122,27 @@ class Registry {
   }
   std::shared_ptr<Object> find(std::uint64_t id, const char* kind) {
     std::lock_guard lock(mutex_);
-    auto it = live_.find(id);
-    if (it == live_.end())
-      throw Failure{SIMGRAD_INVALID_HANDLE, std::string(kind) + " handle " + std::to_string(id) +
-                                                " is not live (zero, freed, or of another kind)"};
-    return it->second;
+    return live(id, kind)->second;
   }
-  void remove(std::uint64_t id, const char* kind) {
+  // Frees the handle's object (once no call holds it any more).
+  simgrad_status remove(std::uint64_t id, const char* kind) {
     std::shared_ptr<Object> released;  // destroyed after the lock is let go
     std::lock_guard lock(mutex_);
-    auto it = live_.find(id);
-    if (it == live_.end())
-      throw Failure{SIMGRAD_INVALID_HANDLE, std::string(kind) + " handle " + std::to_string(id) +
-                                                " is not live (zero, freed, or of another kind)"};
+    auto it = live(id, kind);
     released = std::move(it->second);
     live_.erase(it);
+    return SIMGRAD_OK;
   }
 
  private:
+  auto live(std::uint64_t id, const char* kind) {
+    auto it = live_.find(id);
+    if (it == live_.end())
+      throw Failure{SIMGRAD_INVALID_HANDLE, std::string(kind) + " handle " + std::to_string(id) +
+                                                " is not live (zero, freed, or of another kind)"};
+    return it;
+  }
+
   std::mutex mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Object>> live_;
 };
@@ -179,6 +182,16 @@ class ThreadScope {
   const simgrad::JobSystem* saved_jobs_;
   int saved_threads_ = 0;
 };
+
+// Runs body(object) on the live scenario `handle`, locked, with its loops run as the scenario
+// asks (ThreadScope).
+template <class Body>
+simgrad_status with_scenario(simgrad_scenario handle, const Body& body) {
+  auto object = scenarios().find(handle.id, "scenario");
+  std::lock_guard lock(object->mutex);
+  ThreadScope threads(*object);
+  return body(*object);
+}
 
 void require(const void* pointer, const char* what) {
   if (pointer == nullptr) throw Failure{SIMGRAD_INVALID_ARGUMENT, std::string(what) + " is NULL"};
@@ -285,10 +298,7 @@ simgrad_status simgrad_scenario_load_json(const char* json, size_t length, const
 }
 
 simgrad_status simgrad_scenario_free(simgrad_scenario scenario) {
-  return guarded(__func__, [&] {
-    scenarios().remove(scenario.id, "scenario");
-    return SIMGRAD_OK;
-  });
+  return guarded(__func__, [&] { return scenarios().remove(scenario.id, "scenario"); });
 }
 
 simgrad_status simgrad_scenario_simulator(simgrad_scenario scenario, char* buffer, size_t capacity, size_t* length) {
@@ -439,39 +449,36 @@ simgrad_status simgrad_parameters_set(simgrad_scenario scenario, const double* v
 simgrad_status simgrad_run(simgrad_scenario scenario, double* loss) {
   return guarded(__func__, [&] {
     require(loss, "loss");
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    ThreadScope threads(*object);
-    *loss = object->scenario->problem().value(object->x);
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      *loss = object.scenario->problem().value(object.x);
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_hard_loss(simgrad_scenario scenario, double* loss) {
   return guarded(__func__, [&] {
     require(loss, "loss");
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    ThreadScope threads(*object);
-    *loss = object->scenario->hard_loss(object->x);
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      *loss = object.scenario->hard_loss(object.x);
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_gradient(simgrad_scenario scenario, double* loss, double* gradient, size_t capacity,
                                 size_t* size) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    const std::size_t n = object->x.size();
-    if (size) *size = n;
-    if (capacity < n)  // checked before the rollout, which may take long
-      throw Failure{SIMGRAD_BUFFER_TOO_SMALL, std::to_string(n) + " values needed, the buffer holds " + std::to_string(capacity)};
-    ThreadScope threads(*object);
-    std::vector<double> g(n);
-    const double value = object->scenario->problem().value_and_gradient(object->x, g);
-    if (loss) *loss = value;
-    return write_values(g, gradient, capacity, size);
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      const std::size_t n = object.x.size();
+      if (size) *size = n;
+      if (capacity < n)  // checked before the rollout, which may take long
+        throw Failure{SIMGRAD_BUFFER_TOO_SMALL, std::to_string(n) + " values needed, the buffer holds " + std::to_string(capacity)};
+      std::vector<double> g(n);
+      const double value = object.scenario->problem().value_and_gradient(object.x, g);
+      if (loss) *loss = value;
+      return write_values(g, gradient, capacity, size);
+    });
   });
 }
 
@@ -572,10 +579,7 @@ simgrad_status simgrad_rollout_create(simgrad_scenario scenario, int every, simg
 }
 
 simgrad_status simgrad_rollout_free(simgrad_rollout rollout) {
-  return guarded(__func__, [&] {
-    rollouts().remove(rollout.id, "rollout");
-    return SIMGRAD_OK;
-  });
+  return guarded(__func__, [&] { return rollouts().remove(rollout.id, "rollout"); });
 }
 
 simgrad_status simgrad_rollout_info_get(simgrad_rollout rollout, simgrad_rollout_info* info) {
@@ -628,10 +632,7 @@ simgrad_status simgrad_tune_create(simgrad_scenario scenario, const simgrad_tune
 }
 
 simgrad_status simgrad_tune_free(simgrad_tuning tuning) {
-  return guarded(__func__, [&] {
-    tunings().remove(tuning.id, "tuning");
-    return SIMGRAD_OK;
-  });
+  return guarded(__func__, [&] { return tunings().remove(tuning.id, "tuning"); });
 }
 
 simgrad_status simgrad_tune_step(simgrad_tuning tuning, simgrad_tune_progress* progress) {
