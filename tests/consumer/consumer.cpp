@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "core/rollout.hpp"
-#include "report/report.hpp"
-#include "scenario/scenario.hpp"
-#include "scenario/scenario_report.hpp"
-#include "sims/softbody/losses.hpp"
-#include "sims/softbody/mass_spring.hpp"
+#include <simgrad/core/rollout.hpp>
+#include <simgrad/report/report.hpp>
+#include <simgrad/scenario/scenario.hpp>
+#include <simgrad/scenario/scenario_report.hpp>
+#include <simgrad/sims/softbody/losses.hpp>
+#include <simgrad/sims/softbody/mass_spring.hpp>
 
 namespace sb = simgrad::softbody;
 
