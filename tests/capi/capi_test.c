@@ -297,6 +297,69 @@ static void test_explain(const char* examples) {
   OK(simgrad_scenario_free(s));
 }
 
+/* Every call that takes a handle refuses a zero one and a freed one with SIMGRAD_INVALID_HANDLE
+ * and a message, whatever its other arguments. */
+static void test_every_call_refuses_dead_handles(void) {
+  simgrad_scenario scenarios[2] = {{0}, {0}};
+  simgrad_rollout rollouts[2] = {{0}, {0}};
+  simgrad_tuning tunings[2] = {{0}, {0}};
+  OK(simgrad_scenario_load_file(NULL, &scenarios[1]));
+  OK(simgrad_rollout_create(scenarios[1], 1, &rollouts[1]));
+  OK(simgrad_tune_create(scenarios[1], NULL, &tunings[1]));
+  OK(simgrad_rollout_free(rollouts[1]));
+  OK(simgrad_tune_free(tunings[1]));
+  OK(simgrad_scenario_free(scenarios[1]));
+  char text[64];
+  double values[4] = {0.1, 0.1, 0.1, 0.1}, loss = 0;
+  size_t size = 0, count = 0;
+  int steps = 0;
+  simgrad_gradcheck_result check;
+  simgrad_rollout_info info;
+  simgrad_tune_result result;
+  simgrad_tune_progress progress;
+  const simgrad_job_system jobs = {host_parallel_for, NULL, 1};
+  for (int k = 0; k < 2; ++k) {
+    const simgrad_scenario s = scenarios[k];
+    const simgrad_rollout r = rollouts[k];
+    const simgrad_tuning t = tunings[k];
+    simgrad_rollout new_rollout;
+    simgrad_tuning new_tuning;
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_scenario_free(s), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_scenario_simulator(s, text, sizeof text, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_scenario_steps(s, &steps), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_scenario_set_threads(s, 1), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_scenario_set_job_system(s, &jobs), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_parameter_count(s, &count, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_parameter_name(s, 0, text, sizeof text, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_parameter_info(s, "rest_length", &size, NULL, NULL), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_parameter_get(s, "rest_length", values, 4, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_parameter_set(s, "rest_length", values, 3), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_parameters_get(s, values, 4, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_parameters_set(s, values, 3), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_run(s, &loss), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_hard_loss(s, &loss), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_gradient(s, &loss, values, 4, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_gradcheck(s, NULL, &check), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_explain(s, 0, text, sizeof text, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_export(s, "dead.gltf", &steps), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_summary(s, text, sizeof text, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_rollout_create(s, 1, &new_rollout), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_create(s, NULL, &new_tuning), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_rollout_free(r), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_rollout_info_get(r, &info), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_rollout_state(r, 0, values, 4, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_free(t), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_step(t, &progress), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_run(t, NULL, NULL), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_result_get(t, &result), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_stop_reason(t, text, sizeof text, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_best_parameters(t, values, 4, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_save(t, text, sizeof text, &size), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_load(t, "initial_loss 0x1p+0", 19), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_apply(t), "not live");
+  }
+}
+
 static void test_bad_calls(void) {
   simgrad_scenario none = {0};
   double loss = 0, values[3] = {0.1, 0.1, 0.1};
@@ -369,6 +432,7 @@ int main(int argc, char** argv) {
   test_explain(argv[1]);
   test_host_job_system(argv[1]);
   test_bad_calls();
+  test_every_call_refuses_dead_handles();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("C API: every check passed\n");
   return failures ? 1 : 0;
