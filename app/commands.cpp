@@ -19,6 +19,7 @@
 #include "report/svg_plot.hpp"
 #include "report/version.hpp"
 #include "scenario/run_export.hpp"
+#include "scenario/run_outputs.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_report.hpp"
 #include "scenario/tuning_run.hpp"
@@ -47,7 +48,11 @@ using scenario::Scenario;
 using scenario::ScenarioError;
 using scenario::ScenarioOverrides;
 using scenario::TuneOptions;
+using scenario::export_runs;
+using scenario::parameters_json;
+using scenario::rollout_series;
 using scenario::TuningRun;
+using scenario::write_report_files;
 
 namespace {
 
@@ -85,23 +90,6 @@ std::unique_ptr<Scenario> load(const std::filesystem::path& file, const CommonOp
   return load_scenario(file, overrides);
 }
 
-// {"name": value} for scalar parameters, {"name": [values]} for vector ones.
-json parameters_json(const tune::ParameterSpace& space, std::span<const double> x) {
-  json out = json::object();
-  for (std::size_t p = 0; p < space.parameters().size(); ++p) {
-    const std::size_t n = space.parameters()[p].initial.size();
-    const std::size_t first = space.offset(p);
-    if (n == 1) {
-      out[space.parameters()[p].name] = finite_or_null(x[first]);
-    } else {
-      json list = json::array();
-      for (std::size_t i = 0; i < n; ++i) list.push_back(finite_or_null(x[first + i]));
-      out[space.parameters()[p].name] = list;
-    }
-  }
-  return out;
-}
-
 // Prints a JSON object, or its fields one per line for people.
 void emit(const CommonOptions& common, const json& result) {
   if (common.json) {
@@ -113,30 +101,6 @@ void emit(const CommonOptions& common, const json& result) {
     if (text.size() > 200) text = text.substr(0, 197) + "...";
     std::cout << key << ": " << text << "\n";
   }
-}
-
-// Best loss against rollouts spent, for the report's loss plot.
-PlotSeries rollout_series(const std::string& name, const std::vector<tune::IterationRecord>& history) {
-  PlotSeries series{name, {}, {}};
-  for (const tune::IterationRecord& r : history) {
-    series.x.push_back(static_cast<double>(r.rollouts));
-    series.y.push_back(r.best_loss);
-  }
-  return series;
-}
-
-// Each export of the run at x, as {"file", "frames"}.
-json export_runs(Scenario& scenario, std::span<const double> x, const std::vector<std::filesystem::path>& files) {
-  json out = json::array();
-  for (const std::filesystem::path& file : files)
-    out.push_back({{"file", file.string()}, {"frames", scenario::export_run(scenario, x, file)}});
-  return out;
-}
-
-// report.html, and report.json for `simgrad render`.
-void write_report(const std::filesystem::path& out, const ReportInput& report) {
-  write_file_atomically(out / "report.json", to_json_text(report_to_json(report)));
-  write_file_atomically(out / "report.html", render_report(report));
 }
 
 std::atomic<bool> g_interrupted{false};
@@ -222,8 +186,6 @@ int run_gradcheck(const std::filesystem::path& file, const GradcheckCommandOptio
 int run_tune(const std::filesystem::path& file, const TuneCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    tune::Problem& problem = scenario->problem();
-    const tune::ParameterSpace& space = problem.space();
     TuneOptions tuning = scenario->tune;
     if (!options.optimizer.empty()) tuning.optimizer = options.optimizer;
     if (options.iterations > 0) tuning.iterations = options.iterations;
@@ -234,7 +196,6 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     const std::filesystem::path state_file = options.out / "state.txt";
     const std::filesystem::path meta_file = options.out / "run.json";
 
-    const std::vector<double>& x0 = run.initial_parameters();
     if (options.resume) {
       std::ifstream state(state_file);
       if (!state) throw std::invalid_argument("--resume: no saved state in " + state_file.string());
@@ -243,7 +204,6 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     } else {
       write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", run.initial_loss()}}));
     }
-    const double initial_loss = run.initial_loss();
 
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_interrupt);
@@ -259,54 +219,11 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     progress.finish();
     std::signal(SIGINT, previous);
 
-    const tune::OptimizeResult result = run.result();
-    const std::vector<double> x = run.best_parameters();
-    const double hard = scenario->hard_loss(x);
-    // Leave the model at the tuned values, for the summary.
-    problem.value(x);
-    json history = json::array();
-    PlotSeries series{tuning.optimizer, {}, {}};
-    for (const tune::IterationRecord& r : result.history) {
-      history.push_back({{"iteration", r.iteration},
-                         {"rollouts", r.rollouts},
-                         {"loss", finite_or_null(r.loss)},
-                         {"best_loss", finite_or_null(r.best_loss)},
-                         {"wall_s", r.wall_s}});
-      series.x.push_back(r.iteration);
-      series.y.push_back(r.best_loss);
-    }
-    json out = {{"version", kVersion},
-                {"initial_loss", finite_or_null(initial_loss)},
-                {"final_loss", finite_or_null(result.loss)},
-                {"hard_loss", finite_or_null(hard)},
-                {"iterations", result.iterations},
-                {"rollouts", result.rollouts + 1},
-                {"gradient_evaluations", result.gradient_evaluations},
-                {"optimizer", tuning.optimizer},
-                {"stop_reason", result.stop_reason},
-                {"non_finite_rollouts", run.non_finite_rollouts()},
-                {"wall_s", result.wall_s},
-                {"parameters", parameters_json(space, x)},
-                {"initial_parameters", parameters_json(space, x0)},
-                {"summary", scenario->summary()},
-                {"history", history}};
-    if (!options.exports.empty()) out["exports"] = export_runs(*scenario, x, options.exports);
-    write_file_atomically(options.out / "result.json", to_json_text(out));
-    LineChart chart;
-    chart.title = scenario->name + ": loss per iteration";
-    chart.x_label = "iteration";
-    chart.y_label = "best loss";
-    chart.y_scale = AxisScale::log10;
-    chart.series.push_back(series);
-    write_file_atomically(options.out / "loss.svg", render_svg(chart));
-    ReportInput report = gather_report(*scenario, x0, x);
-    report.initial_loss = initial_loss;
-    report.losses.push_back(rollout_series(tuning.optimizer, result.history));
-    write_report(options.out, report);
+    const json out = scenario::write_tune_outputs(options.out, *scenario, run, options.exports);
     json printed = out;
     printed.erase("history");
     emit(common, printed);
-    return result.stop_reason == "interrupted" ? 1 : 0;
+    return out["stop_reason"] == "interrupted" ? 1 : 0;
   });
 }
 
@@ -360,7 +277,7 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
     for (const tune::MethodReport& m : result.methods)
       if (m.ran) report.losses.push_back(rollout_series(m.method, m.result.history));
     report.extra = out;
-    write_report(options.out, report);
+    write_report_files(options.out, report);
     emit(common, out);
     return 0;
   });

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -24,6 +25,7 @@
 #include "core/parallel.hpp"
 #include "report/version.hpp"
 #include "scenario/run_export.hpp"
+#include "scenario/run_outputs.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/tuning_run.hpp"
 
@@ -697,6 +699,18 @@ simgrad_status simgrad_tune_best_parameters(simgrad_tuning tuning, double* value
     auto t = tunings().find(tuning.id, "tuning");
     std::lock_guard lock(t->owner->mutex);
     return write_values(t->run->best_parameters(), values, capacity, size);
+  });
+}
+
+simgrad_status simgrad_tune_write(simgrad_tuning tuning, const char* folder) {
+  return guarded(__func__, [&] {
+    require(folder, "folder");
+    auto t = tunings().find(tuning.id, "tuning");
+    std::lock_guard lock(t->owner->mutex);
+    ThreadScope threads(*t->owner);
+    std::filesystem::create_directories(folder);
+    (void)simgrad::scenario::write_tune_outputs(folder, *t->owner->scenario, *t->run);
+    return SIMGRAD_OK;
   });
 }
 

@@ -47,4 +47,10 @@ int export_run(Scenario& scenario, std::span<const double> x, const std::filesys
   throw std::invalid_argument(file.string() + ": the " + scenario.simulator() + " simulator exports no run yet");
 }
 
+nlohmann::json export_runs(Scenario& scenario, std::span<const double> x, const std::vector<std::filesystem::path>& files) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::filesystem::path& file : files) out.push_back({{"file", file.string()}, {"frames", export_run(scenario, x, file)}});
+  return out;
+}
+
 }  // namespace simgrad::scenario

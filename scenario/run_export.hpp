@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <functional>
 #include <span>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "scenario/scenario.hpp"
 
@@ -27,5 +30,8 @@ void check_export_file(const std::filesystem::path& file);
 // of frames; std::invalid_argument naming the file when the format is unknown or the simulator
 // has nothing to export in it.
 int export_run(Scenario& scenario, std::span<const double> x, const std::filesystem::path& file);
+
+// Each of `files` exported, as [{"file", "frames"}].
+nlohmann::json export_runs(Scenario& scenario, std::span<const double> x, const std::vector<std::filesystem::path>& files);
 
 }  // namespace simgrad::scenario

@@ -236,6 +236,10 @@ SIMGRAD_API simgrad_status simgrad_tune_stop_reason(simgrad_tuning tuning, char*
 /* The best parameters found, as a flat vector. */
 SIMGRAD_API simgrad_status simgrad_tune_best_parameters(simgrad_tuning tuning, double* values, size_t capacity,
                                                         size_t* size);
+/* Writes the run's results to `folder` (created if need be) as `simgrad tune --out` does:
+ * result.json, loss.svg, report.html and report.json. Re-scores the best point on the hard model
+ * and leaves the scenario's model there (its current parameters stay as they are). */
+SIMGRAD_API simgrad_status simgrad_tune_write(simgrad_tuning tuning, const char* folder);
 /* The run's whole state as text (the optimizer's state in hexadecimal floating point, and the
  * initial loss), to continue it later, in this process or another. */
 SIMGRAD_API simgrad_status simgrad_tune_save(simgrad_tuning tuning, char* buffer, size_t capacity, size_t* length);

@@ -69,6 +69,7 @@ signatures = {
     "simgrad_tune_result_get": ([Handle, ctypes.POINTER(TuneResult)], ctypes.c_int),
     "simgrad_tune_best_parameters": ([Handle, double_p, ctypes.c_size_t, size_p], ctypes.c_int),
     "simgrad_tune_free": ([Handle], ctypes.c_int),
+    "simgrad_tune_write": ([Handle, ctypes.c_char_p], ctypes.c_int),
 }
 for name, (arguments, result) in signatures.items():
     function = getattr(lib, name)
@@ -186,6 +187,14 @@ class Tuning(unittest.TestCase):
         size = ctypes.c_size_t()
         check(lib.simgrad_tune_best_parameters(tuning, best, 3, ctypes.byref(size)))
         self.assertEqual(list(best), expected["parameters"]["rest_length"])
+        # The folder it writes holds the command line's result.json, history aside.
+        folder = os.path.join(os.environ.get("TMPDIR", "/tmp"), "capi_ctypes_tune_write")
+        check(lib.simgrad_tune_write(tuning, folder.encode()))
+        with open(os.path.join(folder, "result.json")) as f:
+            written = json.load(f)
+        for key in ("initial_loss", "final_loss", "hard_loss", "iterations", "rollouts", "parameters", "stop_reason"):
+            self.assertEqual(written[key], expected[key], key)
+        self.assertTrue(os.path.exists(os.path.join(folder, "report.html")))
         check(lib.simgrad_tune_free(tuning))
 
         @ProgressCallback

@@ -267,6 +267,14 @@ static void test_tuning(void) {
   OK(simgrad_tune_result_get(second, &rb));
   CHECK(memcmp(a, b, sizeof a) == 0 && memcmp(&ra.best_loss, &rb.best_loss, sizeof ra.best_loss) == 0);
   CHECK(ra.iterations == rb.iterations && ra.rollouts == rb.rollouts);
+  /* Its results as `simgrad tune --out` writes them. */
+  OK(simgrad_tune_write(second, "capi_test_tune"));
+  FILE* written = fopen("capi_test_tune/result.json", "r");
+  CHECK(written != NULL);
+  if (written) fclose(written);
+  written = fopen("capi_test_tune/report.html", "r");
+  CHECK(written != NULL);
+  if (written) fclose(written);
   OK(simgrad_tune_free(unbroken));
   OK(simgrad_tune_free(second));
 
@@ -357,6 +365,7 @@ static void test_every_call_refuses_dead_handles(void) {
     EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_save(t, text, sizeof text, &size), "not live");
     EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_load(t, "initial_loss 0x1p+0", 19), "not live");
     EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_apply(t), "not live");
+    EXPECT_STATUS(SIMGRAD_INVALID_HANDLE, simgrad_tune_write(t, "dead"), "not live");
   }
 }
 
