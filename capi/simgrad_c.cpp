@@ -105,6 +105,10 @@ struct TuningObject {
   std::shared_ptr<ScenarioObject> owner;
   std::unique_ptr<TuningRun> run;
   bool cancelled = false;
+  // The last saved state and the iteration it was taken at: the state holds the run's wall time,
+  // so a size query and the save after it must see the same text.
+  std::string saved;
+  int saved_at = -1;
 };
 
 std::uint64_t next_id() {
@@ -719,10 +723,15 @@ simgrad_status simgrad_tune_save(simgrad_tuning tuning, char* buffer, size_t cap
   return guarded(__func__, [&] {
     auto t = tunings().find(tuning.id, "tuning");
     std::lock_guard lock(t->owner->mutex);
-    std::ostringstream out;
-    out << "initial_loss " << std::hexfloat << t->run->initial_loss() << "\n";
-    t->run->save(out);
-    return write_text(out.str(), buffer, capacity, length);
+    const int iteration = t->run->result().iterations;
+    if (t->saved_at != iteration) {
+      std::ostringstream out;
+      out << "initial_loss " << std::hexfloat << t->run->initial_loss() << "\n";
+      t->run->save(out);
+      t->saved = out.str();
+      t->saved_at = iteration;
+    }
+    return write_text(t->saved, buffer, capacity, length);
   });
 }
 
@@ -745,6 +754,7 @@ simgrad_status simgrad_tune_load(simgrad_tuning tuning, const char* state, size_
     }
     t->run = std::move(fresh);
     t->cancelled = false;
+    t->saved_at = -1;
     return SIMGRAD_OK;
   });
 }

@@ -241,7 +241,8 @@ SIMGRAD_API simgrad_status simgrad_tune_best_parameters(simgrad_tuning tuning, d
  * and leaves the scenario's model there (its current parameters stay as they are). */
 SIMGRAD_API simgrad_status simgrad_tune_write(simgrad_tuning tuning, const char* folder);
 /* The run's whole state as text (the optimizer's state in hexadecimal floating point, and the
- * initial loss), to continue it later, in this process or another. */
+ * initial loss), to continue it later, in this process or another. The text is taken once per
+ * iteration: a size query and the save that follows it see the same text. */
 SIMGRAD_API simgrad_status simgrad_tune_save(simgrad_tuning tuning, char* buffer, size_t capacity, size_t* length);
 /* Replaces the run's state with a saved one; the run must have been created the same way (same
  * scenario file, parameters and options). It then continues bit for bit as the saved run would
