@@ -16,28 +16,19 @@
 #include "report/atomic_file.hpp"
 #include "report/frame_images.hpp"
 #include "report/report.hpp"
-#include "report/svg_plot.hpp"
-#include "report/version.hpp"
 #include "scenario/run_export.hpp"
 #include "scenario/run_outputs.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_report.hpp"
 #include "scenario/tuning_run.hpp"
 #include "tune/compare.hpp"
-#include "tune/methods.hpp"
 
 namespace simgrad::app {
 
 // The commands load problems through the scenario library and write what they find through the
 // reports.
-using report::AxisScale;
-using report::kVersion;
-using report::LineChart;
-using report::PlotSeries;
 using report::render_report;
-using report::render_svg;
 using report::report_from_json;
-using report::report_to_json;
 using report::ReportInput;
 using report::write_file_atomically;
 using report::write_frame_pngs;
@@ -47,10 +38,10 @@ using scenario::load_scenario;
 using scenario::Scenario;
 using scenario::ScenarioError;
 using scenario::ScenarioOverrides;
-using scenario::TuneOptions;
 using scenario::export_runs;
 using scenario::parameters_json;
 using scenario::rollout_series;
+using scenario::TuneOptions;
 using scenario::TuningRun;
 using scenario::write_report_files;
 

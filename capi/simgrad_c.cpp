@@ -104,7 +104,6 @@ struct RolloutObject {
 struct TuningObject {
   std::shared_ptr<ScenarioObject> owner;
   std::unique_ptr<TuningRun> run;
-  bool cancelled = false;
   // The last saved state and the iteration it was taken at: the state holds the run's wall time,
   // so a size query and the save after it must see the same text.
   std::string saved;
@@ -309,29 +308,29 @@ simgrad_status simgrad_scenario_free(simgrad_scenario scenario) {
 
 simgrad_status simgrad_scenario_simulator(simgrad_scenario scenario, char* buffer, size_t capacity, size_t* length) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    return write_text(object->scenario->simulator(), buffer, capacity, length);
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      return write_text(object.scenario->simulator(), buffer, capacity, length);
+    });
   });
 }
 
 simgrad_status simgrad_scenario_steps(simgrad_scenario scenario, int* steps) {
   return guarded(__func__, [&] {
     require(steps, "steps");
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    *steps = object->scenario->steps;
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      *steps = object.scenario->steps;
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_scenario_set_threads(simgrad_scenario scenario, int threads) {
   return guarded(__func__, [&] {
     if (threads < 0) throw Failure{SIMGRAD_INVALID_ARGUMENT, "threads must be 0 (all cores) or more"};
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    object->threads = threads;
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      object.threads = threads;
+      return SIMGRAD_OK;
+    });
   });
 }
 
@@ -339,37 +338,37 @@ simgrad_status simgrad_scenario_set_job_system(simgrad_scenario scenario, const 
   return guarded(__func__, [&] {
     if (jobs && (jobs->parallel_for == nullptr || jobs->threads < 1))
       throw Failure{SIMGRAD_INVALID_ARGUMENT, "jobs: parallel_for must be set and threads be 1 or more"};
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    if (jobs)
-      object->jobs = simgrad::JobSystem{jobs->parallel_for, jobs->context, jobs->threads};
-    else
-      object->jobs.reset();
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      if (jobs)
+        object.jobs = simgrad::JobSystem{jobs->parallel_for, jobs->context, jobs->threads};
+      else
+        object.jobs.reset();
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_parameter_count(simgrad_scenario scenario, size_t* count, size_t* components) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
-    if (count) *count = space.parameters().size();
-    if (components) *components = space.size();
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      const simgrad::tune::ParameterSpace& space = object.scenario->problem().space();
+      if (count) *count = space.parameters().size();
+      if (components) *components = space.size();
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_parameter_name(simgrad_scenario scenario, size_t index, char* buffer, size_t capacity,
                                       size_t* length) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    const auto& parameters = object->scenario->problem().space().parameters();
-    if (index >= parameters.size())
-      throw Failure{SIMGRAD_INVALID_ARGUMENT, "index " + std::to_string(index) + " is past the " +
-                                                  std::to_string(parameters.size()) + " parameters"};
-    return write_text(parameters[index].name, buffer, capacity, length);
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      const auto& parameters = object.scenario->problem().space().parameters();
+      if (index >= parameters.size())
+        throw Failure{SIMGRAD_INVALID_ARGUMENT, "index " + std::to_string(index) + " is past the " +
+                                                    std::to_string(parameters.size()) + " parameters"};
+      return write_text(parameters[index].name, buffer, capacity, length);
+    });
   });
 }
 
@@ -390,65 +389,65 @@ std::size_t parameter_index(const simgrad::tune::ParameterSpace& space, const ch
 simgrad_status simgrad_parameter_info(simgrad_scenario scenario, const char* name, size_t* size, double* lower,
                                       double* upper) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
-    const simgrad::tune::Parameter& p = space.parameters()[parameter_index(space, name)];
-    if (size) *size = p.initial.size();
-    if (lower) *lower = p.lower;
-    if (upper) *upper = p.upper;
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      const simgrad::tune::ParameterSpace& space = object.scenario->problem().space();
+      const simgrad::tune::Parameter& p = space.parameters()[parameter_index(space, name)];
+      if (size) *size = p.initial.size();
+      if (lower) *lower = p.lower;
+      if (upper) *upper = p.upper;
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_parameter_get(simgrad_scenario scenario, const char* name, double* values, size_t capacity,
                                      size_t* size) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
-    const std::size_t p = parameter_index(space, name);
-    const std::span<const double> x(object->x);
-    return write_values(x.subspan(space.offset(p), space.parameters()[p].initial.size()), values, capacity, size);
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      const simgrad::tune::ParameterSpace& space = object.scenario->problem().space();
+      const std::size_t p = parameter_index(space, name);
+      const std::span<const double> x(object.x);
+      return write_values(x.subspan(space.offset(p), space.parameters()[p].initial.size()), values, capacity, size);
+    });
   });
 }
 
 simgrad_status simgrad_parameter_set(simgrad_scenario scenario, const char* name, const double* values, size_t count) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    const simgrad::tune::ParameterSpace& space = object->scenario->problem().space();
-    const std::size_t p = parameter_index(space, name);
-    const std::size_t n = space.parameters()[p].initial.size();
-    if (count != n)
-      throw Failure{SIMGRAD_INVALID_ARGUMENT, std::string(name) + " has " + std::to_string(n) + " components, " +
-                                                  std::to_string(count) + " given"};
-    require(values, "values");
-    std::vector<double> x = object->x;
-    std::copy(values, values + n, x.begin() + static_cast<std::ptrdiff_t>(space.offset(p)));
-    set_parameters(*object, std::move(x));
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      const simgrad::tune::ParameterSpace& space = object.scenario->problem().space();
+      const std::size_t p = parameter_index(space, name);
+      const std::size_t n = space.parameters()[p].initial.size();
+      if (count != n)
+        throw Failure{SIMGRAD_INVALID_ARGUMENT, std::string(name) + " has " + std::to_string(n) + " components, " +
+                                                    std::to_string(count) + " given"};
+      require(values, "values");
+      std::vector<double> x = object.x;
+      std::copy(values, values + n, x.begin() + static_cast<std::ptrdiff_t>(space.offset(p)));
+      set_parameters(object, std::move(x));
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_parameters_get(simgrad_scenario scenario, double* values, size_t capacity, size_t* size) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    return write_values(object->x, values, capacity, size);
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      return write_values(object.x, values, capacity, size);
+    });
   });
 }
 
 simgrad_status simgrad_parameters_set(simgrad_scenario scenario, const double* values, size_t count) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    if (count != object->x.size())
-      throw Failure{SIMGRAD_INVALID_ARGUMENT, "the scenario has " + std::to_string(object->x.size()) +
-                                                  " parameter components, " + std::to_string(count) + " given"};
-    require(values, "values");
-    set_parameters(*object, std::vector<double>(values, values + count));
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      if (count != object.x.size())
+        throw Failure{SIMGRAD_INVALID_ARGUMENT, "the scenario has " + std::to_string(object.x.size()) +
+                                                    " parameter components, " + std::to_string(count) + " given"};
+      require(values, "values");
+      set_parameters(object, std::vector<double>(values, values + count));
+      return SIMGRAD_OK;
+    });
   });
 }
 
@@ -492,44 +491,42 @@ simgrad_status simgrad_gradcheck(simgrad_scenario scenario, const simgrad_gradch
                                  simgrad_gradcheck_result* result) {
   return guarded(__func__, [&] {
     require(result, "result");
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    simgrad::GradCheckOptions check;
-    if (options) {
-      if (options->step < 0 || options->rtol < 0 || options->atol < 0 || options->directions < 0)
-        throw Failure{SIMGRAD_INVALID_ARGUMENT, "options: step, rtol, atol and directions must not be negative"};
-      if (options->step > 0) check.step = options->step;
-      if (options->rtol > 0) check.rtol = options->rtol;
-      if (options->atol > 0) check.atol = options->atol;
-      check.random_directions = options->directions;
-    }
-    ThreadScope threads(*object);
-    const simgrad::GradCheckReport report =
-        simgrad::tune::check_problem_gradient(object->scenario->problem(), object->x, check);
-    *result = {};
-    result->passed = report.ok ? 1 : 0;
-    result->checks = static_cast<int>(report.checks.size());
-    for (const simgrad::GradCheckEntry& c : report.checks) {
-      if (!c.ok) ++result->failures;
-      result->max_rel_error = std::max(result->max_rel_error, c.rel_error);
-    }
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      simgrad::GradCheckOptions check;
+      if (options) {
+        if (options->step < 0 || options->rtol < 0 || options->atol < 0 || options->directions < 0)
+          throw Failure{SIMGRAD_INVALID_ARGUMENT, "options: step, rtol, atol and directions must not be negative"};
+        if (options->step > 0) check.step = options->step;
+        if (options->rtol > 0) check.rtol = options->rtol;
+        if (options->atol > 0) check.atol = options->atol;
+        check.random_directions = options->directions;
+      }
+      const simgrad::GradCheckReport report =
+          simgrad::tune::check_problem_gradient(object.scenario->problem(), object.x, check);
+      *result = {};
+      result->passed = report.ok ? 1 : 0;
+      result->checks = static_cast<int>(report.checks.size());
+      for (const simgrad::GradCheckEntry& c : report.checks) {
+        if (!c.ok) ++result->failures;
+        result->max_rel_error = std::max(result->max_rel_error, c.rel_error);
+      }
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_explain(simgrad_scenario scenario, int hints, char* json, size_t capacity, size_t* length) {
   return guarded(__func__, [&] {
     if (hints < 0) throw Failure{SIMGRAD_INVALID_ARGUMENT, "hints must be 0 (the scenario's count) or more"};
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    Scenario& s = *object->scenario;
-    if (!s.gives_hints()) throw Failure{SIMGRAD_UNSUPPORTED, "the " + s.simulator() + " simulator gives no hints"};
-    ThreadScope threads(*object);
-    simgrad::scenario::ExplainRequest request;
-    request.hints = hints;
-    nlohmann::json out = s.explain(object->x, request);
-    out["simulator"] = s.simulator();
-    return write_text(out.dump(), json, capacity, length);
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      Scenario& s = *object.scenario;
+      if (!s.gives_hints()) throw Failure{SIMGRAD_UNSUPPORTED, "the " + s.simulator() + " simulator gives no hints"};
+      simgrad::scenario::ExplainRequest request;
+      request.hints = hints;
+      nlohmann::json out = s.explain(object.x, request);
+      out["simulator"] = s.simulator();
+      return write_text(out.dump(), json, capacity, length);
+    });
   });
 }
 
@@ -537,25 +534,24 @@ simgrad_status simgrad_export(simgrad_scenario scenario, const char* path, int* 
   return guarded(__func__, [&] {
     require(path, "path");
     simgrad::scenario::check_export_file(path);
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    ThreadScope threads(*object);
-    int written = 0;
-    try {
-      written = simgrad::scenario::export_run(*object->scenario, object->x, path);
-    } catch (const std::invalid_argument& e) {  // the format is known: the simulator has no such view
-      throw Failure{SIMGRAD_UNSUPPORTED, e.what()};
-    }
-    if (frames) *frames = written;
-    return SIMGRAD_OK;
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      int written = 0;
+      try {
+        written = simgrad::scenario::export_run(*object.scenario, object.x, path);
+      } catch (const std::invalid_argument& e) {  // the format is known: the simulator has no such view
+        throw Failure{SIMGRAD_UNSUPPORTED, e.what()};
+      }
+      if (frames) *frames = written;
+      return SIMGRAD_OK;
+    });
   });
 }
 
 simgrad_status simgrad_summary(simgrad_scenario scenario, char* json, size_t capacity, size_t* length) {
   return guarded(__func__, [&] {
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    return write_text(object->scenario->summary().dump(), json, capacity, length);
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      return write_text(object.scenario->summary().dump(), json, capacity, length);
+    });
   });
 }
 
@@ -564,23 +560,22 @@ simgrad_status simgrad_rollout_create(simgrad_scenario scenario, int every, simg
     require(out, "out");
     out->id = 0;
     if (every < 1) throw Failure{SIMGRAD_INVALID_ARGUMENT, "every must be 1 or more"};
-    auto object = scenarios().find(scenario.id, "scenario");
-    std::lock_guard lock(object->mutex);
-    auto* problem = dynamic_cast<simgrad::tune::RolloutProblem*>(&object->scenario->problem());
-    if (!problem)
-      throw Failure{SIMGRAD_UNSUPPORTED, "the " + object->scenario->simulator() + " scenario is not a rollout"};
-    ThreadScope threads(*object);
-    auto rollout = std::make_shared<RolloutObject>();
-    rollout->steps = problem->steps();
-    rollout->every = every;
-    rollout->state_size = static_cast<std::size_t>(problem->state_size());
-    rollout->loss = problem->observed_value(object->x, [&](int t, std::span<const double> state) {
-      if (t % every != 0 && t != rollout->steps) return;
-      rollout->kept_steps.push_back(t);
-      rollout->states.insert(rollout->states.end(), state.begin(), state.end());
+    return with_scenario(scenario, [&](ScenarioObject& object) {
+      auto* problem = dynamic_cast<simgrad::tune::RolloutProblem*>(&object.scenario->problem());
+      if (!problem)
+        throw Failure{SIMGRAD_UNSUPPORTED, "the " + object.scenario->simulator() + " scenario is not a rollout"};
+      auto rollout = std::make_shared<RolloutObject>();
+      rollout->steps = problem->steps();
+      rollout->every = every;
+      rollout->state_size = static_cast<std::size_t>(problem->state_size());
+      rollout->loss = problem->observed_value(object.x, [&](int t, std::span<const double> state) {
+        if (t % every != 0 && t != rollout->steps) return;
+        rollout->kept_steps.push_back(t);
+        rollout->states.insert(rollout->states.end(), state.begin(), state.end());
+      });
+      out->id = rollouts().add(std::move(rollout));
+      return SIMGRAD_OK;
     });
-    out->id = rollouts().add(std::move(rollout));
-    return SIMGRAD_OK;
   });
 }
 
@@ -663,10 +658,9 @@ simgrad_status simgrad_tune_run(simgrad_tuning tuning, simgrad_progress_callback
       fill_progress(t->run->iterate(), &progress);
       if (callback && callback(&progress, user_data) != 0) {
         t->run->stop("cancelled");
-        t->cancelled = true;
       }
     }
-    if (t->cancelled) throw Failure{SIMGRAD_CANCELLED, "the progress callback stopped the run"};
+    if (t->run->result().stop_reason == "cancelled") throw Failure{SIMGRAD_CANCELLED, "the progress callback stopped the run"};
     return SIMGRAD_OK;
   });
 }
@@ -753,7 +747,6 @@ simgrad_status simgrad_tune_load(simgrad_tuning tuning, const char* state, size_
       throw Failure{SIMGRAD_INVALID_ARGUMENT, std::string("state: ") + e.what()};
     }
     t->run = std::move(fresh);
-    t->cancelled = false;
     t->saved_at = -1;
     return SIMGRAD_OK;
   });

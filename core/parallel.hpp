@@ -86,19 +86,25 @@ void parallel_parts(int parts, const Task& task) {
   for (int part = 0; part < parts; ++part) task(part);
 }
 
-// Calls body(first, last) for every block [first, last) of [0, n), in parallel across blocks.
+// Calls body(block, first, last) for every block, in parallel; for per-block partial results.
 template <class Body>
-void parallel_for_blocks(Index n, const Body& body) {
+void parallel_for_indexed_blocks(Index n, const Body& body) {
   const Index blocks = block_count(n);
   if (runs_serially(n)) {
-    for (Index first = 0; first < n; first += kBlockSize) body(first, first + kBlockSize < n ? first + kBlockSize : n);
+    for (Index b = 0; b < blocks; ++b) body(b, b * kBlockSize, (b + 1) * kBlockSize < n ? (b + 1) * kBlockSize : n);
     return;
   }
   parallel_tasks(static_cast<int>(blocks), [&](int b) {
     const Index first = b * kBlockSize;
     const Index last = first + kBlockSize < n ? first + kBlockSize : n;
-    body(first, last);
+    body(b, first, last);
   });
+}
+
+// Calls body(first, last) for every block [first, last) of [0, n), in parallel across blocks.
+template <class Body>
+void parallel_for_blocks(Index n, const Body& body) {
+  parallel_for_indexed_blocks(n, [&](Index, Index first, Index last) { body(first, last); });
 }
 
 // Calls body(sweep, first, last) for every block of [0, n), sweep after sweep (sweep s + 1
@@ -115,10 +121,7 @@ void parallel_sweeps(Index n, int sweeps, const Body& body) {
   }
   if (job_system() != nullptr) {  // a join between sweeps instead of a barrier
     for (int sweep = 0; sweep < sweeps; ++sweep)
-      parallel_tasks(static_cast<int>(blocks), [&](int b) {
-        const Index first = b * kBlockSize;
-        body(sweep, first, first + kBlockSize < n ? first + kBlockSize : n);
-      });
+      parallel_for_indexed_blocks(n, [&](Index, Index first, Index last) { body(sweep, first, last); });
     return;
   }
 #pragma omp parallel
@@ -130,21 +133,6 @@ void parallel_sweeps(Index n, int sweeps, const Body& body) {
       body(sweep, first, last);
     }
   }
-}
-
-// Calls body(block, first, last) for every block, in parallel; for per-block partial results.
-template <class Body>
-void parallel_for_indexed_blocks(Index n, const Body& body) {
-  const Index blocks = block_count(n);
-  if (runs_serially(n)) {
-    for (Index b = 0; b < blocks; ++b) body(b, b * kBlockSize, (b + 1) * kBlockSize < n ? (b + 1) * kBlockSize : n);
-    return;
-  }
-  parallel_tasks(static_cast<int>(blocks), [&](int b) {
-    const Index first = b * kBlockSize;
-    const Index last = first + kBlockSize < n ? first + kBlockSize : n;
-    body(b, first, last);
-  });
 }
 
 // Sets every value to x, in parallel.

@@ -42,7 +42,7 @@ void write_report_files(const std::filesystem::path& out, const report::ReportIn
   report::write_file_atomically(out / "report.html", report::render_report(report));
 }
 
-json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, const TuningRun& run,
+json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, TuningRun& run,
                         const std::vector<std::filesystem::path>& exports) {
   const tune::ParameterSpace& space = scenario.problem().space();
   const tune::OptimizeResult result = run.result();
@@ -62,7 +62,7 @@ json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, co
     series.x.push_back(r.iteration);
     series.y.push_back(r.best_loss);
   }
-  const double initial_loss = run.known_initial_loss();
+  const double initial_loss = run.initial_loss();
   json result_json = {{"version", report::kVersion},
                       {"initial_loss", finite_or_null(initial_loss)},
                       {"final_loss", finite_or_null(result.loss)},

@@ -29,7 +29,7 @@ void write_report_files(const std::filesystem::path& out, const report::ReportIn
 // per-iteration "history"), loss.svg and the report, and each export of the tuned run
 // (run_export.hpp) under "exports". Re-scores the best point on the hard model and leaves the
 // model there.
-nlohmann::json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, const TuningRun& run,
+nlohmann::json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, TuningRun& run,
                                   const std::vector<std::filesystem::path>& exports = {});
 
 }  // namespace simgrad::scenario

@@ -1,6 +1,5 @@
 #include "scenario/tuning_run.hpp"
 
-#include <limits>
 #include <stdexcept>
 
 #include "tune/methods.hpp"
@@ -50,10 +49,6 @@ double TuningRun::initial_loss() {
     have_initial_loss_ = true;
   }
   return initial_loss_;
-}
-
-double TuningRun::known_initial_loss() const {
-  return have_initial_loss_ ? initial_loss_ : std::numeric_limits<double>::quiet_NaN();
 }
 
 void TuningRun::load(std::istream& in, double initial_loss) {

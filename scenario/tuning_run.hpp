@@ -35,8 +35,6 @@ class TuningRun {
 
   // The loss at the initial parameters: one rollout, evaluated on the first call.
   double initial_loss();
-  // The initial loss once initial_loss() has run or load() gave it; NaN before.
-  double known_initial_loss() const;
   // Runs one iteration; std::logic_error once finished().
   const tune::IterationRecord& iterate();
   bool finished() const { return optimizer_->finished(); }

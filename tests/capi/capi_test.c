@@ -275,6 +275,13 @@ static void test_tuning(void) {
   written = fopen("capi_test_tune/report.html", "r");
   CHECK(written != NULL);
   if (written) fclose(written);
+  const char* files[] = {"result.json", "loss.svg", "report.html", "report.json"};
+  for (size_t f = 0; f < sizeof files / sizeof *files; ++f) {
+    char path[64];
+    snprintf(path, sizeof path, "capi_test_tune/%s", files[f]);
+    remove(path);
+  }
+  remove("capi_test_tune");
   OK(simgrad_tune_free(unbroken));
   OK(simgrad_tune_free(second));
 
