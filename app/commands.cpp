@@ -16,12 +16,11 @@
 #include "report/atomic_file.hpp"
 #include "report/frame_images.hpp"
 #include "report/report.hpp"
+#include "scenario/comparison.hpp"
 #include "scenario/run_export.hpp"
 #include "scenario/run_outputs.hpp"
 #include "scenario/scenario.hpp"
-#include "scenario/scenario_report.hpp"
 #include "scenario/tuning_run.hpp"
-#include "tune/compare.hpp"
 
 namespace simgrad::app {
 
@@ -29,18 +28,15 @@ namespace simgrad::app {
 // reports.
 using report::render_report;
 using report::report_from_json;
-using report::ReportInput;
 using report::write_file_atomically;
 using report::write_frame_pngs;
 using scenario::ExplainRequest;
-using scenario::gather_report;
 using scenario::load_scenario;
 using scenario::Scenario;
 using scenario::ScenarioError;
 using scenario::ScenarioOverrides;
 using scenario::export_runs;
 using scenario::parameters_json;
-using scenario::rollout_series;
 using scenario::TuneOptions;
 using scenario::TuningRun;
 using scenario::write_report_files;
@@ -221,55 +217,10 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
 int run_compare(const std::filesystem::path& file, const CompareCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    tune::Problem& problem = scenario->problem();
-    const tune::ParameterSpace& space = problem.space();
-    const TuneOptions& tuning = scenario->tune;
-    tune::NonFiniteAsInfinite guarded_problem(problem);
-    tune::TransformedObjective objective = space.objective(guarded_problem);
-    const std::vector<double> x0 = problem.initial();
-    const std::vector<double> z0 = space.to_optimizer(x0);
-    const double initial_loss = problem.value(x0);
-    double target = initial_loss / 100.0;
-    if (std::isfinite(tuning.target_loss)) target = tuning.target_loss;
-    if (options.target) target = *options.target;
-    tune::CompareOptions compare_options;
-    compare_options.gradient_method = tuning.optimizer;
-    compare_options.gradient_rollouts = std::max<long>(10L * tuning.iterations, 100);
-    const long budget = options.budget > 0 ? options.budget : tuning.baseline_budget;
-    compare_options.cmaes_rollouts = budget;
-    compare_options.random_search_rollouts = budget;
-    compare_options.optimizer.learning_rate = tuning.learning_rate;
-    compare_options.optimizer.seed = tuning.seed;
-    compare_options.optimizer.gradient_tolerance = 0.0;
-    const tune::CompareResult result =
-        tune::compare(objective, z0, space.optimizer_lower(), space.optimizer_upper(), target, compare_options);
-    json out = {{"target_loss", target},
-                {"initial_loss", initial_loss},
-                {"non_finite_rollouts", guarded_problem.failures()}};
-    const char* keys[] = {"gradient", "cmaes", "random"};
-    for (std::size_t i = 0; i < result.methods.size() && i < 3; ++i) {
-      const tune::MethodReport& m = result.methods[i];
-      json entry = {{"method", m.method},
-                    {"ran", m.ran},
-                    {"rollouts", m.result.rollouts},
-                    {"gradient_evaluations", m.result.gradient_evaluations},
-                    {"wall_s", m.result.wall_s},
-                    {"reached", m.result.reached_target},
-                    {"best_loss", finite_or_null(m.result.loss)}};
-      if (!m.ran) entry["skipped_because"] = m.skipped_because;
-      out[keys[i]] = entry;
-    }
-    // The report animates the gradient method's result against the start.
-    const tune::MethodReport& gradient = result.methods.front();
-    const std::vector<double> x = gradient.ran && !gradient.result.x.empty() ? space.to_physical(gradient.result.x) : x0;
+    const scenario::Comparison comparison = scenario::compare_methods(*scenario, {options.target, options.budget});
     std::filesystem::create_directories(options.out);
-    ReportInput report = gather_report(*scenario, x0, x);
-    report.initial_loss = initial_loss;
-    for (const tune::MethodReport& m : result.methods)
-      if (m.ran) report.losses.push_back(rollout_series(m.method, m.result.history));
-    report.extra = out;
-    write_report_files(options.out, report);
-    emit(common, out);
+    write_report_files(options.out, comparison.report);
+    emit(common, comparison.table);
     return 0;
   });
 }

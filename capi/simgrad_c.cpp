@@ -165,36 +165,18 @@ Registry<TuningObject>& tunings() {
   return registry;
 }
 
-// How a scenario's calls run their loops (its thread count, or the host's job system), set for
-// one call on this thread and put back after it.
-class ThreadScope {
- public:
-  explicit ThreadScope(const ScenarioObject& object) : saved_jobs_(simgrad::job_system()) {
-    simgrad::set_job_system(nullptr);
-    saved_threads_ = simgrad::thread_count();
-    simgrad::set_thread_count(object.threads);
-    simgrad::set_job_system(object.jobs ? &*object.jobs : nullptr);
-  }
-  ~ThreadScope() {
-    simgrad::set_job_system(nullptr);
-    simgrad::set_thread_count(saved_threads_);
-    simgrad::set_job_system(saved_jobs_);
-  }
-  ThreadScope(const ThreadScope&) = delete;
-  ThreadScope& operator=(const ThreadScope&) = delete;
-
- private:
-  const simgrad::JobSystem* saved_jobs_;
-  int saved_threads_ = 0;
-};
+// The loop settings of a scenario's calls: its thread count, or the host's job system.
+simgrad::ThreadScope loops_of(const ScenarioObject& object) {
+  return simgrad::ThreadScope(object.threads, object.jobs ? &*object.jobs : nullptr);
+}
 
 // Runs body(object) on the live scenario `handle`, locked, with its loops run as the scenario
-// asks (ThreadScope).
+// asks (loops_of).
 template <class Body>
 simgrad_status with_scenario(simgrad_scenario handle, const Body& body) {
   auto object = scenarios().find(handle.id, "scenario");
   std::lock_guard lock(object->mutex);
-  ThreadScope threads(*object);
+  const simgrad::ThreadScope threads = loops_of(*object);
   return body(*object);
 }
 
@@ -225,13 +207,9 @@ simgrad_status write_values(std::span<const double> values, double* buffer, std:
   return SIMGRAD_OK;
 }
 
-// Checks a full parameter vector against the bounds (the optimizer's map refuses values outside
-// them) before it replaces the current one.
+// Checks a full parameter vector against the bounds before it replaces the current one.
 void set_parameters(ScenarioObject& object, std::vector<double> x) {
-  const simgrad::tune::ParameterSpace& space = object.scenario->problem().space();
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (!std::isfinite(x[i])) throw Failure{SIMGRAD_INVALID_ARGUMENT, space.component_name(i) + " is not finite"};
-  (void)space.to_optimizer(x);  // throws std::domain_error naming a component out of bounds
+  object.scenario->problem().space().check_physical(x);
   object.x = std::move(x);
 }
 
@@ -568,11 +546,10 @@ simgrad_status simgrad_rollout_create(simgrad_scenario scenario, int every, simg
       rollout->steps = problem->steps();
       rollout->every = every;
       rollout->state_size = static_cast<std::size_t>(problem->state_size());
-      rollout->loss = problem->observed_value(object.x, [&](int t, std::span<const double> state) {
-        if (t % every != 0 && t != rollout->steps) return;
-        rollout->kept_steps.push_back(t);
-        rollout->states.insert(rollout->states.end(), state.begin(), state.end());
-      });
+      auto kept = problem->kept_states(object.x, every);
+      rollout->loss = kept.loss;
+      rollout->kept_steps = std::move(kept.steps);
+      rollout->states = std::move(kept.states);
       out->id = rollouts().add(std::move(rollout));
       return SIMGRAD_OK;
     });
@@ -625,7 +602,7 @@ simgrad_status simgrad_tune_create(simgrad_scenario scenario, const simgrad_tune
     auto t = std::make_shared<TuningObject>();
     t->owner = object;
     t->run = std::make_unique<TuningRun>(*object->scenario, tuning, object->x);
-    ThreadScope threads(*object);
+    const simgrad::ThreadScope threads = loops_of(*object);
     (void)t->run->initial_loss();
     out->id = tunings().add(std::move(t));
     return SIMGRAD_OK;
@@ -642,7 +619,7 @@ simgrad_status simgrad_tune_step(simgrad_tuning tuning, simgrad_tune_progress* p
     std::lock_guard lock(t->owner->mutex);
     if (t->run->finished())
       throw Failure{SIMGRAD_INVALID_ARGUMENT, "the run is finished (" + t->run->result().stop_reason + ")"};
-    ThreadScope threads(*t->owner);
+    const simgrad::ThreadScope threads = loops_of(*t->owner);
     fill_progress(t->run->iterate(), progress);
     return SIMGRAD_OK;
   });
@@ -652,7 +629,7 @@ simgrad_status simgrad_tune_run(simgrad_tuning tuning, simgrad_progress_callback
   return guarded(__func__, [&] {
     auto t = tunings().find(tuning.id, "tuning");
     std::lock_guard lock(t->owner->mutex);
-    ThreadScope threads(*t->owner);
+    const simgrad::ThreadScope threads = loops_of(*t->owner);
     while (!t->run->finished()) {
       simgrad_tune_progress progress{};
       fill_progress(t->run->iterate(), &progress);
@@ -705,7 +682,7 @@ simgrad_status simgrad_tune_write(simgrad_tuning tuning, const char* folder) {
     require(folder, "folder");
     auto t = tunings().find(tuning.id, "tuning");
     std::lock_guard lock(t->owner->mutex);
-    ThreadScope threads(*t->owner);
+    const simgrad::ThreadScope threads = loops_of(*t->owner);
     std::filesystem::create_directories(folder);
     (void)simgrad::scenario::write_tune_outputs(folder, *t->owner->scenario, *t->run);
     return SIMGRAD_OK;

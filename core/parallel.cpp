@@ -31,6 +31,19 @@ int thread_count() {
   return omp_get_max_threads();
 }
 
+ThreadScope::ThreadScope(int threads, const JobSystem* jobs) : saved_jobs_(job_system()) {
+  set_job_system(nullptr);  // OpenMP's own count, not the host's
+  saved_threads_ = thread_count();
+  set_thread_count(threads);
+  set_job_system(jobs);
+}
+
+ThreadScope::~ThreadScope() {
+  set_job_system(nullptr);
+  set_thread_count(saved_threads_);
+  set_job_system(saved_jobs_);
+}
+
 namespace detail {
 
 void run_on_job_system(const JobSystem& jobs, int count, void (*task)(const void* body, int index), const void* body) {

@@ -42,6 +42,20 @@ void set_thread_count(int threads);
 // job system runs (loops nested in a task run serially).
 int thread_count();
 
+// For its lifetime, this thread's loops run on `threads` OpenMP threads (0: all cores), or on
+// `jobs` where given; then as before. A library call made for a host with settings of its own.
+class ThreadScope {
+ public:
+  explicit ThreadScope(int threads, const JobSystem* jobs = nullptr);
+  ~ThreadScope();
+  ThreadScope(const ThreadScope&) = delete;
+  ThreadScope& operator=(const ThreadScope&) = delete;
+
+ private:
+  const JobSystem* saved_jobs_;
+  int saved_threads_;
+};
+
 // Whether a loop over n elements runs on one thread: with one thread, or with fewer than two
 // blocks per thread, where starting the team costs more than it saves. Results are the same
 // bits either way; kernels split their elements into one part per thread only when this is false.

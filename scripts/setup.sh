@@ -6,12 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium opens report.html in a test; clang and libomp-dev build the scenario fuzzer (build-fuzz/);
-# python3 calls the C API through ctypes in a test; libpng-dev writes the PNG frames;
+# python3 calls the C API through ctypes in a test; python3-dev and pybind11-dev build the Python
+# package, whose tests run under python3-pytest with python3-numpy and python3-torch (Debian's CPU
+# build, a few hundred MB, not the registry's CUDA one); libpng-dev writes the PNG frames;
 # libtinygltf-dev reads exported glTF files back in a test; libpugixml-dev reads MJCF models; libmujoco-dev is MuJoCo's C engine, which the rigid-body tests
 # and benchmarks check simgrad against (its CMake target names /usr/include/libqhull_r, which only
 # libqhull-dev installs: Debian's libmujoco-dev does not depend on it).
 packages=(g++ cmake make libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev chromium clang libomp-dev
-          libpugixml-dev libmujoco-dev libqhull-dev python3 libpng-dev libtinygltf-dev)
+          libpugixml-dev libmujoco-dev libqhull-dev python3 libpng-dev libtinygltf-dev
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,7 +27,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
+# Debian's interpreter, which has the packages above (not one earlier on PATH, such as pyenv's).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 > /dev/null
 if [ $# -gt 0 ]; then
   cmake --build build -j "$jobs" --target "$@"
 else

@@ -184,6 +184,14 @@ void ParameterSpace::to_optimizer(std::span<const double> physical, std::span<do
   }
 }
 
+void ParameterSpace::check_physical(std::span<const double> x) const {
+  check_size(x.size(), "physical values");
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i])) throw std::invalid_argument(component_name(i) + " is not finite");
+  std::vector<double> z(size());
+  to_optimizer(x, z);
+}
+
 std::vector<double> ParameterSpace::to_physical(std::span<const double> z) const {
   std::vector<double> physical(size());
   to_physical(z, physical);

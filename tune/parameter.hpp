@@ -93,6 +93,10 @@ class ParameterSpace {
   std::vector<double> to_optimizer(std::span<const double> physical) const;
   void to_optimizer(std::span<const double> physical, std::span<double> z) const;
 
+  // Throws unless x is a point of this space: std::invalid_argument for a wrong size or a
+  // non-finite component, std::domain_error for one outside its bounds, naming the component.
+  void check_physical(std::span<const double> x) const;
+
   // Optimizer coordinates to physical values; log and logit results are clamped into the bounds
   // (identity passes z through: optimizers keep it inside by projection).
   std::vector<double> to_physical(std::span<const double> z) const;

@@ -48,6 +48,17 @@ double RolloutProblem::observed_value(std::span<const double> x, const StateObse
   return Rollout(system_, loss_, steps_, std::move(o)).loss();
 }
 
+RolloutProblem::KeptStates RolloutProblem::kept_states(std::span<const double> x, int every) {
+  if (every < 1) throw std::invalid_argument("every must be 1 or more");
+  KeptStates kept;
+  kept.loss = observed_value(x, [&](int t, std::span<const double> state) {
+    if (t % every != 0 && t != steps_) return;
+    kept.steps.push_back(t);
+    kept.states.insert(kept.states.end(), state.begin(), state.end());
+  });
+  return kept;
+}
+
 bool RolloutProblem::residuals(std::span<const double> x, std::vector<double>& out) {
   out.clear();
   if (!term_residuals_) return false;

@@ -67,6 +67,14 @@ class RolloutProblem final : public Problem {
   // a trajectory for plots, frames and the C API, without changing the rollout's own options.
   using StateObserver = std::function<void(int t, std::span<const double> state)>;
   double observed_value(std::span<const double> x, const StateObserver& observer);
+  // One forward pass at x with the states of every `every`-th step and of the last kept, row
+  // after row: a trajectory for plots and for hosts (the C API, Python).
+  struct KeptStates {
+    double loss = 0.0;
+    std::vector<int> steps;
+    std::vector<double> states;  // steps.size() x state_size()
+  };
+  KeptStates kept_states(std::span<const double> x, int every);
 
   // Appends the residuals of the loss's term at step t of a forward pass.
   using TermResiduals = std::function<void(int t, std::span<const double> state, std::vector<double>& out)>;

@@ -1,0 +1,50 @@
+"""Shared helpers of the Python package's tests (pytest): where the examples and the command line
+are (SIMGRAD_SOURCE_DIR, SIMGRAD_BINARY, set by ctest), and the command line's own answers."""
+import json
+import os
+import subprocess
+
+import pytest
+
+SOURCE = os.environ["SIMGRAD_SOURCE_DIR"]
+BINARY = os.environ["SIMGRAD_BINARY"]
+EXAMPLES = os.path.join(SOURCE, "examples")
+
+# One example per simulator, each small enough to run in about a second.
+EVERY_SIMULATOR = {
+    "softbody": "mass_spring_simple.json",
+    "fem": "fem_cantilever.json",
+    "vehicle": "vehicle/bmw_320i_step_steer.json",
+    "structure": "ten_bar_truss.json",
+    "contagion": "contagion_boarding_school.json",
+    "fluid": "smoke_target.json",
+    "fluid (3D)": "smoke_chimney_3d.json",
+    "rigid": "rigid_billiards.json",
+    "creature": "creature_robot1.json",
+    "mpm": "mpm_jelly_throw.json",
+}
+
+
+def example(name):
+    return os.path.join(EXAMPLES, name)
+
+
+def cli(*arguments):
+    """The command line's --json answer."""
+    done = subprocess.run([BINARY, *arguments, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def flat_by_parameters(by_name, parameters):
+    """A {"name": value or [values]} object flattened in the scenario's parameter order."""
+    flat = []
+    for p in parameters:
+        value = by_name[p.name]
+        flat.extend(value if isinstance(value, list) else [value])
+    return flat
+
+
+@pytest.fixture
+def mass_spring():
+    import simgrad
+    return simgrad.load(example("mass_spring_simple.json"))
