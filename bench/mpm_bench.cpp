@@ -248,7 +248,8 @@ json memory_3d(int nodes, int side, int steps, int states, int threads) {
 }  // namespace
 
 void mpm_benchmarks(const std::regex& filter, int steps, int repeats, int threads, const std::function<void(const json&)>& report) {
-  for (const auto& [nodes, side] : {std::pair{128, 35}, std::pair{512, 140}}) {
+  for (const auto& [grid_nodes, particle_side] : {std::pair{128, 35}, std::pair{512, 140}}) {
+    const int nodes = grid_nodes, side = particle_side;  // lambdas below capture these (clang 14 cannot capture bindings)
     const int t = nodes > 128 ? std::max(1, steps / 10) : steps;
     const std::string tag = "particles:" + std::to_string(4 * side * side) + "/steps:" + std::to_string(t);
     if (std::regex_search("mpm_forward/" + tag, filter)) {

@@ -28,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def mass_spring(steps):
+    """mass_spring_simple with another step count."""
     with open(os.path.join(ROOT, "examples", "mass_spring_simple.json")) as f:
         spec = json.load(f)
     spec["steps"] = steps
@@ -60,32 +61,38 @@ def main():
         native = statistics.median(one_step._core.time_calls(args.repeats, gradient))
         print(f"| {name}, 1 step | {python * 1e6:.1f} | {native * 1e6:.1f} | {(python - native) * 1e6:.1f} |")
 
-    spec = mass_spring(args.steps)
+    print()
+    print(f"| {args.steps}-step rollout, loss and gradient | simgrad grad's wall_s (ms) | simgrad.torch forward + backward (ms) | ratio |")
+    print("|---|---|---|---|")
+    for name in ("mass_spring_simple.json", "creature_robot1.json"):
+        with open(os.path.join(ROOT, "examples", name)) as f:
+            spec = json.load(f)
+        spec["steps"] = args.steps
+        cli, bridge = side_by_side(args, spec)
+        print(f"| {name} | {cli * 1e3:.3f} | {bridge * 1e3:.3f} | {bridge / cli:.2f} |")
+
+
+def side_by_side(args, spec):
+    """Medians of simgrad grad's own wall_s and of the bridge's loss and backward, interleaved."""
     scenario = simgrad.Scenario(spec, threads=1)
     x = torch.tensor(scenario.x, requires_grad=True)
 
     def bridge():
-        loss = simgrad.torch.rollout_loss(scenario, x)
-        loss.backward()
+        simgrad.torch.rollout_loss(scenario, x).backward()
         x.grad = None
 
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(spec, f)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", dir=os.path.join(ROOT, "examples"), delete=False) as f:
+        json.dump(spec, f)  # in examples/, so that its relative paths resolve
     try:
         cli, ours = [], []
         for _ in range(max(5, args.repeats // 20)):  # interleaved, so both see the same machine
             done = subprocess.run([args.simgrad, "grad", f.name, "--json", "--threads", "1"],
                                   capture_output=True, text=True, check=True)
             cli.append(json.loads(done.stdout)["wall_s"])
-            ours.append(per_call(bridge, 1))
+            ours.append(per_call(bridge, 3))
     finally:
         os.unlink(f.name)
-    c, b = statistics.median(cli), statistics.median(ours)
-    print()
-    print(f"| {args.steps}-step mass_spring_simple, loss and gradient | wall ms | over the command line |")
-    print("|---|---|---|")
-    print(f"| simgrad grad (its wall_s) | {c * 1e3:.3f} | 1.00 |")
-    print(f"| simgrad.torch, forward + backward | {b * 1e3:.3f} | {b / c:.2f} |")
+    return statistics.median(cli), statistics.median(ours)
 
 
 if __name__ == "__main__":

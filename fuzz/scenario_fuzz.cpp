@@ -1,6 +1,6 @@
 // libFuzzer target for the scenario loader: any bytes either load as a scenario or raise
 // ScenarioError naming file, line and field; nothing else may escape, crash or trip the
-// sanitizers. Built in build-fuzz/ with clang (-DSIMGRAD_FUZZ=ON); see README "Fuzzing".
+// sanitizers. Built with clang and -DSIMGRAD_FUZZ=ON (scripts/test.sh: in build-sanitize/); see docs/testing.md.
 #include <cstddef>
 #include <algorithm>
 #include <cmath>

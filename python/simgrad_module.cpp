@@ -63,6 +63,13 @@ auto compute(ScenarioObject& object, const Body& body) {
   return body();
 }
 
+// As compute(), with body(x): x is the parameters given, else the scenario's current ones (read
+// under its lock, since another thread may be assigning them).
+template <class Body>
+auto compute_at(ScenarioObject& object, const std::optional<std::vector<double>>& given, const Body& body) {
+  return compute(object, [&] { return body(given ? *given : object.x); });
+}
+
 // A vector handed to NumPy: the array owns it.
 py::array_t<double> owned_array(std::vector<double>&& values, std::vector<py::ssize_t> shape) {
   auto* owner = new std::vector<double>(std::move(values));
@@ -74,13 +81,17 @@ py::array_t<double> owned_array(std::vector<double>&& values) {
   return owned_array(std::move(values), {n});
 }
 
-// Parameters given from Python (None: the scenario's current ones), checked against the space.
-std::vector<double> parameters_or_current(ScenarioObject& object, const std::optional<Array>& given) {
-  if (!given) return object.x;
-  if (given->ndim() != 1) throw std::invalid_argument("parameters must be a 1-D array");
-  std::vector<double> x(given->data(), given->data() + given->size());
+// Parameters given from Python, copied and checked against the space (fixed at load, so read
+// without the lock).
+std::vector<double> checked_parameters(ScenarioObject& object, const Array& given) {
+  if (given.ndim() != 1) throw std::invalid_argument("parameters must be a 1-D array");
+  std::vector<double> x(given.data(), given.data() + given.size());
   object.scenario->problem().space().check_physical(x);
   return x;
+}
+std::optional<std::vector<double>> given_parameters(ScenarioObject& object, const std::optional<Array>& given) {
+  if (!given) return std::nullopt;
+  return checked_parameters(object, *given);
 }
 
 simgrad::tune::RolloutProblem& rollout_problem(Scenario& scenario) {
@@ -190,6 +201,7 @@ PYBIND11_MODULE(_simgrad, m) {
           "threads", [](ScenarioObject& o) { return o.threads; },
           [](ScenarioObject& o, int threads) {
             if (threads < 0) throw std::invalid_argument("threads must be 0 (all cores) or more");
+            py::gil_scoped_release no_gil;
             std::lock_guard lock(o.mutex);
             o.threads = threads;
           })
@@ -218,36 +230,34 @@ PYBIND11_MODULE(_simgrad, m) {
              }
              return out;
            })
-      .def("get_x", [](ScenarioObject& o) {
-        std::lock_guard lock(o.mutex);
-        return owned_array(std::vector<double>(o.x));
-      })
+      .def("get_x", [](ScenarioObject& o) { return owned_array(compute(o, [&] { return o.x; })); })
       .def("set_x",
            [](ScenarioObject& o, const Array& x) {
-             std::vector<double> values = parameters_or_current(o, x);
-             std::lock_guard lock(o.mutex);
-             o.x = std::move(values);
+             std::vector<double> values = checked_parameters(o, x);
+             compute(o, [&] { o.x = std::move(values); return 0; });
            })
       .def(
           "run",
           [](ScenarioObject& o, std::optional<Array> given) {
-            const std::vector<double> x = parameters_or_current(o, given);
-            return compute(o, [&] { return o.scenario->problem().value(x); });
+            return compute_at(o, given_parameters(o, given),
+                              [&](const std::vector<double>& x) { return o.scenario->problem().value(x); });
           },
           py::arg("x") = py::none())
       .def(
           "hard_loss",
           [](ScenarioObject& o, std::optional<Array> given) {
-            const std::vector<double> x = parameters_or_current(o, given);
-            return compute(o, [&] { return o.scenario->hard_loss(x); });
+            return compute_at(o, given_parameters(o, given),
+                              [&](const std::vector<double>& x) { return o.scenario->hard_loss(x); });
           },
           py::arg("x") = py::none())
       .def(
           "grad",
           [](ScenarioObject& o, std::optional<Array> given) {
-            const std::vector<double> x = parameters_or_current(o, given);
-            std::vector<double> g(x.size());
-            const double loss = compute(o, [&] { return o.scenario->problem().value_and_gradient(x, g); });
+            auto [loss, g] = compute_at(o, given_parameters(o, given), [&](const std::vector<double>& x) {
+              std::vector<double> gradient(x.size());
+              const double value = o.scenario->problem().value_and_gradient(x, gradient);
+              return std::make_pair(value, std::move(gradient));
+            });
             return py::make_tuple(loss, owned_array(std::move(g)));
           },
           py::arg("x") = py::none())
@@ -259,14 +269,15 @@ PYBIND11_MODULE(_simgrad, m) {
       .def(
           "gradcheck",
           [](ScenarioObject& o, std::optional<Array> given, double step, double rtol, double atol, int directions) {
-            const std::vector<double> x = parameters_or_current(o, given);
             simgrad::GradCheckOptions options;
             if (step > 0) options.step = step;
             if (rtol > 0) options.rtol = rtol;
             if (atol > 0) options.atol = atol;
             options.random_directions = directions;
             const simgrad::GradCheckReport report =
-                compute(o, [&] { return simgrad::tune::check_problem_gradient(o.scenario->problem(), x, options); });
+                compute_at(o, given_parameters(o, given), [&](const std::vector<double>& x) {
+                  return simgrad::tune::check_problem_gradient(o.scenario->problem(), x, options);
+                });
             py::list checks;
             for (const simgrad::GradCheckEntry& c : report.checks)
               checks.append(py::make_tuple(c.label, c.ad, c.fd, c.rel_error, c.ok));
@@ -277,8 +288,7 @@ PYBIND11_MODULE(_simgrad, m) {
       .def(
           "trajectory",
           [](ScenarioObject& o, std::optional<Array> given, int every) {
-            const std::vector<double> x = parameters_or_current(o, given);
-            auto [kept, width] = compute(o, [&] {
+            auto [kept, width] = compute_at(o, given_parameters(o, given), [&](const std::vector<double>& x) {
               auto& problem = rollout_problem(*o.scenario);
               return std::make_pair(problem.kept_states(x, every), problem.state_size());
             });
@@ -293,9 +303,8 @@ PYBIND11_MODULE(_simgrad, m) {
       .def(
           "explain",
           [](ScenarioObject& o, std::optional<Array> given, int hints) {
-            const std::vector<double> x = parameters_or_current(o, given);
             if (hints < 0) throw std::invalid_argument("hints must be 0 (the scenario's count) or more");
-            return compute(o, [&] {
+            return compute_at(o, given_parameters(o, given), [&](const std::vector<double>& x) {
               nlohmann::json out = o.scenario->explain(x, simgrad::scenario::ExplainRequest{hints});
               out["simulator"] = o.scenario->simulator();
               return out.dump();
@@ -320,9 +329,10 @@ PYBIND11_MODULE(_simgrad, m) {
       .def(
           "export",
           [](ScenarioObject& o, const std::filesystem::path& path, std::optional<Array> given) {
-            const std::vector<double> x = parameters_or_current(o, given);
             simgrad::scenario::check_export_file(path);
-            return compute(o, [&] { return simgrad::scenario::export_run(*o.scenario, x, path); });
+            return compute_at(o, given_parameters(o, given), [&](const std::vector<double>& x) {
+              return simgrad::scenario::export_run(*o.scenario, x, path);
+            });
           },
           py::arg("path"), py::arg("x") = py::none())
       .def(
@@ -347,8 +357,8 @@ PYBIND11_MODULE(_simgrad, m) {
       .def(
           "report_html",
           [](ScenarioObject& o, const Array& x0, const Array& x, double initial_loss) {
-            const std::vector<double> from = parameters_or_current(o, x0);
-            const std::vector<double> to = parameters_or_current(o, x);
+            const std::vector<double> from = checked_parameters(o, x0);
+            const std::vector<double> to = checked_parameters(o, x);
             return compute(o, [&] {
               simgrad::report::ReportInput report = simgrad::scenario::gather_report(*o.scenario, from, to);
               report.initial_loss = initial_loss;
@@ -367,10 +377,11 @@ PYBIND11_MODULE(_simgrad, m) {
              if (iterations > 0) options.iterations = iterations;
              if (learning_rate) options.learning_rate = *learning_rate;
              if (target_loss) options.target_loss = *target_loss;
-             const std::vector<double> start = parameters_or_current(*owner, x0);
              auto t = std::make_shared<TuningObject>();
-             std::lock_guard lock(owner->mutex);
-             t->run = std::make_unique<TuningRun>(*owner->scenario, options, start);
+             compute_at(*owner, given_parameters(*owner, x0), [&](const std::vector<double>& start) {
+               t->run = std::make_unique<TuningRun>(*owner->scenario, options, start);
+               return 0;
+             });
              t->owner = std::move(owner);
              return t;
            }),

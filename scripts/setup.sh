@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium opens report.html in a test; clang and libomp-dev build the scenario fuzzer (build-fuzz/);
+# chromium opens report.html in a test; clang and libomp-dev build the sanitizer build and the scenario fuzzer (build-sanitize/);
 # python3 calls the C API through ctypes in a test; python3-dev and pybind11-dev build the Python
 # package, whose tests run under python3-pytest with python3-numpy and python3-torch (Debian's CPU
 # build, a few hundred MB, not the registry's CUDA one); libpng-dev writes the PNG frames;

@@ -4,12 +4,12 @@
 The scenario (examples/rigid_half_cheetah_run.json) runs the cheetah for 1 s on penalty contact
 and scores forward progress against a level torso and a control cost; its tuned parameters are
 the six motors' controls, held for 0.05 s each (20 blocks x 6 motors). Here a small network
-writes those controls: a gait clock (sines and cosines of the block's phase at three fixed
-frequencies) goes in, six torques in [-1, 1] come out, one row per block. PyTorch's Adam
+writes those controls: a gait clock (sines and cosines of the block's phase at one to six
+cycles per second) goes in, six torques in [-1, 1] come out, one row per block. PyTorch's Adam
 trains the network's weights by simgrad's exact gradient through all 100 steps and their
 contacts; the same scenario tuned directly by simgrad's L-BFGS is printed beside it.
 
-  examples/python/cheetah_controller.py [--iterations 60] [--learning-rate 0.02]
+  examples/python/cheetah_controller.py [--iterations 150] [--learning-rate 0.01]
 """
 import argparse
 import json
@@ -37,7 +37,7 @@ class GaitNetwork(torch.nn.Module):
         return 0.999 * torch.tanh(self.layers(clock))  # inside the controls' bounds [-1, 1]
 
 
-def clock_features(blocks: int, frequencies=(1.0, 2.0, 4.0)) -> torch.Tensor:
+def clock_features(blocks: int, frequencies=(1.0, 2.0, 3.0, 4.0, 5.0, 6.0)) -> torch.Tensor:
     phase = 2 * np.pi * np.arange(blocks)[:, None] / blocks
     columns = [np.sin(f * phase) for f in frequencies] + [np.cos(f * phase) for f in frequencies]
     return torch.tensor(np.hstack(columns))
@@ -45,8 +45,8 @@ def clock_features(blocks: int, frequencies=(1.0, 2.0, 4.0)) -> torch.Tensor:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--iterations", type=int, default=60)
-    parser.add_argument("--learning-rate", type=float, default=0.02)
+    parser.add_argument("--iterations", type=int, default=150)
+    parser.add_argument("--learning-rate", type=float, default=0.01)
     parser.add_argument("--tune-iterations", type=int, default=0, help="L-BFGS iterations of the direct fit (0: the scenario's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the figures to this file")

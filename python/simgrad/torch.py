@@ -30,8 +30,18 @@ class _RolloutLoss(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x: torch.Tensor, scenario: Scenario) -> torch.Tensor:
-        rows = x.detach().to(dtype=torch.float64, device="cpu").reshape(-1, x.shape[-1]).numpy()
+        values = x.detach()
+        if values.dtype != torch.float64 or values.device.type != "cpu":
+            values = values.to(dtype=torch.float64, device="cpu")
+        rows = values.numpy().reshape(-1, x.shape[-1])
         want_gradient = ctx.needs_input_grad[0]
+        if x.dim() == 1:  # one rollout: the common case, kept short (its overhead is per call)
+            if want_gradient:
+                loss, gradient = scenario._core.grad(rows[0])
+                ctx.save_for_backward(_like(torch.from_numpy(gradient), x))
+            else:
+                loss = scenario._core.run(rows[0])
+            return torch.tensor(loss, dtype=x.dtype, device=x.device)
         losses = np.empty(rows.shape[0])
         gradients = np.empty_like(rows) if want_gradient else None
         for b, row in enumerate(rows):
@@ -40,8 +50,8 @@ class _RolloutLoss(torch.autograd.Function):
             else:
                 losses[b] = scenario._core.run(row)
         if want_gradient:
-            ctx.save_for_backward(torch.from_numpy(gradients).reshape(x.shape).to(device=x.device, dtype=x.dtype))
-        return torch.from_numpy(losses).reshape(x.shape[:-1]).to(device=x.device, dtype=x.dtype)
+            ctx.save_for_backward(_like(torch.from_numpy(gradients).reshape(x.shape), x))
+        return _like(torch.from_numpy(losses).reshape(x.shape[:-1]), x)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
@@ -50,10 +60,16 @@ class _RolloutLoss(torch.autograd.Function):
         return grad_loss.unsqueeze(-1) * gradient, None
 
 
+def _like(values: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """values (float64, on the CPU) in x's dtype and on x's device."""
+    return values if x.dtype == torch.float64 and x.device.type == "cpu" else values.to(dtype=x.dtype, device=x.device)
+
+
 def rollout_loss(scenario: Scenario, x: torch.Tensor) -> torch.Tensor:
     """The scenario's loss at parameters x (shape (n,) or (B, n)), differentiable in x."""
-    if x.shape[-1] != scenario.x.size:
-        raise ValueError(f"x has {x.shape[-1]} components per row; the scenario tunes {scenario.x.size}")
+    size = scenario.parameters[-1].offset + scenario.parameters[-1].size if scenario.parameters else 0
+    if x.dim() == 0 or x.shape[-1] != size:
+        raise ValueError(f"x has {x.shape[-1] if x.dim() else 0} components per row; the scenario tunes {size}")
     return _RolloutLoss.apply(x, scenario)
 
 

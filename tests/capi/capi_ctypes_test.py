@@ -103,19 +103,10 @@ def cli(*arguments):
 
 
 class EverySimulator(unittest.TestCase):
-    # One example per simulator, each small enough to run in about a second.
-    examples = {
-        "softbody": "mass_spring_simple.json",
-        "fem": "fem_cantilever.json",
-        "vehicle": "vehicle/bmw_320i_step_steer.json",
-        "structure": "ten_bar_truss.json",
-        "contagion": "contagion_boarding_school.json",
-        "fluid": "smoke_target.json",
-        "fluid (3D)": "smoke_chimney_3d.json",
-        "rigid": "rigid_billiards.json",
-        "creature": "creature_robot1.json",
-        "mpm": "mpm_jelly_throw.json",
-    }
+    # One example per simulator, each small enough to run in about a second (shared with the
+    # Python package's tests).
+    with open(os.path.join(os.environ["SIMGRAD_SOURCE_DIR"], "tests", "data", "one_example_per_simulator.json")) as f:
+        examples = json.load(f)
 
     def test_loss_and_gradient_are_the_command_lines_bits(self):
         for simulator, example in self.examples.items():

@@ -10,19 +10,10 @@ SOURCE = os.environ["SIMGRAD_SOURCE_DIR"]
 BINARY = os.environ["SIMGRAD_BINARY"]
 EXAMPLES = os.path.join(SOURCE, "examples")
 
-# One example per simulator, each small enough to run in about a second.
-EVERY_SIMULATOR = {
-    "softbody": "mass_spring_simple.json",
-    "fem": "fem_cantilever.json",
-    "vehicle": "vehicle/bmw_320i_step_steer.json",
-    "structure": "ten_bar_truss.json",
-    "contagion": "contagion_boarding_school.json",
-    "fluid": "smoke_target.json",
-    "fluid (3D)": "smoke_chimney_3d.json",
-    "rigid": "rigid_billiards.json",
-    "creature": "creature_robot1.json",
-    "mpm": "mpm_jelly_throw.json",
-}
+# One example per simulator, each small enough to run in about a second (shared with the C API's
+# ctypes test).
+with open(os.path.join(SOURCE, "tests", "data", "one_example_per_simulator.json")) as f:
+    EVERY_SIMULATOR = json.load(f)
 
 
 def example(name):

@@ -19,8 +19,6 @@ using testing::Quadratic;
 using testing::Rosenbrock;
 using testing::rosenbrock_start;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 // Options that ask for a tight solution, so the iteration counts below mean convergence.
 OptimizerOptions tight() {
   OptimizerOptions options;
