@@ -2,6 +2,12 @@
 // (tools/record_example_bits.py): a refactoring of loaders, binders or kernels that changes a
 // single bit of any result fails here. A change meant to change results re-records the file and
 // says so in its commit.
+//
+// Each compiler has its own record: the local AD tape records operations in the order the
+// operands of an expression are evaluated, which C++ leaves to the compiler, and sums adjoints in
+// that order, so GCC's and clang's gradients differ in their last bits (8 of 42 examples, up to
+// 6e-14 relative, GCC 12 against clang 14). Within one compiler they are the same on every run,
+// thread count and checkpoint policy.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -70,9 +76,22 @@ TEST(ExampleBits, EveryExampleIsRecorded) {
   }
 }
 
+// This compiler's record of an example: the top-level entries are GCC's, "clang" clang's.
+json for_this_compiler(const json& entry) {
+#if defined(__clang__)
+  json record = entry;
+  EXPECT_TRUE(entry.contains("clang")) << "no clang record: tools/record_example_bits.py with the clang build's tool";
+  if (entry.contains("clang")) record.update(entry["clang"]);
+  return record;
+#else
+  return entry;
+#endif
+}
+
 TEST(ExampleBits, LossAndGradientAreTheRecordedBits) {
   const json bits = recorded();
-  for (const auto& [example, expected] : bits.items()) {
+  for (const auto& [example, entry] : bits.items()) {
+    const json expected = for_this_compiler(entry);
     const json result = grad(example);
     ASSERT_TRUE(result.contains("loss") && result.contains("gradient")) << example;
     const double loss = result["loss"].get<double>(), want = expected["loss"].get<double>();

@@ -29,8 +29,6 @@ struct Dual {
   friend Dual operator-(const Dual& a) { return {-a.v, -a.d}; }
   friend Dual operator*(const Dual& a, const Dual& b) { return {a.v * b.v, a.d * b.v + a.v * b.d}; }
   friend Dual operator/(const Dual& a, const Dual& b) { return {a.v / b.v, (a.d * b.v - a.v * b.d) / (b.v * b.v)}; }
-  friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
-  friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
   friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
   friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
 };
