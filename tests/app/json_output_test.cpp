@@ -33,7 +33,7 @@ TEST(JsonOutput, NonFiniteNumbersAreNull) {
 TEST(JsonOutput, InvalidUtf8DoesNotThrow) {
   const nlohmann::json value = {{"file", std::string("bad\xff name")}};
   EXPECT_NO_THROW(to_json_text(value));
-  EXPECT_NO_THROW((void)nlohmann::json::parse(to_json_text(value)));
+  EXPECT_TRUE(nlohmann::json::accept(to_json_text(value)));
 }
 
 TEST(JsonOutput, PrintsOneDocumentAndANewline) {
