@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   CompareCommandOptions compare_options;
   CLI::App* compare = app.add_subcommand("compare", "gradient tuning against CMA-ES and random search");
   compare->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
-  compare->add_option("--target", compare_options.target, "target loss (default: the scenario's, else 1% of the initial)");
+  compare->add_option("--target", compare_options.target, "target loss (default: the scenario's, else the best loss CMA-ES reaches within its budget)");
   compare->add_option("--budget", compare_options.budget, "rollouts allowed to each baseline");
   compare->add_option("--out", compare_options.out, "output folder for report.html (default: simgrad-out)");
   add_common(compare, common);

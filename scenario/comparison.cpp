@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "report/json_text.hpp"
 #include "scenario/run_outputs.hpp"
@@ -20,9 +22,16 @@ Comparison compare_methods(Scenario& scenario, const CompareRequest& request) {
   const std::vector<double> x0 = problem.initial();
   const std::vector<double> z0 = space.to_optimizer(x0);
   const double initial_loss = problem.value(x0);
-  double target = initial_loss / 100.0;
-  if (std::isfinite(tuning.target_loss)) target = tuning.target_loss;
-  if (request.target) target = *request.target;
+  double target = std::numeric_limits<double>::quiet_NaN();  // tune::compare: CMA-ES's best
+  std::string source = "cmaes_best";
+  if (std::isfinite(tuning.target_loss)) {
+    target = tuning.target_loss;
+    source = "scenario";
+  }
+  if (request.target) {
+    target = *request.target;
+    source = "request";
+  }
   tune::CompareOptions options;
   options.gradient_method = tuning.optimizer;
   options.gradient_rollouts = std::max<long>(10L * tuning.iterations, 100);
@@ -36,7 +45,8 @@ Comparison compare_methods(Scenario& scenario, const CompareRequest& request) {
       tune::compare(objective, z0, space.optimizer_lower(), space.optimizer_upper(), target, options);
 
   Comparison out;
-  out.table = {{"target_loss", target},
+  out.table = {{"target_loss", result.target_loss},
+               {"target_source", source},
                {"initial_loss", initial_loss},
                {"non_finite_rollouts", guarded_problem.failures()}};
   const char* keys[] = {"gradient", "cmaes", "random"};
@@ -46,6 +56,7 @@ Comparison compare_methods(Scenario& scenario, const CompareRequest& request) {
                   {"ran", m.ran},
                   {"rollouts", m.result.rollouts},
                   {"gradient_evaluations", m.result.gradient_evaluations},
+                  {"iterations", m.result.iterations},
                   {"wall_s", m.result.wall_s},
                   {"reached", m.result.reached_target},
                   {"best_loss", report::finite_or_null(m.result.loss)}};

@@ -1,6 +1,8 @@
 #include "tune/compare.hpp"
 
+#include <cmath>
 #include <limits>
+#include <optional>
 
 #include "tune/box.hpp"
 #include "tune/methods.hpp"
@@ -27,12 +29,20 @@ CompareResult compare(Objective& objective, std::span<const double> x0,
                       std::span<const double> lower, std::span<const double> upper,
                       double target_loss, const CompareOptions& options) {
   CompareResult comparison;
+  std::optional<MethodReport> cmaes;
+  if (std::isnan(target_loss)) {
+    cmaes = run_method("cmaes", options.cmaes_rollouts, objective, x0, lower, upper,
+                       -std::numeric_limits<double>::infinity(), options.optimizer);
+    target_loss = cmaes->result.loss;
+    cmaes->result.reached_target = true;  // by definition of the target
+  }
   comparison.target_loss = target_loss;
   comparison.methods.push_back(run_method(options.gradient_method, options.gradient_rollouts,
                                           objective, x0, lower, upper, target_loss,
                                           options.optimizer));
-  comparison.methods.push_back(run_method("cmaes", options.cmaes_rollouts, objective, x0, lower,
-                                          upper, target_loss, options.optimizer));
+  comparison.methods.push_back(cmaes ? *std::move(cmaes)
+                                     : run_method("cmaes", options.cmaes_rollouts, objective, x0, lower,
+                                                  upper, target_loss, options.optimizer));
   const bool bounded = !lower.empty() && !upper.empty() && all_finite(lower) && all_finite(upper);
   if (bounded) {
     comparison.methods.push_back(run_method("random_search", options.random_search_rollouts,

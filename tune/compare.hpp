@@ -37,6 +37,8 @@ struct CompareResult {
 };
 
 // Runs the gradient method and each baseline from x0 inside [lower, upper] (empty: unbounded).
+// A NaN target_loss asks for CMA-ES's best loss at its budget as the target: CMA-ES runs first,
+// spending its whole budget, and the others then run to what it reached.
 CompareResult compare(Objective& objective, std::span<const double> x0,
                       std::span<const double> lower, std::span<const double> upper,
                       double target_loss, const CompareOptions& options = {});

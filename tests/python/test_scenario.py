@@ -126,8 +126,12 @@ def test_summary_explain_compare_and_export(tmp_path):
     assert hints == cli("explain", example("ten_bar_truss.json"), "--hints", "2")
     scenario = simgrad.load(example("mass_spring_simple.json"))
     comparison = scenario.compare(budget=200, out=tmp_path / "compare")
-    assert comparison.table["gradient"]["reached"]
-    assert comparison.table["cmaes"]["rollouts"] <= 200
+    table = comparison.table
+    # No target anywhere: the target is what CMA-ES reaches with its budget (its last generation
+    # may run past it), and L-BFGS reaches it in far fewer rollouts.
+    assert table["target_source"] == "cmaes_best" and table["target_loss"] == table["cmaes"]["best_loss"]
+    assert 200 <= table["cmaes"]["rollouts"] < 220
+    assert table["gradient"]["reached"] and table["gradient"]["rollouts"] < table["cmaes"]["rollouts"] / 10
     assert (tmp_path / "compare" / "report.html").exists()
     assert "<html" in comparison._repr_html_() or "&lt;html" in comparison._repr_html_()
     frames = scenario.export(tmp_path / "run.gltf")

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "test_problems.hpp"
@@ -38,6 +39,28 @@ TEST(Compare, GradientTuningNeedsFarFewerRolloutsThanCmaEs) {
     EXPECT_FALSE(report.result.history.empty());
     EXPECT_GE(report.result.wall_s, 0.0);
   }
+}
+
+// Without a target (NaN), CMA-ES spends its whole budget first and its best loss becomes the
+// target the others run to: a target that means something whatever the sign of the loss.
+TEST(Compare, WithoutATargetTheOthersRunToWhatCmaEsReachesWithItsBudget) {
+  Quadratic quadratic = Quadratic::ellipsoid(10, 100, 0.5);
+  const std::vector<double> x0(10, 3.0), lower(10, -5.0), upper(10, 5.0);
+  CompareOptions options;
+  options.cmaes_rollouts = 1000;
+  options.random_search_rollouts = 1000;
+  const CompareResult comparison =
+      compare(quadratic, x0, lower, upper, std::numeric_limits<double>::quiet_NaN(), options);
+  const MethodReport& gradient = comparison.methods[0];
+  const MethodReport& cmaes = comparison.methods[1];
+  EXPECT_EQ(comparison.target_loss, cmaes.result.loss);
+  EXPECT_GE(cmaes.result.rollouts, 1000);  // the whole budget (its last generation may pass it)
+  EXPECT_TRUE(cmaes.result.reached_target);
+  EXPECT_GT(comparison.target_loss, 0.0);
+  EXPECT_TRUE(gradient.result.reached_target);
+  EXPECT_LE(gradient.result.loss, comparison.target_loss);
+  EXPECT_LT(gradient.result.rollouts * 10, cmaes.result.rollouts);
+  EXPECT_FALSE(comparison.methods[2].result.reached_target);
 }
 
 TEST(Compare, GradientMethodIsSelectable) {
