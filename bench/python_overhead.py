@@ -62,18 +62,19 @@ def main():
         print(f"| {name}, 1 step | {python * 1e6:.1f} | {native * 1e6:.1f} | {(python - native) * 1e6:.1f} |")
 
     print()
-    print(f"| {args.steps}-step rollout, loss and gradient | simgrad grad's wall_s (ms) | simgrad.torch forward + backward (ms) | ratio |")
-    print("|---|---|---|---|")
+    print(f"| {args.steps}-step rollout, loss and gradient (ms) | simgrad grad's wall_s | the same call in the module | simgrad.torch forward + backward | bridge over command line |")
+    print("|---|---|---|---|---|")
     for name in ("mass_spring_simple.json", "creature_robot1.json"):
         with open(os.path.join(ROOT, "examples", name)) as f:
             spec = json.load(f)
         spec["steps"] = args.steps
-        cli, bridge = side_by_side(args, spec)
-        print(f"| {name} | {cli * 1e3:.3f} | {bridge * 1e3:.3f} | {bridge / cli:.2f} |")
+        cli, native, bridge = side_by_side(args, spec)
+        print(f"| {name} | {cli * 1e3:.3f} | {native * 1e3:.3f} | {bridge * 1e3:.3f} | {bridge / cli:.2f} |")
 
 
 def side_by_side(args, spec):
-    """Medians of simgrad grad's own wall_s and of the bridge's loss and backward, interleaved."""
+    """Medians of simgrad grad's own wall_s, of the same gradient timed inside the module, and of
+    the bridge's loss and backward; rounds interleaved, each in-process figure taken warm."""
     scenario = simgrad.Scenario(spec, threads=1)
     x = torch.tensor(scenario.x, requires_grad=True)
 
@@ -84,15 +85,17 @@ def side_by_side(args, spec):
     with tempfile.NamedTemporaryFile("w", suffix=".json", dir=os.path.join(ROOT, "examples"), delete=False) as f:
         json.dump(spec, f)  # in examples/, so that its relative paths resolve
     try:
-        cli, ours = [], []
-        for _ in range(max(5, args.repeats // 20)):  # interleaved, so both see the same machine
+        cli, native, ours = [], [], []
+        for _ in range(max(5, args.repeats // 20)):  # interleaved, so all see the same machine
             done = subprocess.run([args.simgrad, "grad", f.name, "--json", "--threads", "1"],
                                   capture_output=True, text=True, check=True)
             cli.append(json.loads(done.stdout)["wall_s"])
-            ours.append(per_call(bridge, 3))
+            bridge()  # warm again after the command line ran
+            ours.append(per_call(bridge, 5))
+            native.append(statistics.median(scenario._core.time_calls(5, True)))
     finally:
         os.unlink(f.name)
-    return statistics.median(cli), statistics.median(ours)
+    return statistics.median(cli), statistics.median(native), statistics.median(ours)
 
 
 if __name__ == "__main__":
