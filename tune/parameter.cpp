@@ -188,8 +188,7 @@ void ParameterSpace::check_physical(std::span<const double> x) const {
   check_size(x.size(), "physical values");
   for (std::size_t i = 0; i < x.size(); ++i)
     if (!std::isfinite(x[i])) throw std::invalid_argument(component_name(i) + " is not finite");
-  std::vector<double> z(size());
-  to_optimizer(x, z);
+  (void)to_optimizer(x);  // throws for a component outside its bounds
 }
 
 std::vector<double> ParameterSpace::to_physical(std::span<const double> z) const {

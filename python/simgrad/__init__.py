@@ -186,6 +186,11 @@ class Scenario:
         return self._parameters
 
     @property
+    def size(self) -> int:
+        """The number of parameter components (the length of `x`)."""
+        return sum(p.size for p in self._parameters)
+
+    @property
     def tune_options(self) -> dict:
         """The scenario's "tune" section: optimizer, iterations, learning_rate, ..."""
         return self._core.tune_options

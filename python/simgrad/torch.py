@@ -35,23 +35,21 @@ class _RolloutLoss(torch.autograd.Function):
             values = values.to(dtype=torch.float64, device="cpu")
         rows = values.numpy().reshape(-1, x.shape[-1])
         want_gradient = ctx.needs_input_grad[0]
+
+        def evaluate(row):  # (loss, gradient or None): simgrad's backward pass only when needed
+            return scenario._core.grad(row) if want_gradient else (scenario._core.run(row), None)
+
         if x.dim() == 1:  # one rollout: the common case, kept short (its overhead is per call)
+            loss, gradient = evaluate(rows[0])
             if want_gradient:
-                loss, gradient = scenario._core.grad(rows[0])
                 ctx.save_for_backward(_like(torch.from_numpy(gradient), x))
-            else:
-                loss = scenario._core.run(rows[0])
             return torch.tensor(loss, dtype=x.dtype, device=x.device)
-        losses = np.empty(rows.shape[0])
-        gradients = np.empty_like(rows) if want_gradient else None
-        for b, row in enumerate(rows):
-            if want_gradient:
-                losses[b], gradients[b] = scenario._core.grad(row)
-            else:
-                losses[b] = scenario._core.run(row)
+        results = [evaluate(row) for row in rows]
         if want_gradient:
-            ctx.save_for_backward(_like(torch.from_numpy(gradients).reshape(x.shape), x))
-        return _like(torch.from_numpy(losses).reshape(x.shape[:-1]), x)
+            gradients = np.stack([gradient for _, gradient in results]).reshape(x.shape)
+            ctx.save_for_backward(_like(torch.from_numpy(gradients), x))
+        losses = np.array([loss for loss, _ in results]).reshape(x.shape[:-1])
+        return _like(torch.from_numpy(losses), x)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
@@ -67,9 +65,8 @@ def _like(values: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 def rollout_loss(scenario: Scenario, x: torch.Tensor) -> torch.Tensor:
     """The scenario's loss at parameters x (shape (n,) or (B, n)), differentiable in x."""
-    size = scenario.parameters[-1].offset + scenario.parameters[-1].size if scenario.parameters else 0
-    if x.dim() == 0 or x.shape[-1] != size:
-        raise ValueError(f"x has {x.shape[-1] if x.dim() else 0} components per row; the scenario tunes {size}")
+    if x.dim() == 0 or x.shape[-1] != scenario.size:
+        raise ValueError(f"x has {x.shape[-1] if x.dim() else 0} components per row; the scenario tunes {scenario.size}")
     return _RolloutLoss.apply(x, scenario)
 
 
