@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/rigid_frames.hpp"
+#include "scenario/assembly_reader.hpp"
 #include "scenario/run_export.hpp"
 #include "scenario/tuned_parameter.hpp"
 #include "sims/rigid/impulse_contact.hpp"
@@ -56,14 +57,20 @@ void check_impulse_contact(const ScenarioNode& contact, const rg::RigidModel& m)
                                 " and " + label(pair.b) + " may touch (exclude the pair, or set contype/conaffinity)");
 }
 
-// The "model" section: the MJCF file and what a scenario may change about how it runs.
-rg::RigidModel read_model(const ScenarioNode& node) {
-  const std::filesystem::path file = node.existing_file("file");
+// The "model" section: the MJCF file or the player-built machine (assembly_reader.hpp), and
+// what a scenario may change about how it runs. An assembly read is kept in `machine`.
+rg::RigidModel read_model(const ScenarioNode& node, std::optional<assembly::Assembly>& machine) {
   rg::RigidModel m;
-  try {
-    m = rg::load_mjcf(file, {.ignore_visual = node.boolean("ignore_visual", false)});
-  } catch (const rg::MjcfError& e) {
-    node.fail("file", e.what());
+  if (is_assembly(node)) {
+    machine = read_assembly(node);
+    m = assembly::build(*machine);
+  } else {
+    const std::filesystem::path file = node.existing_file("file");
+    try {
+      m = rg::load_mjcf(file, {.ignore_visual = node.boolean("ignore_visual", false)});
+    } catch (const rg::MjcfError& e) {
+      node.fail("file", e.what());
+    }
   }
   rg::RigidSettings& s = m.settings;
   s.timestep = node.positive("timestep", s.timestep);
@@ -137,10 +144,24 @@ rg::RigidLossSettings read_loss(const ScenarioNode& node, const rg::RigidModel& 
   return s;
 }
 
+// What a network controller senses of a world: its root's height and orientation and every
+// joint's coordinates (free and ball: the quaternion; hinge and slide: the angle or offset), then
+// every velocity, times `velocity_scale`. The root's horizontal position is left out so that a
+// gait learnt in one place works in another.
+std::vector<control::SensedValue> sensed_state(const rg::RigidModel& m, double velocity_scale) {
+  std::vector<control::SensedValue> sensed;
+  for (const rg::Joint& j : m.joints) {
+    const int first = j.type == rg::JointType::kFree ? 2 : 0;
+    for (int k = first; k < rg::position_count(j.type); ++k) sensed.push_back({j.qpos_address + k, 1.0});
+  }
+  for (int d = 0; d < m.nv; ++d) sensed.push_back({m.nq + d, velocity_scale});
+  return sensed;
+}
+
 class RigidScenario final : public Scenario {
  public:
   RigidScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
-    model_ = read_model(root.child("model"));
+    model_ = read_model(root.child("model"), machine_);
     steps = static_cast<int>(root.integer("steps", 1, 10000000));
     model_.resize(static_cast<int>(root.integer("worlds", 1, 100000, 1)), steps);
     read_start(root, model_);
@@ -202,22 +223,34 @@ class RigidScenario final : public Scenario {
   }
 
  private:
+  std::optional<assembly::Assembly> machine_;  // the player-built machine the model compiles, if any
   rg::RigidModel model_;
   std::unique_ptr<control::Controller> controller_;  // null: the controls are tuned directly
   std::unique_ptr<rg::RigidWorlds> system_;
   std::unique_ptr<rg::RigidLoss> loss_;
-  // The "controller" section: a sine bank per world over the actuators, its signal strength the
-  // larger end of each actuator's control range (1 for an unlimited one). Returns the bound on
+  // The "controller" section: a sine bank or a network per world over the actuators, its signal
+  // strength the larger end of each actuator's control range (1 for an unlimited one). The
+  // network senses the joints' positions and velocities (sensed_state). Returns the bound on
   // its parameters.
   double read_controller(const ScenarioNode& node) {
-    node.choice("type", {"sine_bank"});
+    const std::string type = node.choice("type", {"sine_bank", "network"});
     control::ControllerLayout layout;
     layout.creatures = model_.worlds;
     layout.dt = model_.settings.timestep;
     layout.omega = node.positive("omega", layout.omega);
     for (const rg::Actuator& a : model_.actuators)
       layout.strength.push_back(a.ctrl_limited ? std::max(std::abs(a.ctrl_range[0]), std::abs(a.ctrl_range[1])) : 1.0);
-    controller_ = std::make_unique<control::SineBank>(layout);
+    if (type == "network") {
+      layout.sensed = sensed_state(model_, node.positive("velocity_scale", 0.1));
+      layout.state_stride = model_.nq + model_.nv;
+      control::NeuralShape shape;
+      shape.hidden = static_cast<int>(node.integer("hidden", 1, 4096, shape.hidden));
+      auto network = std::make_unique<control::NeuralController>(layout, shape);
+      network->initialise(static_cast<std::uint64_t>(node.integer("seed", 0, 1LL << 53, 0)), model_.nu());
+      controller_ = std::move(network);
+    } else {
+      controller_ = std::make_unique<control::SineBank>(layout);
+    }
     system_->set_controller(controller_.get());
     loss_->set_controller(controller_.get());
     return node.positive("bound", 10.0);

@@ -146,6 +146,13 @@ void NeuralController::set_clocks(int t) {
 
 void NeuralController::features(int c, std::span<const double> body_state, double* u) const {
   const int s = shape_.sine_inputs, n = layout_.nodes;
+  if (n == 0) {
+    std::copy(clocks_.begin(), clocks_.end(), u);
+    const double* state = body_state.data() + static_cast<Index>(c) * layout_.state_stride;
+    for (std::size_t k = 0; k < layout_.sensed.size(); ++k)
+      u[static_cast<std::size_t>(s) + k] = layout_.sensed[k].scale * state[layout_.sensed[k].index];
+    return;
+  }
   const Index total_nodes = static_cast<Index>(layout_.creatures) * n;
   const double* x = body_state.data() + static_cast<Index>(c) * n * 2;
   const double* v = body_state.data() + 2 * total_nodes + static_cast<Index>(c) * n * 2;
@@ -232,6 +239,12 @@ void NeuralController::signals_adjoint(int t, std::span<const double> body_state
         gw1[i * n_in + k] += g_z * u[k];
         g_u[k] += w1[i * n_in + k] * g_z;
       }
+    }
+    if (n == 0) {
+      double* g_state = state_adjoint.data() + static_cast<Index>(c) * layout_.state_stride;
+      for (std::size_t k = 0; k < layout_.sensed.size(); ++k)
+        g_state[layout_.sensed[k].index] += layout_.sensed[k].scale * g_u[static_cast<std::size_t>(s) + k];
+      return;
     }
     // Features: offsets from the centre and velocities, scaled, and the goal minus the centre.
     const double k = shape_.state_scale;

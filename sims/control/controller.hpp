@@ -9,6 +9,8 @@
 //                    sin(omega t dt + 2 pi j / 10), each node's offset from the centre and its
 //                    velocity (both scaled by 0.05) and the goal minus the centre; 32 tanh hidden
 //                    units; one tanh output per actuator, times the actuator's strength.
+//                    A body without nodes (a rigid machine) feeds its `sensed` values instead
+//                    of the offsets, velocities and goal.
 // On a creature a signal s makes an actuated spring's rest length L (1 + s). Creatures are independent: each
 // has its own parameters and is evaluated on its own, so a batch gives each creature the bits it
 // would have alone, on any number of threads.
@@ -25,10 +27,19 @@
 
 namespace simgrad::control {
 
+// One value a network senses of a body that is not a mass-spring creature (a rigid machine):
+// entry `index` of the body's block of the state, times `scale`.
+struct SensedValue {
+  int index = 0;
+  double scale = 1.0;
+};
+
 // The shape of a population of identical bodies.
 struct ControllerLayout {
   int creatures = 1;
-  int nodes = 0;                 // per creature
+  int nodes = 0;                 // per creature; 0: the body is sensed through `sensed`
+  std::vector<SensedValue> sensed;  // per creature, when nodes is 0
+  int state_stride = 0;          // per creature, the size of its block of the state (with `sensed`)
   std::vector<double> strength;  // per actuator of one creature: relative rest length change at signal 1
   double dt = 0.004;
   double omega = 10.0;           // clock frequency, radians per unit time
@@ -96,7 +107,9 @@ class NeuralController final : public Controller {
                        std::span<double> state_adjoint) override;
   std::vector<std::pair<std::string, Array<1>*>> parameters() override;
 
-  int inputs() const { return shape_.sine_inputs + 4 * layout_.nodes + 2; }
+  int inputs() const {
+    return shape_.sine_inputs + (layout_.nodes > 0 ? 4 * layout_.nodes + 2 : static_cast<int>(layout_.sensed.size()));
+  }
   const NeuralShape& shape() const { return shape_; }
 
   Array<1> weights1;  // per creature: hidden x inputs

@@ -1,0 +1,289 @@
+// Checking an assembly and compiling it to MJCF: one <body> per part, nested as the connections
+// hang them, a joint per connection (none for a fixed one), an actuator per motor or servo.
+#include "sims/assembly/assembly.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "sims/rigid/mjcf.hpp"
+
+namespace simgrad::assembly {
+
+namespace {
+
+constexpr std::array<const char*, 6> kPartNames = {"block", "rod", "wheel", "fin", "soft_pad", "soft_cell"};
+constexpr std::array<const char*, 4> kConnectionNames = {"hinge", "slider", "ball", "fixed"};
+constexpr std::array<const char*, 2> kActuatorNames = {"motor", "servo"};
+
+// The index of `name` in `names`, as the enum E.
+template <class E, std::size_t N>
+std::optional<E> type_of(const std::array<const char*, N>& names, const std::string& name) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (name == names[i]) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw AssemblyError(what); }
+
+std::string in_quotes(const std::string& name) { return "\"" + name + "\""; }
+
+double length_of(const Vec3<double>& v) { return std::sqrt(v.c[0] * v.c[0] + v.c[1] * v.c[1] + v.c[2] * v.c[2]); }
+
+void check_part(const Part& p) {
+  const std::string who = "part " + in_quotes(p.name);
+  if (p.type == PartType::kSoftPad || p.type == PartType::kSoftCell)
+    fail(who + ": soft parts (soft_pad, soft_cell) are not supported yet; use a rigid part, or a soft creature scenario");
+  for (double s : p.size.c)
+    if (!(s > 0.0) || !std::isfinite(s)) fail(who + ": every side of \"size\" must be positive");
+  if (!(p.length > 0.0) || !(p.radius > 0.0) || !(p.width > 0.0) || !std::isfinite(p.length + p.radius + p.width))
+    fail(who + ": \"length\", \"radius\" and \"width\" must be positive");
+  if (p.mass && !(*p.mass > 0.0 && std::isfinite(*p.mass))) fail(who + ": \"mass\" must be positive");
+  if (!(p.friction >= 0.0) || !std::isfinite(p.friction)) fail(who + ": \"friction\" must be non-negative");
+  if (std::abs(length_of(p.direction) - 1.0) > 1e-9) fail(who + ": \"direction\" must be a unit vector");
+}
+
+}  // namespace
+
+const char* part_type_name(PartType type) { return kPartNames[static_cast<std::size_t>(type)]; }
+const char* connection_type_name(ConnectionType type) { return kConnectionNames[static_cast<std::size_t>(type)]; }
+const char* actuator_type_name(ActuatorType type) { return kActuatorNames[static_cast<std::size_t>(type)]; }
+std::optional<PartType> part_type_of(const std::string& name) { return type_of<PartType>(kPartNames, name); }
+std::optional<ConnectionType> connection_type_of(const std::string& name) {
+  return type_of<ConnectionType>(kConnectionNames, name);
+}
+std::optional<ActuatorType> actuator_type_of(const std::string& name) { return type_of<ActuatorType>(kActuatorNames, name); }
+
+std::optional<Vec3<double>> named_point(const Part& part, const std::string& word) {
+  if (word == "centre") {
+    if (part.type == PartType::kRod) return (0.5 * part.length) * part.direction;
+    if (part.type == PartType::kWheel) return Vec3<double>::zero();
+    return -1.0 * part.child_at;
+  }
+  if (word == "end" && part.type == PartType::kRod) return part.length * part.direction;
+  return std::nullopt;
+}
+
+Vec3<double> anchor(const Assembly& a, const Connection& c) {
+  if (c.at_word.empty()) return c.at;
+  const auto parent = std::find_if(a.parts.begin(), a.parts.end(), [&](const Part& p) { return p.name == c.parent; });
+  return *named_point(*parent, c.at_word);
+}
+
+void check(const Assembly& a) {
+  if (a.parts.empty()) fail("the assembly has no parts");
+  std::set<std::string> names;
+  auto unique = [&names](const std::string& name, const char* what) {
+    if (name.empty()) fail(std::string("a ") + what + " without a name");
+    if (!names.insert(name).second) fail(std::string(what) + " " + in_quotes(name) + ": the name is taken");
+  };
+  std::map<std::string, const Part*> parts;
+  for (const Part& p : a.parts) {
+    unique(p.name, "part");
+    check_part(p);
+    parts[p.name] = &p;
+  }
+  const std::string root = a.root.empty() ? a.parts.front().name : a.root;
+  if (!parts.count(root)) fail("the root " + in_quotes(root) + " is not a part");
+  std::map<std::string, const Connection*> hung_by, connections;
+  for (const Connection& c : a.connections) {
+    unique(c.name, "connection");
+    const std::string who = "connection " + in_quotes(c.name);
+    if (!parts.count(c.parent)) fail(who + ": no part " + in_quotes(c.parent) + " to hang from");
+    if (!parts.count(c.child)) fail(who + ": no part " + in_quotes(c.child) + " to hang");
+    if (!c.at_word.empty() && !named_point(*parts[c.parent], c.at_word))
+      fail(who + ": part " + in_quotes(c.parent) + " has no point " + in_quotes(c.at_word) +
+           " (\"end\" is a rod's far end; \"centre\" any part's centre)");
+    if (c.parent == c.child) fail(who + ": part " + in_quotes(c.child) + " is connected to itself");
+    if (c.child == root) fail(who + ": part " + in_quotes(c.child) + " is the root; nothing hangs the root");
+    if (const auto [at, fresh] = hung_by.emplace(c.child, &c); !fresh)
+      fail("part " + in_quotes(c.child) + " hangs from both " + in_quotes(at->second->parent) + " (connection " +
+           in_quotes(at->second->name) + ") and " + in_quotes(c.parent) + " (connection " + in_quotes(c.name) +
+           "): a closed loop over-constrains the machine; remove one connection");
+    if ((c.type == ConnectionType::kHinge || c.type == ConnectionType::kSlider) && std::abs(length_of(c.axis) - 1.0) > 1e-9)
+      fail(who + ": \"axis\" must be a unit vector");
+    if (c.range && !(c.range->first < c.range->second)) fail(who + ": \"range\" must be [low, high] with low < high");
+    if (!(c.stiffness >= 0.0) || !(c.damping >= 0.0) || !(c.armature >= 0.0))
+      fail(who + ": \"stiffness\", \"damping\" and \"armature\" must be non-negative");
+    connections[c.name] = &c;
+  }
+  // Every part hangs, through its parents, from the root; otherwise it is not part of the machine.
+  for (const Part& p : a.parts) {
+    std::string at = p.name;
+    for (std::size_t hops = 0; at != root; ++hops) {
+      const auto up = hung_by.find(at);
+      if (up == hung_by.end() || hops > a.parts.size())
+        fail("part " + in_quotes(p.name) + " is connected to nothing: no chain of connections reaches it from the root " +
+             in_quotes(root));
+      at = up->second->parent;
+    }
+  }
+  std::map<std::string, std::string> driven;
+  for (const Actuator& m : a.actuators) {
+    unique(m.name, "actuator");
+    const std::string who = std::string(actuator_type_name(m.type)) + " " + in_quotes(m.name);
+    const auto c = connections.find(m.connection);
+    if (c == connections.end()) fail(who + ": no connection " + in_quotes(m.connection) + " to drive");
+    if (const auto [at, fresh] = driven.emplace(m.connection, m.name); !fresh)
+      fail(who + ": connection " + in_quotes(m.connection) + " is already driven by " + in_quotes(at->second) +
+           "; one actuator per joint");
+    const ConnectionType t = c->second->type;
+    if (t != ConnectionType::kHinge && t != ConnectionType::kSlider)
+      fail(who + ": a " + connection_type_name(t) + " connection cannot be driven; put it on a hinge or slider");
+    if (m.type == ActuatorType::kServo && !c->second->range)
+      fail(who + ": a servo's targets span its joint's range; give connection " + in_quotes(m.connection) + " a \"range\"");
+    if (!(m.strength > 0.0) || !(m.gain > 0.0)) fail(who + ": \"strength\" and \"gain\" must be positive");
+  }
+}
+
+namespace {
+
+// Numbers as MJCF attributes: shortest round trip, so the model reads back bit for bit.
+std::string numbers(std::initializer_list<double> values) {
+  std::ostringstream out;
+  out.precision(17);
+  bool first = true;
+  for (double v : values) {
+    out << (first ? "" : " ") << v;
+    first = false;
+  }
+  return out.str();
+}
+std::string numbers(const Vec3<double>& v) { return numbers({v.c[0], v.c[1], v.c[2]}); }
+
+// The compiler of one assembly: the tree of parts, written depth first.
+class MjcfWriter {
+ public:
+  explicit MjcfWriter(const Assembly& a) : a_(a) {
+    for (const Part& p : a.parts) parts_[p.name] = &p;
+    for (const Connection& c : a.connections) children_[c.parent].push_back(&c);
+  }
+
+  std::string write() {
+    const Environment& e = a_.environment;
+    out_ << "<mujoco model=\"" << a_.name << "\">\n"
+         << "  <compiler angle=\"radian\" inertiafromgeom=\"true\"/>\n"
+         << "  <option timestep=\"" << numbers({e.timestep}) << "\" gravity=\"" << numbers(e.gravity) << "\" density=\""
+         << numbers({e.density}) << "\" viscosity=\"" << numbers({e.viscosity}) << "\"/>\n"
+         << "  <worldbody>\n";
+    if (e.ground) out_ << "    <geom name=\"ground\" type=\"plane\" size=\"50 50 0.1\" contype=\"1\" conaffinity=\"1\"/>\n";
+    const Part& root = *parts_.at(a_.root.empty() ? a_.parts.front().name : a_.root);
+    out_ << "    <body name=\"" << root.name << "\" pos=\"" << numbers(a_.start.value_or(standing_start(root))) << "\">\n";
+    if (!a_.fixed_base) out_ << "      <freejoint name=\"" << root.name << "\"/>\n";
+    write_part(root, nullptr, "      ");
+    out_ << "    </body>\n  </worldbody>\n";
+    if (!a_.actuators.empty()) {
+      out_ << "  <actuator>\n";
+      for (const Actuator& m : a_.actuators) write_actuator(m);
+      out_ << "  </actuator>\n";
+    }
+    out_ << "</mujoco>\n";
+    return out_.str();
+  }
+
+ private:
+  // The part's shape, then its children, each in its own <body>.
+  void write_part(const Part& p, const Connection* hung_by, const std::string& indent) {
+    out_ << indent << "<geom name=\"" << p.name << "\" " << shape(p, hung_by) << " friction=\"" << numbers({p.friction})
+         << "\" contype=\"1\" conaffinity=\"0\"";
+    if (p.mass) out_ << " mass=\"" << numbers({*p.mass}) << "\"";
+    out_ << "/>\n";
+    for (const Connection* c : children_[p.name]) {
+      const Part& child = *parts_.at(c->child);
+      out_ << indent << "<body name=\"" << child.name << "\" pos=\"" << numbers(anchor(a_, *c)) << "\">\n";
+      write_joint(*c, indent + "  ");
+      write_part(child, c, indent + "  ");
+      out_ << indent << "</body>\n";
+    }
+  }
+
+  // The geom's type and placement in the part's frame.
+  static std::string shape(const Part& p, const Connection* hung_by) {
+    switch (p.type) {
+      case PartType::kRod:
+        return "type=\"capsule\" size=\"" + numbers({p.radius}) + "\" fromto=\"0 0 0 " + numbers(p.length * p.direction) + "\"";
+      case PartType::kWheel: {
+        const Vec3<double> axle = hung_by != nullptr ? hung_by->axis : Vec3<double>{{0.0, 1.0, 0.0}};
+        return "type=\"cylinder\" size=\"" + numbers({p.radius}) + "\" fromto=\"" + numbers((-0.5 * p.width) * axle) + " " +
+               numbers((0.5 * p.width) * axle) + "\"";
+      }
+      default:
+        return "type=\"box\" size=\"" + numbers(0.5 * p.size) + "\" pos=\"" + numbers(-1.0 * p.child_at) + "\"";
+    }
+  }
+
+  void write_joint(const Connection& c, const std::string& indent) {
+    if (c.type == ConnectionType::kFixed) return;
+    const char* type = c.type == ConnectionType::kHinge ? "hinge" : c.type == ConnectionType::kSlider ? "slide" : "ball";
+    out_ << indent << "<joint name=\"" << c.name << "\" type=\"" << type << "\"";
+    if (c.type != ConnectionType::kBall) out_ << " axis=\"" << numbers(c.axis) << "\"";
+    if (c.range) out_ << " limited=\"true\" range=\"" << numbers({c.range->first, c.range->second}) << "\"";
+    out_ << " stiffness=\"" << numbers({c.stiffness}) << "\" damping=\"" << numbers({c.damping}) << "\" armature=\""
+         << numbers({c.armature}) << "\"/>\n";
+  }
+
+  void write_actuator(const Actuator& m) {
+    const Connection& c = *std::find_if(a_.connections.begin(), a_.connections.end(),
+                                        [&](const Connection& k) { return k.name == m.connection; });
+    if (m.type == ActuatorType::kMotor) {
+      out_ << "    <motor name=\"" << m.name << "\" joint=\"" << c.name << "\" gear=\"" << numbers({m.strength})
+           << "\" ctrllimited=\"true\" ctrlrange=\"-1 1\"/>\n";
+      return;
+    }
+    out_ << "    <position name=\"" << m.name << "\" joint=\"" << c.name << "\" kp=\"" << numbers({m.gain})
+         << "\" ctrllimited=\"true\" ctrlrange=\"" << numbers({c.range->first, c.range->second})
+         << "\" forcelimited=\"true\" forcerange=\"" << numbers({-m.strength, m.strength}) << "\"/>\n";
+  }
+
+  // The root's origin that puts the machine's lowest point on the ground (1 mm above it).
+  Vec3<double> standing_start(const Part& root) {
+    double lowest = 0.0;
+    bool first = true;
+    lowest_point(root, nullptr, Vec3<double>::zero(), lowest, first);
+    return {{0.0, 0.0, 0.001 - lowest}};
+  }
+
+  // The lowest height of part p's shape and its children's, its origin at `origin`.
+  void lowest_point(const Part& p, const Connection* hung_by, const Vec3<double>& origin, double& lowest, bool& first) {
+    double low = 0.0;
+    switch (p.type) {
+      case PartType::kRod:
+        low = origin.c[2] + std::min(0.0, p.length * p.direction.c[2]) - p.radius;
+        break;
+      case PartType::kWheel: {
+        const double z = hung_by != nullptr ? hung_by->axis.c[2] : 0.0;
+        low = origin.c[2] - p.radius * std::sqrt(std::max(0.0, 1.0 - z * z)) - 0.5 * p.width * std::abs(z);
+        break;
+      }
+      default:
+        low = origin.c[2] - p.child_at.c[2] - 0.5 * p.size.c[2];
+    }
+    lowest = first ? low : std::min(lowest, low);
+    first = false;
+    for (const Connection* c : children_[p.name]) lowest_point(*parts_.at(c->child), c, origin + anchor(a_, *c), lowest, first);
+  }
+
+  const Assembly& a_;
+  std::map<std::string, const Part*> parts_;
+  std::map<std::string, std::vector<const Connection*>> children_;
+  std::ostringstream out_;
+};
+
+}  // namespace
+
+std::string to_mjcf(const Assembly& assembly) { return MjcfWriter(assembly).write(); }
+
+rigid::RigidModel build(const Assembly& assembly) {
+  check(assembly);
+  try {
+    return rigid::parse_mjcf(to_mjcf(assembly), "assembly " + assembly.name);
+  } catch (const rigid::MjcfError& e) {
+    // The compiled model is ours: a refusal here is a bug in to_mjcf, not in the user's machine.
+    throw std::logic_error(std::string("assembly: the compiled MJCF does not read back: ") + e.what());
+  }
+}
+
+}  // namespace simgrad::assembly

@@ -1,0 +1,118 @@
+// Player-built machines. An assembly is a graph: parts (the things a game's catalogue offers),
+// connections (a joint between a parent part and a child part) and actuators (a motor or servo
+// on a connection). build() checks the graph and compiles it to MJCF, which the rigid simulator
+// reads as it reads any model (sims/rigid/mjcf.hpp); so an assembly is a rigid model with every
+// rigid tunable, contact model and controller, and its MJCF (to_mjcf) loads in MuJoCo as it is.
+//
+// Frames. Every part has its own frame, parallel to the world's at the start. A part's origin is
+// the point it hangs from: a connection puts the child's origin at the point `at` of the parent's
+// frame, and the joint sits there. Shapes in their part's frame:
+//   block  box of full sides `size`, centred on -`child_at` (its centre unless set otherwise)
+//   fin    a block with thin defaults; fluid drag acts on its flat inertia box (fluid_force.hpp)
+//   rod    capsule of `radius` from the origin to `length` along the unit `direction`
+//   wheel  cylinder of `radius` and `width` centred on the origin, its axis the joint's axis
+// A point `at` may also be written as "end" (a rod's far end) or "centre".
+//
+// Contact: parts touch the ground, not each other (collision pairs between the catalogue's
+// shapes are not all modelled, and a player's machine overlapping itself is not an error).
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sims/rigid/model.hpp"
+
+namespace simgrad::assembly {
+
+using rigid::Vec3;
+
+enum class PartType { kBlock, kRod, kWheel, kFin, kSoftPad, kSoftCell };
+enum class ConnectionType { kHinge, kSlider, kBall, kFixed };
+enum class ActuatorType { kMotor, kServo };
+
+struct Part {
+  std::string name;
+  PartType type = PartType::kBlock;
+  Vec3<double> size{{0.1, 0.1, 0.1}};          // block, fin: full sides, m
+  double length = 0.2, radius = 0.02;          // rod: m; wheel: radius
+  double width = 0.04;                         // wheel, m
+  Vec3<double> direction{{0.0, 0.0, -1.0}};    // rod, unit, in the part's frame
+  Vec3<double> child_at = Vec3<double>::zero();  // block, fin: the hanging point, part frame
+  std::optional<double> mass;                  // kg; absent: density 1000 kg/m^3 (MuJoCo's)
+  double friction = 1.0;                       // sliding friction coefficient with the ground
+};
+
+struct Connection {
+  std::string name;
+  ConnectionType type = ConnectionType::kHinge;
+  std::string parent, child;
+  Vec3<double> at = Vec3<double>::zero();      // the child's origin in the parent's frame
+  std::string at_word;                         // or a named point of the parent ("end", "centre")
+  Vec3<double> axis{{0.0, 1.0, 0.0}};          // hinge, slider; also a wheel's axle
+  std::optional<std::pair<double, double>> range;  // rad (hinge) or m (slider)
+  double stiffness = 0.0;                      // a spring: N m/rad or N/m
+  double damping = 0.1;                        // N m s/rad or N s/m
+  double armature = 0.01;                      // kg m^2 or kg
+};
+
+struct Actuator {
+  std::string name;
+  ActuatorType type = ActuatorType::kMotor;
+  std::string connection;
+  double strength = 1.0;  // motor: torque (N m) or force (N) at signal 1; servo: the largest
+  double gain = 10.0;     // servo: N m/rad or N/m
+};
+
+// Where the machine stands and what surrounds it.
+struct Environment {
+  bool ground = true;                           // an infinite plane at z = 0
+  Vec3<double> gravity{{0.0, 0.0, -9.81}};
+  double density = 0.0, viscosity = 0.0;        // a fluid around the parts (0: none)
+  double timestep = 0.002;
+};
+
+struct Assembly {
+  std::string name = "assembly";
+  std::vector<Part> parts;
+  std::vector<Connection> connections;
+  std::vector<Actuator> actuators;
+  std::string root;          // the part nothing hangs from; empty: the first part
+  bool fixed_base = false;   // the root welded to the world (a crane) instead of free
+  std::optional<Vec3<double>> start;  // the root's origin; absent: lifted to stand on the ground
+  Environment environment;
+};
+
+// An assembly that cannot be built; the message names the part, connection or actuator.
+class AssemblyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The catalogue's names, as files and plans spell them.
+const char* part_type_name(PartType type);
+const char* connection_type_name(ConnectionType type);
+const char* actuator_type_name(ActuatorType type);
+std::optional<PartType> part_type_of(const std::string& name);
+std::optional<ConnectionType> connection_type_of(const std::string& name);
+std::optional<ActuatorType> actuator_type_of(const std::string& name);
+
+// Throws AssemblyError for an assembly that is not a machine: names repeated or unknown, a part
+// connected to nothing, a part hung from two parents (a loop), two actuators on one connection,
+// an actuator on a joint it cannot drive, sizes not positive, soft parts (not built yet).
+void check(const Assembly& assembly);
+
+// The point a word ("end", "centre") names on a part, in its frame.
+std::optional<Vec3<double>> named_point(const Part& part, const std::string& word);
+
+// Where a connection puts its child's origin, in its parent's frame (after check()).
+Vec3<double> anchor(const Assembly& assembly, const Connection& connection);
+
+// The assembly as MJCF text (after check()).
+std::string to_mjcf(const Assembly& assembly);
+
+// check(), then the rigid model the MJCF compiles to, with the default contact and limit springs.
+rigid::RigidModel build(const Assembly& assembly);
+
+}  // namespace simgrad::assembly
