@@ -190,6 +190,9 @@ nlohmann::json rigid_summary(rg::RigidWorlds& system, const rg::RigidLoss& loss,
   rg::RigidModel& m = system.model();
   nlohmann::json j = {{"bodies", m.bodies.size() - 1}, {"dofs", m.nv},     {"actuators", m.nu()},
                       {"contact_pairs", m.contact_pairs.size()}, {"worlds", m.worlds}};
+  // Names let a later tuning run of an edited machine start from this one's controller.
+  j["actuator_names"] = nlohmann::json::array();
+  for (const rg::Actuator& a : m.actuators) j["actuator_names"].push_back(a.name);
   const rg::RigidLossSettings& s = loss.settings();
   if (s.reach_body >= 0) {
     const rg::Vec3<double> p = loss.point_position(final_state, 0, s.reach_body, s.reach_point);

@@ -1,6 +1,7 @@
 #include "scenario/rigid_scenario.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -249,11 +250,44 @@ class RigidScenario final : public Scenario {
       network->initialise(static_cast<std::uint64_t>(node.integer("seed", 0, 1LL << 53, 0)), model_.nu());
       controller_ = std::move(network);
     } else {
-      controller_ = std::make_unique<control::SineBank>(layout);
+      auto bank = std::make_unique<control::SineBank>(layout);
+      if (node.has("warm_start")) warm_start(node, *bank);
+      controller_ = std::move(bank);
     }
     system_->set_controller(controller_.get());
     loss_->set_controller(controller_.get());
     return node.positive("bound", 10.0);
+  }
+
+  // The "warm_start" field: an earlier tuning run's result.json, whose sine bank (its world 0) is mapped
+  // onto every world of this machine's actuators by name (after a player's edit: a leg added, a motor moved); an
+  // actuator the earlier machine lacked keeps the fresh bank's values.
+  void warm_start(const ScenarioNode& node, control::SineBank& bank) {
+    const std::filesystem::path file = node.existing_file("warm_start");
+    nlohmann::json result;
+    try {
+      std::ifstream in(file);
+      result = nlohmann::json::parse(in);
+      const nlohmann::json& names = result.at("summary").at("actuator_names");
+      const nlohmann::json& tuned = result.at("parameters");
+      const std::size_t before = names.size();
+      for (const auto& [key, values] : tuned.items())
+        if (key != "amplitude" && key != "phase" && key != "bias")
+          node.fail("warm_start", file.string() + ": parameter \"" + key + "\" is not a sine bank's; warm starts map sine banks only");
+      int mapped = 0;
+      for (int a = 0; a < model_.nu(); ++a)
+        for (std::size_t b = 0; b < before; ++b) {
+          if (names[b].get<std::string>() != model_.actuators[static_cast<std::size_t>(a)].name) continue;
+          for (auto [key, array] : {std::pair{"amplitude", &bank.amplitude}, {"phase", &bank.phase}, {"bias", &bank.bias}})
+            if (tuned.contains(key))
+              for (int w = 0; w < model_.worlds; ++w)
+                array->values()[static_cast<std::size_t>(w * model_.nu() + a)] = tuned.at(key).at(b).get<double>();
+          ++mapped;
+        }
+      if (mapped == 0) node.fail("warm_start", file.string() + ": no actuator of this machine is named as one of the earlier run's");
+    } catch (const nlohmann::json::exception& e) {
+      node.fail("warm_start", file.string() + ": not a tuning result with a rigid machine's summary (" + e.what() + ")");
+    }
   }
 
   std::unique_ptr<tune::RolloutProblem> problem_;
