@@ -71,7 +71,7 @@ as::Assembly read_plan(const ScenarioNode& model) {
   } catch (const as::AssemblyError& e) {
     const std::string what = e.what();
     const std::size_t number = std::stoul(what.substr(what.find(' ', 5) + 1));
-    lines.at(number - 1).fail_expected(what.substr(what.find(": ") + 2));
+    lines.at(number - 1).fail(what.substr(what.find(": ") + 2));
   }
 }
 

@@ -262,6 +262,19 @@ const Variant kVariants[] = {
       {R"("mesh": {"type": "box", "cells": [3, 3, 3], "size": [0.1, 0.1, 0.1], "origin": [0, 0, 0.01]})",
        R"("mesh": {"type": "tetgen", "node_file": "fem/two_tets.node"})"},
       {R"("reference": {"csv": "fem/bouncing_block_markers.csv"})", R"("stride": 5, "reference": {"generate": {"youngs_modulus": 1e5}})"}}},
+    // An assembly's graph with every optional field; a servo; a network controller; a warm start.
+    {"assembly/rover.json",
+     {{R"({"name": "chassis", "type": "block", "size": [0.5, 0.3, 0.08], "mass": 3.0})",
+       R"({"name": "chassis", "type": "block", "size": [0.5, 0.3, 0.08], "child_at": [0, 0, 0.01], "friction": 0.8})"},
+      {R"("axis": [0, 1, 0]},)", R"("axis": [0, 1, 0], "range": [-3, 3], "stiffness": 0.1, "damping": 0.2, "armature": 0.02},)"},
+      {R"({"name": "drive_fl", "type": "motor", "connection": "axle_fl", "strength": 1.0})",
+       R"({"name": "drive_fl", "type": "servo", "connection": "axle_fl", "strength": 1.0, "gain": 5.0})"},
+      {R"("actuators": [)", R"("root": "chassis", "base": "free", "start": [0, 0, 0.2], "actuators": [)"}}},
+    {"assembly/walker.json",
+     {{R"("type": "sine_bank", "omega": 12.0)", R"("type": "network", "hidden": 8, "seed": 3, "velocity_scale": 0.2, "omega": 12.0)"}}},
+    {"assembly/walker.json",
+     {{R"("type": "sine_bank", "omega": 12.0)",
+       R"("type": "sine_bank", "warm_start": "../../tests/data/assembly_walker_result.json", "omega": 12.0)"}}},
 };
 
 // What the loaders asked for, per simulator: path pattern -> fields, over every example and the

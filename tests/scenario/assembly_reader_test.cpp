@@ -1,0 +1,168 @@
+// Assemblies in scenario files: a graph and a plan of one machine are one model; errors name the
+// file, line and field (a plan's, its line); gradients through the machine, its fluid and either
+// controller agree with central differences; a warm start maps an earlier sine bank by name.
+#include "scenario/assembly_reader.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/gradcheck.hpp"
+#include "scenario/scenario.hpp"
+
+namespace simgrad::scenario {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kSource = SIMGRAD_SOURCE_DIR;
+
+json example_json(const std::string& name) { return json::parse(std::ifstream(kSource / "examples" / "assembly" / name)); }
+
+// Writes a scenario into a scratch folder and loads it.
+std::unique_ptr<Scenario> load_json(const json& j) {
+  const fs::path dir = fs::temp_directory_path() / ("simgrad_assembly_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "scenario.json") << j.dump(2);
+  return load_scenario(dir / "scenario.json");
+}
+
+// "line N: path: message" of the ScenarioError of loading `j`.
+std::string error_of(const json& j) {
+  try {
+    load_json(j);
+  } catch (const ScenarioError& e) {
+    return "line " + std::to_string(e.line()) + ": " + e.path() + ": " + e.message();
+  }
+  ADD_FAILURE() << "no ScenarioError";
+  return "";
+}
+
+// The rover of examples/assembly/rover.json written as a plan.
+json rover_as_plan() {
+  json j = example_json("rover.json");
+  j["model"].erase("assembly");
+  j["model"]["plan"] = {
+      "block chassis size=0.5,0.3,0.08 mass=3",
+      "wheel wheel_fl radius=0.08 width=0.04 mass=0.3",
+      "wheel wheel_fr radius=0.08 width=0.04 mass=0.3",
+      "wheel wheel_bl radius=0.08 width=0.04 mass=0.3",
+      "wheel wheel_br radius=0.08 width=0.04 mass=0.3",
+      "rod mast length=0.2 radius=0.015 direction=0,0,1 mass=0.2",
+      "hinge axle_fl chassis>wheel_fl at=0.18,0.18,-0.03 axis=0,1,0",
+      "hinge axle_fr chassis>wheel_fr at=0.18,-0.18,-0.03 axis=0,1,0",
+      "hinge axle_bl chassis>wheel_bl at=-0.18,0.18,-0.03 axis=0,1,0",
+      "hinge axle_br chassis>wheel_br at=-0.18,-0.18,-0.03 axis=0,1,0",
+      "fixed mast_mount chassis>mast at=0,0,0.04",
+      "motor drive_fl axle_fl strength=1",
+      "motor drive_fr axle_fr strength=1",
+      "motor drive_bl axle_bl strength=1",
+      "motor drive_br axle_br strength=1"};
+  return j;
+}
+
+TEST(AssemblyScenario, AGraphAndAPlanOfOneMachineGiveTheSameBits) {
+  json graph = example_json("rover.json"), plan = rover_as_plan();
+  graph["steps"] = plan["steps"] = 60;
+  auto a = load_json(graph), b = load_json(plan);
+  const std::vector<double> x = a->problem().initial();
+  std::vector<double> ga(x.size()), gb(x.size());
+  const double la = a->problem().value_and_gradient(x, ga), lb = b->problem().value_and_gradient(x, gb);
+  EXPECT_EQ(std::memcmp(&la, &lb, sizeof la), 0);
+  EXPECT_EQ(std::memcmp(ga.data(), gb.data(), ga.size() * sizeof(double)), 0);
+}
+
+TEST(AssemblyScenario, ErrorsNameTheLineAndTheField) {
+  json j = rover_as_plan();
+  j["model"]["plan"][3] = "wheel wheel_bl radius=0.08 widht=0.04";
+  // The file's line that holds the plan's fourth line (dump(2) puts one string per line).
+  const std::string text = j.dump(2);
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find("widht")), '\n');
+  EXPECT_EQ(error_of(j), "line " + std::to_string(line) + ": model.plan[3]: a part has no field \"widht\"; expected size, "
+                         "length, radius, width, direction, child_at, mass or friction");
+  j = rover_as_plan();
+  j["model"]["plan"].push_back("rod antenna length=0.1");
+  EXPECT_NE(error_of(j).find("model.plan: part \"antenna\" is connected to nothing"), std::string::npos);
+  j = example_json("rover.json");
+  j["model"]["assembly"]["parts"][1]["radius"] = -0.08;
+  EXPECT_NE(error_of(j).find("model.assembly: part \"wheel_fl\": \"length\", \"radius\" and \"width\" must be positive"),
+            std::string::npos);
+  j = example_json("rover.json");
+  j["model"]["assembly"]["parts"][1]["radius"] = "big";
+  EXPECT_NE(error_of(j).find("model.assembly.parts[1].radius: \"radius\" expects one number"), std::string::npos);
+  j = example_json("rover.json");
+  j["model"]["assembly"]["connections"][0]["type"] = "weld";
+  EXPECT_NE(error_of(j).find("model.assembly.connections[0].type"), std::string::npos);
+  j = example_json("rover.json");
+  j["model"]["plan"] = json::array({"block a"});
+  EXPECT_NE(error_of(j).find("model.plan: give the machine as \"assembly\" or as \"plan\", not both"), std::string::npos);
+}
+
+// Checks the problem's gradient at its initial point against central differences.
+void expect_gradient_matches_finite_differences(tune::Problem& problem, double rtol) {
+  const std::vector<double> x = problem.initial();
+  std::vector<double> g(x.size());
+  problem.value_and_gradient(x, g);
+  GradCheckOptions o;
+  o.rtol = rtol;
+  o.atol = 1e-9;
+  const GradCheckReport r = check_gradient([&](std::span<const double> y) { return problem.value(y); }, x, g, o);
+  ASSERT_EQ(r.checks.size(), x.size());
+  for (const GradCheckEntry& e : r.checks) EXPECT_TRUE(e.ok) << e.label << " ad " << e.ad << " fd " << e.fd;
+}
+
+// The swimmer is smooth: no contact, only the fluid's drag on its parts.
+TEST(AssemblyScenario, SwimmerGradientMatchesFiniteDifferencesWithASineBank) {
+  json j = example_json("swimmer.json");
+  j["steps"] = 100;
+  auto scenario = load_json(j);
+  expect_gradient_matches_finite_differences(scenario->problem(), 1e-5);
+}
+
+TEST(AssemblyScenario, SwimmerGradientMatchesFiniteDifferencesWithANetworkSensingItsJoints) {
+  json j = example_json("swimmer.json");
+  j["steps"] = 60;
+  j["controller"] = {{"type", "network"}, {"hidden", 4}, {"seed", 7}};
+  auto scenario = load_json(j);
+  // 10 clocks, the root's height and quaternion (5), three hinge angles, 9 velocities: 27 inputs.
+  EXPECT_EQ(scenario->problem().initial().size(), 4u * 27u + 4u + 3u * 4u + 3u);
+  expect_gradient_matches_finite_differences(scenario->problem(), 1e-5);
+}
+
+TEST(AssemblyScenario, AWarmStartMapsTheEarlierSineBankByActuatorName) {
+  const json earlier = json::parse(std::ifstream(kSource / "tests" / "data" / "assembly_walker_result.json"));
+  json j = example_json("walker_edited.json");
+  j["controller"]["warm_start"] = (kSource / "tests" / "data" / "assembly_walker_result.json").string();
+  auto warm = load_json(j);
+  j["controller"].erase("warm_start");
+  auto fresh = load_json(j);
+  const std::vector<double> x = warm->problem().initial(), x0 = fresh->problem().initial();
+  const json names = fresh->summary()["actuator_names"];
+  const std::size_t nu = names.size();
+  ASSERT_EQ(x.size(), 3 * nu);
+  int mapped = 0;
+  for (std::size_t a = 0; a < nu; ++a) {
+    const json& before = earlier["summary"]["actuator_names"];
+    const auto at = std::find(before.begin(), before.end(), names[a]);
+    for (int k = 0; k < 3; ++k) {
+      const char* key = k == 0 ? "amplitude" : k == 1 ? "phase" : "bias";
+      const double expected = at == before.end() ? x0[k * nu + a] : earlier["parameters"][key][at - before.begin()].get<double>();
+      EXPECT_EQ(x[k * nu + a], expected) << key << " of " << names[a];
+    }
+    mapped += at != before.end();
+  }
+  EXPECT_EQ(mapped, 8);  // the two new hip motors start fresh
+  j["controller"]["warm_start"] = (kSource / "examples" / "assembly" / "rover.json").string();
+  EXPECT_NE(error_of(j).find("not a tuning result with a rigid machine's summary"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace simgrad::scenario

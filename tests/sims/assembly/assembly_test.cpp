@@ -1,0 +1,145 @@
+// Assemblies: the checks name the offending part, the compiled model is the one MuJoCo compiles
+// from the same MJCF, its masses are the parts', and a rover rolls as Newton says it must.
+#include "sims/assembly/assembly.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sims/assembly/plan.hpp"
+#include "sims/rigid/rigid_worlds.hpp"
+#include "tests/sims/rigid/mujoco_reference.hpp"
+
+namespace simgrad::assembly {
+namespace {
+
+// A two-legged machine: a body, a thigh and a shin per leg on motorised hips and sprung knees.
+const char* kBiped = R"(
+block body size=0.3,0.2,0.1 mass=2
+rod thigh_l length=0.2 radius=0.03 mass=0.3
+rod thigh_r length=0.2 radius=0.03 mass=0.3
+rod shin_l length=0.2 radius=0.025 direction=0.6,0,-0.8 mass=0.2
+rod shin_r length=0.2 radius=0.025 direction=0.6,0,-0.8 mass=0.2
+hinge hip_l body>thigh_l at=0,0.12,-0.05 axis=0,1,0 range=-1,1
+hinge hip_r body>thigh_r at=0,-0.12,-0.05 axis=0,1,0 range=-1,1
+hinge knee_l thigh_l>shin_l at=end axis=0,1,0 stiffness=3
+ball knee_r thigh_r>shin_r at=end
+motor m_l hip_l strength=5
+servo s_r hip_r strength=5 gain=20
+)";
+
+// The message of the AssemblyError that checking `plan` throws.
+std::string error_of(const std::string& plan) {
+  try {
+    check(parse_plan(plan));
+  } catch (const AssemblyError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no AssemblyError for:\n" << plan;
+  return "";
+}
+
+TEST(Assembly, APlanReadsBackFromItsOwnText) {
+  const Assembly a = parse_plan(kBiped);
+  ASSERT_EQ(a.parts.size(), 5u);
+  ASSERT_EQ(a.connections.size(), 4u);
+  ASSERT_EQ(a.actuators.size(), 2u);
+  EXPECT_EQ(a.connections[2].at_word, "end");
+  EXPECT_EQ(to_mjcf(parse_plan(to_plan(a))), to_mjcf(a));
+}
+
+TEST(Assembly, BadMachinesAreErrorsNamingThePart) {
+  const std::string biped = kBiped;
+  EXPECT_NE(error_of(biped + "rod stray length=0.1\n").find("part \"stray\" is connected to nothing"), std::string::npos);
+  EXPECT_NE(error_of(biped + "hinge again body>shin_l at=0,0,0\n").find("part \"shin_l\" hangs from both \"thigh_l\""),
+            std::string::npos);
+  EXPECT_NE(error_of(biped + "motor m_l2 hip_l\n").find("connection \"hip_l\" is already driven by \"m_l\""), std::string::npos);
+  EXPECT_NE(error_of(biped + "motor m_k knee_r\n").find("a ball connection cannot be driven"), std::string::npos);
+  EXPECT_NE(error_of(biped + "servo s_k knee_l\n").find("give connection \"knee_l\" a \"range\""), std::string::npos);
+  EXPECT_NE(error_of(biped + "soft_pad pad\nfixed p shin_l>pad\n").find("part \"pad\": soft parts"), std::string::npos);
+  EXPECT_NE(error_of(biped + "rod tip\nfixed t body>tip at=end\n").find("part \"body\" has no point \"end\""),
+            std::string::npos);
+  EXPECT_NE(error_of(biped + "hinge loop shin_l>body\n").find("\"body\" is the root"), std::string::npos);
+  EXPECT_NE(error_of(biped + "block body\n").find("part \"body\": the name is taken"), std::string::npos);
+  EXPECT_NE(error_of("block a size=0.1,-1,0.1\n").find("part \"a\": every side of \"size\" must be positive"), std::string::npos);
+  // The plan's own errors name their line.
+  EXPECT_NE(error_of("block a\nrod b lenght=2\n").find("plan line 2: a part has no field \"lenght\""), std::string::npos);
+  EXPECT_NE(error_of("block a\nhinge h a-b\n").find("plan line 2: connection \"h\" expects PARENT>CHILD"), std::string::npos);
+  EXPECT_NE(error_of("gear g\n").find("plan line 1: \"gear\" is not a part"), std::string::npos);
+  EXPECT_NE(error_of("block a size=1,x2,3\n").find("plan line 1: \"size\": \"1,x2,3\" is not a number"), std::string::npos);
+}
+
+TEST(Assembly, TheModelIsTheOneMujocoCompilesFromTheSameMjcf) {
+  const Assembly a = parse_plan(kBiped);
+  const rigid::RigidModel m = build(a);
+  auto mj = rigid::testing::load_mujoco_text(to_mjcf(a), "biped");
+  ASSERT_EQ(m.nq, mj->m->nq);
+  ASSERT_EQ(m.nv, mj->m->nv);
+  ASSERT_EQ(m.nu(), mj->m->nu);
+  ASSERT_EQ(static_cast<int>(m.bodies.size()), mj->m->nbody);
+  for (int b = 1; b < mj->m->nbody; ++b) {
+    const double mass = mj->m->body_mass[b];
+    EXPECT_NEAR(m.body_mass.values()[static_cast<std::size_t>(b)], mass, 1e-12 * mass) << m.bodies[static_cast<std::size_t>(b)].name;
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(m.bodies[static_cast<std::size_t>(b)].pos.c[k], mj->m->body_pos[3 * b + k], 1e-12);
+      EXPECT_NEAR(m.bodies[static_cast<std::size_t>(b)].centre.c[k], mj->m->body_ipos[3 * b + k], 1e-12);
+    }
+  }
+  // Each part weighs what the plan says; the whole machine, their sum.
+  double total = 0.0;
+  for (const double x : m.body_mass.values()) total += x;
+  EXPECT_NEAR(total, 2.0 + 2 * 0.3 + 2 * 0.2, 1e-12);
+  // Parts touch the ground and not each other.
+  EXPECT_EQ(m.contact_pairs.size(), 5u);
+}
+
+TEST(Assembly, AMachineStartsStandingOnTheGround) {
+  Assembly a = parse_plan(kBiped);
+  const rigid::RigidModel m = build(a);
+  // The shins reach lowest: the hip at -0.05, a thigh 0.2 down, a shin 0.16 further down and
+  // its radius 0.025 below that; the body's origin goes 1 mm above it.
+  EXPECT_NEAR(m.qpos0[2], 0.05 + 0.2 + 0.16 + 0.025 + 0.001, 1e-12);
+}
+
+// Chassis speed after `seconds` of a constant drive `control` on every wheel motor.
+double rover_speed(rigid::RigidModel& m, double control, double seconds) {
+  const int steps = static_cast<int>(std::lround(seconds / m.settings.timestep));
+  m.resize(1, steps);
+  std::fill(m.controls.values().begin(), m.controls.values().end(), control);
+  rigid::RigidWorlds worlds(m);
+  std::vector<double> state(static_cast<std::size_t>(worlds.state_size())), next(state.size());
+  std::vector<double> residual(static_cast<std::size_t>(worlds.residual_size()));
+  worlds.initial_state(state);
+  for (int t = 0; t < steps; ++t) {
+    worlds.step(t, state, next, residual);
+    state.swap(next);
+  }
+  return state[static_cast<std::size_t>(m.nq)];  // the free joint's world-frame x velocity
+}
+
+TEST(Assembly, ARoverAcceleratesAsTorqueOverRadiusOverRollingMass) {
+  // Four wheels of radius r and mass m_w (axle inertia m_w r^2 / 2) under torque tau each, no
+  // losses: rolling without slip, F = 4 tau / r moves M + 4 I / r^2 (the wheels' rotation adds
+  // half their mass each), so a = 4 tau / r / (M + 2 m_w).
+  const double r = 0.1, m_w = 0.5, chassis = 3.0, tau = 0.2;
+  const std::string wheel = " axis=0,1,0 damping=0 armature=0\n";
+  Assembly a = parse_plan("block chassis size=0.5,0.3,0.06 mass=3\n"
+                          "wheel w1 radius=0.1 width=0.04 mass=0.5\nwheel w2 radius=0.1 width=0.04 mass=0.5\n"
+                          "wheel w3 radius=0.1 width=0.04 mass=0.5\nwheel w4 radius=0.1 width=0.04 mass=0.5\n"
+                          "hinge a1 chassis>w1 at=0.2,0.2,0" + wheel + "hinge a2 chassis>w2 at=0.2,-0.2,0" + wheel +
+                          "hinge a3 chassis>w3 at=-0.2,0.2,0" + wheel + "hinge a4 chassis>w4 at=-0.2,-0.2,0" + wheel +
+                          "motor d1 a1\nmotor d2 a2\nmotor d3 a3\nmotor d4 a4\n");
+  a.environment.timestep = 0.0005;
+  rigid::RigidModel m = build(a);
+  m.settings.contact.width = 0.002;
+  m.settings.contact.slip_speed = 0.001;
+  const double expected = 4.0 * tau / r / (chassis + 4.0 * m_w + 2.0 * m_w);
+  // Measured between 0.3 s and 0.8 s, after the wheels have settled into the ground.
+  const double a_measured = (rover_speed(m, tau, 0.8) - rover_speed(m, tau, 0.3)) / 0.5;
+  EXPECT_NEAR(a_measured, expected, 0.02 * expected);
+}
+
+}  // namespace
+}  // namespace simgrad::assembly
