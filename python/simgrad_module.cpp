@@ -35,6 +35,8 @@
 #include "scenario/scenario.hpp"
 #include "scenario/scenario_report.hpp"
 #include "scenario/tuning_run.hpp"
+#include "sims/assembly/generator.hpp"
+#include "sims/assembly/plan.hpp"
 
 namespace py = pybind11;
 using simgrad::scenario::Scenario;
@@ -139,6 +141,18 @@ void raise_with(PyObject* type, const char* message, const py::dict& attributes)
 PYBIND11_MODULE(_simgrad, m) {
   m.doc() = "simgrad's compiled core; use the `simgrad` package, which wraps it.";
   m.attr("__version__") = simgrad::report::kVersion;
+  m.def(
+      "random_assembly_plan",
+      [](std::uint64_t seed) {
+        const std::string plan = simgrad::assembly::to_plan(simgrad::assembly::random_assembly(seed));
+        std::vector<std::string> lines;
+        for (std::size_t start = 0, end; start < plan.size(); start = end + 1) {
+          end = plan.find('\n', start);
+          lines.push_back(plan.substr(start, end - start));
+        }
+        return lines;
+      },
+      py::arg("seed"));
 
   g_scenario_error = PyErr_NewExceptionWithDoc(
       "simgrad._simgrad.ScenarioError",

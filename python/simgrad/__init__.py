@@ -32,7 +32,7 @@ from ._simgrad import NonFiniteError, ScenarioError
 __version__ = _simgrad.__version__
 __all__ = [
     "load", "Scenario", "Parameter", "Gradient", "GradCheck", "Trajectory", "TuneResult", "Comparison",
-    "ScenarioError", "NonFiniteError", "__version__",
+    "ScenarioError", "NonFiniteError", "random_assembly_plan", "__version__",
 ]
 
 ArrayLike = Union[np.ndarray, Sequence[float]]
@@ -378,6 +378,12 @@ def load(path: Union[str, os.PathLike], *, checkpoint: Optional[str] = None, thr
     """Loads a scenario file (an empty path: the built-in default scenario)."""
     core = _simgrad.Scenario.load_file(os.fspath(path), checkpoint)
     return Scenario({}, _core=core, threads=threads)
+
+
+def random_assembly_plan(seed: int) -> list[str]:
+    """A random valid machine (sims/assembly/generator.hpp) as plan lines for a rigid scenario's
+    "model": {"plan": ...}; the same seed gives the same machine everywhere."""
+    return _simgrad.random_assembly_plan(seed)
 
 
 def _array(x: Optional[ArrayLike]) -> Optional[np.ndarray]:

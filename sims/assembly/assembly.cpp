@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -47,6 +48,12 @@ void check_part(const Part& p) {
 }
 
 }  // namespace
+
+std::string number_text(double x) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+  return std::string(text, end);
+}
 
 const char* part_type_name(PartType type) { return kPartNames[static_cast<std::size_t>(type)]; }
 const char* connection_type_name(ConnectionType type) { return kConnectionNames[static_cast<std::size_t>(type)]; }
@@ -141,16 +148,14 @@ void check(const Assembly& a) {
 
 namespace {
 
-// Numbers as MJCF attributes: shortest round trip, so the model reads back bit for bit.
+// Numbers as an MJCF attribute.
 std::string numbers(std::initializer_list<double> values) {
-  std::ostringstream out;
-  out.precision(17);
-  bool first = true;
+  std::string out;
   for (double v : values) {
-    out << (first ? "" : " ") << v;
-    first = false;
+    if (!out.empty()) out += ' ';
+    out += number_text(v);
   }
-  return out.str();
+  return out;
 }
 std::string numbers(const Vec3<double>& v) { return numbers({v.c[0], v.c[1], v.c[2]}); }
 

@@ -109,6 +109,9 @@ std::optional<Vec3<double>> named_point(const Part& part, const std::string& wor
 // Where a connection puts its child's origin, in its parent's frame (after check()).
 Vec3<double> anchor(const Assembly& assembly, const Connection& connection);
 
+// The shortest text that reads back to x exactly, as MJCF and plans write numbers.
+std::string number_text(double x);
+
 // The assembly as MJCF text (after check()).
 std::string to_mjcf(const Assembly& assembly);
 

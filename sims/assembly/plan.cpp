@@ -25,13 +25,7 @@ std::pair<double, double> range(const std::string& key, const FieldValue& v) {
   return {v.numbers[0], v.numbers[1]};
 }
 
-// Shortest round-trip text of a number.
-std::string text(double x) {
-  std::ostringstream out;
-  out.precision(17);
-  out << x;
-  return out.str();
-}
+std::string text(double x) { return number_text(x); }
 std::string text(const Vec3<double>& v) { return text(v.c[0]) + "," + text(v.c[1]) + "," + text(v.c[2]); }
 
 // A value as written after '=': a word, or numbers separated by commas.

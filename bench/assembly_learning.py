@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Learning during play on player-built machines: time to a working gait, and how often the
+gradient tuner beats CMA-ES, over the example walker and rover and over random assemblies.
+
+For each machine (a sine bank per motor, walking or rolling forward for `--steps` steps):
+1. `compare` with CMA-ES's budget of 1,000 rollouts: the target is CMA-ES's best loss; the
+   gradient tuner (L-BFGS, at most 30 iterations) reports the iterations and wall seconds it
+   takes to reach it.
+2. At equal rollouts: the gradient tuner's best loss after its 30 iterations against CMA-ES's
+   best after the same number of rollouts.
+3. Where the gradient tuner does not reach the target, a multi-start: three more runs of 30
+   iterations from random phases; the best of them against the target.
+Wall time, this machine, one run each (the machine is noisy: +-20%).
+
+  PYTHONPATH=build/python python3 bench/assembly_learning.py [--count 50] [--steps 250] [--json out.json]
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import simgrad
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def random_machine(seed, steps):
+    """A rigid scenario over random assembly `seed`, set up as examples/assembly/walker.json."""
+    return {
+        "simulator": "rigid",
+        "model": {"name": f"random_{seed}", "plan": simgrad.random_assembly_plan(seed), "substeps": 4,
+                  "contact": {"width": 0.02, "slip_speed": 0.2}},
+        "steps": steps,
+        "controller": {"type": "sine_bank", "omega": 12.0, "bound": 10.0},
+        "loss": {"progress": {"body": "body", "direction": [1.0, 0.0, 0.0]}, "effort": 0.01},
+        "tune": {"optimizer": "lbfgs", "iterations": 30, "baseline_budget": 1000},
+    }
+
+
+def measure(scenario, starts_on_failure=3, seed=0):
+    """One machine's row: steps 1 to 3 of the module's description."""
+    x0 = np.array(scenario.x)
+    row = {}
+    start = time.perf_counter()
+    tuned = scenario.tune(x0=x0)
+    row["gradient_best"] = tuned.loss
+    row["gradient_rollouts"] = tuned.rollouts
+    row["gradient_wall_s"] = time.perf_counter() - start
+    row["hard_loss"] = scenario.hard_loss(tuned.x)
+    scenario.x = x0
+    table = scenario.compare(budget=1000).table
+    row["initial_loss"] = table["initial_loss"]
+    row["cmaes_best"] = table["cmaes"]["best_loss"]
+    row["cmaes_wall_s"] = table["cmaes"]["wall_s"]
+    row["reached"] = table["gradient"]["reached"]
+    row["iterations_to_target"] = table["gradient"]["iterations"] if row["reached"] else None
+    row["wall_s_to_target"] = table["gradient"]["wall_s"] if row["reached"] else None
+    scenario.x = x0
+    equal = scenario.compare(budget=tuned.rollouts, target=tuned.loss).table
+    row["cmaes_best_at_equal_rollouts"] = equal["cmaes"]["best_loss"]
+    row["beats_cmaes_at_equal_rollouts"] = tuned.loss < equal["cmaes"]["best_loss"]
+    if not row["reached"] and starts_on_failure > 0:
+        rng = np.random.default_rng(seed)
+        params = {p.name: p for p in scenario.parameters}
+        best = math.inf
+        for _ in range(starts_on_failure):
+            x = np.array(x0)
+            phase = params["phase"]
+            x[phase.offset:phase.offset + phase.size] = rng.uniform(0.0, 2.0 * math.pi, phase.size)
+            best = min(best, scenario.tune(x0=x).loss)
+        row["multistart_best"] = best
+        row["multistart_reached"] = best <= row["cmaes_best"]
+    scenario.x = x0
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=50, help="random assemblies (seeds 0 to count - 1)")
+    parser.add_argument("--steps", type=int, default=250, help="steps per rollout of a random assembly")
+    parser.add_argument("--json", help="write every row here")
+    args = parser.parse_args()
+
+    rows = {}
+    for name in ("walker", "rover"):
+        s = simgrad.load(os.path.join(ROOT, "examples", "assembly", name + ".json"))
+        rows[name] = measure(s, starts_on_failure=0)
+        print(name, json.dumps(rows[name]), flush=True)
+    for seed in range(args.count):
+        s = simgrad.Scenario(random_machine(seed, args.steps), name=f"random_{seed}.json")
+        rows[f"random_{seed}"] = row = measure(s, seed=seed)
+        row["parts"] = sum(1 for line in simgrad.random_assembly_plan(seed) if line.split()[0] in ("block", "rod", "wheel"))
+        row["motors"] = sum(1 for line in simgrad.random_assembly_plan(seed) if line.startswith("motor"))
+        print(f"random_{seed}", json.dumps(row), flush=True)
+
+    randoms = [r for k, r in rows.items() if k.startswith("random_")]
+    reached = [r for r in randoms if r["reached"]]
+    summary = {
+        "machines": len(randoms),
+        "gradient_reaches_cmaes_1000": len(reached),
+        "gradient_beats_cmaes_at_equal_rollouts": sum(r["beats_cmaes_at_equal_rollouts"] for r in randoms),
+        "median_wall_s_to_target": statistics.median(r["wall_s_to_target"] for r in reached) if reached else None,
+        "median_iterations_to_target": statistics.median(r["iterations_to_target"] for r in reached) if reached else None,
+        "multistart_rescues": sum(1 for r in randoms if r.get("multistart_reached")),
+        "median_cmaes_wall_s": statistics.median(r["cmaes_wall_s"] for r in randoms) if randoms else None,
+    }
+    print("summary", json.dumps(summary))
+    if args.json:
+        with open(args.json + ".tmp", "w") as f:
+            json.dump({"rows": rows, "summary": summary}, f, indent=1)
+        os.replace(args.json + ".tmp", args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
