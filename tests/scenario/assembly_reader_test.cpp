@@ -10,12 +10,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "core/gradcheck.hpp"
 #include "scenario/scenario.hpp"
+#include "sims/assembly/edits.hpp"
+#include "sims/assembly/plan.hpp"
 
 namespace simgrad::scenario {
 namespace {
@@ -162,6 +165,42 @@ TEST(AssemblyScenario, AWarmStartMapsTheEarlierSineBankByActuatorName) {
   EXPECT_EQ(mapped, 8);  // the two new hip motors start fresh
   j["controller"]["warm_start"] = (kSource / "examples" / "assembly" / "rover.json").string();
   EXPECT_NE(error_of(j).find("not a tuning result with a rigid machine's summary"), std::string::npos);
+}
+
+
+TEST(AssemblyScenario, ExplainHintsAtEditsThatHoldWhenThePlayerMakesThem) {
+  json j = example_json("walker.json");
+  j["steps"] = 150;
+  j["controller"]["warm_start"] = (kSource / "tests" / "data" / "assembly_walker_result.json").string();
+  auto scenario = load_json(j);
+  ASSERT_TRUE(scenario->gives_hints());
+  const std::vector<double> x = scenario->problem().initial();
+  const json out = scenario->explain(x, {.hints = 3});
+  EXPECT_EQ(out["rating"].get<double>(), scenario->problem().value(x));
+  ASSERT_FALSE(out["hints"].empty());
+  ASSERT_LE(out["hints"].size(), 3u);
+  double previous = -1e300;
+  for (const json& hint : out["hints"]) {
+    const double change = hint["rerated_change"].get<double>();
+    EXPECT_LT(change, 0.0) << hint["text"];
+    EXPECT_GE(change, previous) << "hints come largest improvement first";
+    previous = change;
+  }
+  // The first hint, made by hand in the plan: the walker's loss changes by what the hint said.
+  const json& hint = out["hints"][0];
+  assembly::Assembly a = assembly::parse_plan([&] {
+    std::string text;
+    for (const json& line : j["model"]["plan"]) text += line.get<std::string>() + "\n";
+    return text;
+  }());
+  const std::string part = hint["part"].get<std::string>(), action = hint["action"].get<std::string>();
+  for (assembly::AssemblyEdit& e : assembly::candidate_edits(a, 0.02))
+    if (e.part == part && e.action == action) a = e.edited;
+  j["model"]["plan"] = json::array();
+  std::istringstream lines(assembly::to_plan(a));
+  for (std::string line; std::getline(lines, line);) j["model"]["plan"].push_back(line);
+  auto edited = load_json(j);
+  EXPECT_NEAR(edited->problem().value(x) - out["rating"].get<double>(), hint["rerated_change"].get<double>(), 1e-12);
 }
 
 }  // namespace
