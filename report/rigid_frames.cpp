@@ -201,7 +201,7 @@ nlohmann::json rigid_summary(rg::RigidWorlds& system, const rg::RigidLoss& loss,
   if (s.progress_body >= 0) {
     // World 0's start: its initial positions, at rest.
     std::vector<double> start(m.initial_qpos.values().begin(), m.initial_qpos.values().begin() + m.nq);
-    start.resize(static_cast<std::size_t>(m.nq + m.nv), 0.0);
+    start.resize(static_cast<std::size_t>(m.state_size()), 0.0);
     const rg::Vec3<double> zero = rg::Vec3<double>::zero();
     const rg::Vec3<double> moved = loss.point_position(final_state, 0, s.progress_body, zero) - loss.point_position(start, 0, s.progress_body, zero);
     j["progress"] = dot(moved, s.progress_direction);

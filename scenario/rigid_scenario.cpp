@@ -274,7 +274,7 @@ class RigidScenario final : public Scenario {
       layout.strength.push_back(a.ctrl_limited ? std::max(std::abs(a.ctrl_range[0]), std::abs(a.ctrl_range[1])) : 1.0);
     if (type == "network") {
       layout.sensed = sensed_state(model_, node.positive("velocity_scale", 0.1));
-      layout.state_stride = model_.nq + model_.nv;
+      layout.state_stride = model_.state_size();
       control::NeuralShape shape;
       shape.hidden = static_cast<int>(node.integer("hidden", 1, 4096, shape.hidden));
       auto network = std::make_unique<control::NeuralController>(layout, shape);

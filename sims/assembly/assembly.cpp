@@ -16,6 +16,10 @@ namespace simgrad::assembly {
 
 namespace {
 
+constexpr double kNodeRadius = 0.005;  // m: a soft node's contact sphere
+constexpr double kAnchorStiffness = 4.0;  // an anchor spring's stiffness over the part's springs'
+constexpr double kGroundStiffness = 10.0;  // a node's ground contact's stiffness over the part's springs'
+
 constexpr std::array<const char*, 6> kPartNames = {"block", "rod", "wheel", "fin", "soft_pad", "soft_cell"};
 constexpr std::array<const char*, 4> kConnectionNames = {"hinge", "slider", "ball", "fixed"};
 constexpr std::array<const char*, 2> kActuatorNames = {"motor", "servo"};
@@ -36,8 +40,8 @@ double length_of(const Vec3<double>& v) { return std::sqrt(v.c[0] * v.c[0] + v.c
 
 void check_part(const Part& p) {
   const std::string who = "part " + in_quotes(p.name);
-  if (p.type == PartType::kSoftPad || p.type == PartType::kSoftCell)
-    fail(who + ": soft parts (soft_pad, soft_cell) are not supported yet; use a rigid part, or a soft creature scenario");
+  if (!(p.stiffness > 0.0) || !(p.damping >= 0.0) || !std::isfinite(p.stiffness + p.damping))
+    fail(who + ": \"stiffness\" must be positive and \"damping\" non-negative");
   for (double s : p.size.c)
     if (!(s > 0.0) || !std::isfinite(s)) fail(who + ": every side of \"size\" must be positive");
   if (!(p.length > 0.0) || !(p.radius > 0.0) || !(p.width > 0.0) || !std::isfinite(p.length + p.radius + p.width))
@@ -95,6 +99,7 @@ void check(const Assembly& a) {
   }
   const std::string root = a.root.empty() ? a.parts.front().name : a.root;
   if (!parts.count(root)) fail("the root " + in_quotes(root) + " is not a part");
+  if (is_soft(parts[root]->type)) fail("the root " + in_quotes(root) + " is soft; the root must be a rigid part");
   std::map<std::string, const Connection*> hung_by, connections;
   for (const Connection& c : a.connections) {
     unique(c.name, "connection");
@@ -106,6 +111,11 @@ void check(const Assembly& a) {
            " (\"end\" is a rod's far end; \"centre\" any part's centre)");
     if (c.parent == c.child) fail(who + ": part " + in_quotes(c.child) + " is connected to itself");
     if (c.child == root) fail(who + ": part " + in_quotes(c.child) + " is the root; nothing hangs the root");
+    if (is_soft(parts[c.parent]->type))
+      fail(who + ": part " + in_quotes(c.parent) + " is soft; soft parts carry nothing, hang " + in_quotes(c.child) +
+           " from a rigid part");
+    if (is_soft(parts[c.child]->type) && c.type != ConnectionType::kFixed)
+      fail(who + ": soft part " + in_quotes(c.child) + " hangs by its own springs; mount it with a fixed connection");
     if (const auto [at, fresh] = hung_by.emplace(c.child, &c); !fresh)
       fail("part " + in_quotes(c.child) + " hangs from both " + in_quotes(at->second->parent) + " (connection " +
            in_quotes(at->second->name) + ") and " + in_quotes(c.parent) + " (connection " + in_quotes(c.name) +
@@ -198,6 +208,7 @@ class MjcfWriter {
     out_ << "/>\n";
     for (const Connection* c : children_[p.name]) {
       const Part& child = *parts_.at(c->child);
+      if (is_soft(child.type)) continue;
       out_ << indent << "<body name=\"" << child.name << "\" pos=\"" << numbers(anchor(a_, *c)) << "\">\n";
       write_joint(*c, indent + "  ");
       write_part(child, c, indent + "  ");
@@ -264,7 +275,7 @@ class MjcfWriter {
         break;
       }
       default:
-        low = origin.c[2] - p.child_at.c[2] - 0.5 * p.size.c[2];
+        low = origin.c[2] - p.child_at.c[2] - 0.5 * p.size.c[2] - (is_soft(p.type) ? kNodeRadius : 0.0);
     }
     lowest = first ? low : std::min(lowest, low);
     first = false;
@@ -281,14 +292,68 @@ class MjcfWriter {
 
 std::string to_mjcf(const Assembly& assembly) { return MjcfWriter(assembly).write(); }
 
+namespace {
+
+// Adds soft part p, mounted on body `body` with its origin at `origin` of that body's frame: its
+// lattice of nodes, the springs along its cells' edges and diagonals, the anchors of its top layer.
+void add_soft_part(const Part& p, int body, const Vec3<double>& origin, rigid::RigidModel& m) {
+  const int nx = 3, ny = 3, nz = p.type == PartType::kSoftPad ? 2 : 3;
+  const int first = static_cast<int>(m.soft_nodes.size());
+  const double volume = p.size.c[0] * p.size.c[1] * p.size.c[2];
+  const double node_mass = p.mass.value_or(1000.0 * volume) / (nx * ny * nz);
+  auto index = [&](int i, int j, int k) { return first + (k * ny + j) * nx + i; };
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const Vec3<double> local{{(i / (nx - 1.0) - 0.5) * p.size.c[0], (j / (ny - 1.0) - 0.5) * p.size.c[1],
+                                  (k / (nz - 1.0) - 0.5) * p.size.c[2]}};
+        const Vec3<double> point = origin - p.child_at + local;
+        m.soft_nodes.push_back({.body = body, .point = point, .mass = node_mass, .radius = kNodeRadius,
+                                .contact_stiffness = kGroundStiffness * p.stiffness,
+                                .contact_damping = kGroundStiffness * p.damping});
+        if (k == nz - 1)
+          m.soft_anchors.push_back({.node = index(i, j, k), .body = body, .point = point,
+                                    .stiffness = kAnchorStiffness * p.stiffness, .damping = kAnchorStiffness * p.damping});
+      }
+  // Within each cell of the lattice, every pair of its corners: edges, face and body diagonals;
+  // an edge shared by neighbouring cells is joined once.
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i)
+        for (int dk = 0; dk <= 1; ++dk)
+          for (int dj = -1; dj <= 1; ++dj)
+            for (int di = -1; di <= 1; ++di) {
+              // Each unordered pair once: the neighbour comes later in (k, j, i) order.
+              if (dk == 0 && (dj < 0 || (dj == 0 && di <= 0))) continue;
+              const int i2 = i + di, j2 = j + dj, k2 = k + dk;
+              if (i2 < 0 || i2 >= nx || j2 < 0 || j2 >= ny || k2 >= nz) continue;
+              const int a = index(i, j, k), b = index(i2, j2, k2);
+              const Vec3<double> d = m.soft_nodes[static_cast<std::size_t>(b)].point - m.soft_nodes[static_cast<std::size_t>(a)].point;
+              m.soft_springs.push_back({.a = a, .b = b, .length = length_of(d), .stiffness = p.stiffness, .damping = p.damping});
+            }
+}
+
+}  // namespace
+
 rigid::RigidModel build(const Assembly& assembly) {
   check(assembly);
+  rigid::RigidModel m;
   try {
-    return rigid::parse_mjcf(to_mjcf(assembly), "assembly " + assembly.name);
+    m = rigid::parse_mjcf(to_mjcf(assembly), "assembly " + assembly.name);
   } catch (const rigid::MjcfError& e) {
     // The compiled model is ours: a refusal here is a bug in to_mjcf, not in the user's machine.
     throw std::logic_error(std::string("assembly: the compiled MJCF does not read back: ") + e.what());
   }
+  for (const Connection& c : assembly.connections) {
+    const auto child = std::find_if(assembly.parts.begin(), assembly.parts.end(), [&](const Part& p) { return p.name == c.child; });
+    if (!is_soft(child->type)) continue;
+    const auto body = std::find_if(m.bodies.begin(), m.bodies.end(), [&](const rigid::Body& b) { return b.name == c.parent; });
+    add_soft_part(*child, static_cast<int>(body - m.bodies.begin()), anchor(assembly, c), m);
+  }
+  if (!m.soft_nodes.empty())
+    for (std::size_t g = 0; g < m.geoms.size(); ++g)
+      if (m.geoms[g].type == rigid::GeomType::kPlane) m.soft_ground.push_back(static_cast<int>(g));
+  return m;
 }
 
 }  // namespace simgrad::assembly

@@ -11,6 +11,11 @@
 //   fin    a block with thin defaults; fluid drag acts on its flat inertia box (fluid_force.hpp)
 //   rod    capsule of `radius` from the origin to `length` along the unit `direction`
 //   wheel  cylinder of `radius` and `width` centred on the origin, its axis the joint's axis
+//   soft_pad, soft_cell  a box of full sides `size` like a block's, made of point masses on
+//          springs (a lattice of 3 x 3 x 2 nodes for a pad, 3 x 3 x 3 for a cell, joined along
+//          the edges and diagonals of its cells, springs of `stiffness` and `damping`); its top
+//          layer is held to its parent by anchor springs (sims/rigid/soft_force.hpp). A soft
+//          part hangs from a rigid part by a fixed connection and carries nothing.
 // A point `at` may also be written as "end" (a rod's far end) or "centre".
 //
 // Contact: parts touch the ground, not each other (collision pairs between the catalogue's
@@ -42,6 +47,8 @@ struct Part {
   Vec3<double> child_at = Vec3<double>::zero();  // block, fin: the hanging point, part frame
   std::optional<double> mass;                  // kg; absent: density 1000 kg/m^3 (MuJoCo's)
   double friction = 1.0;                       // sliding friction coefficient with the ground
+  double stiffness = 1000.0;                   // soft parts: N/m per spring
+  double damping = 1.0;                        // soft parts: N s/m per spring
 };
 
 struct Connection {
@@ -100,7 +107,8 @@ std::optional<ActuatorType> actuator_type_of(const std::string& name);
 
 // Throws AssemblyError for an assembly that is not a machine: names repeated or unknown, a part
 // connected to nothing, a part hung from two parents (a loop), two actuators on one connection,
-// an actuator on a joint it cannot drive, sizes not positive, soft parts (not built yet).
+// an actuator on a joint it cannot drive, sizes not positive, a soft part mounted other than by
+// a fixed connection or carrying another part.
 void check(const Assembly& assembly);
 
 // The point a word ("end", "centre") names on a part, in its frame.
@@ -112,10 +120,14 @@ Vec3<double> anchor(const Assembly& assembly, const Connection& connection);
 // The shortest text that reads back to x exactly, as MJCF and plans write numbers.
 std::string number_text(double x);
 
-// The assembly as MJCF text (after check()).
+// Whether a part is made of point masses rather than one rigid body.
+inline bool is_soft(PartType type) { return type == PartType::kSoftPad || type == PartType::kSoftCell; }
+
+// The assembly's rigid parts as MJCF text (after check()); soft parts are simgrad's own.
 std::string to_mjcf(const Assembly& assembly);
 
-// check(), then the rigid model the MJCF compiles to, with the default contact and limit springs.
+// check(), then the rigid model the MJCF compiles to, with the default contact and limit springs,
+// and the soft parts' nodes, springs and anchors.
 rigid::RigidModel build(const Assembly& assembly);
 
 }  // namespace simgrad::assembly

@@ -61,7 +61,10 @@ void set_field(Part& p, const std::string& key, const FieldValue& v) {
   else if (key == "child_at") p.child_at = vec3(key, v);
   else if (key == "mass") p.mass = number(key, v);
   else if (key == "friction") p.friction = number(key, v);
-  else fail("a part has no field \"" + key + "\"; expected size, length, radius, width, direction, child_at, mass or friction");
+  else if (key == "stiffness") p.stiffness = number(key, v);
+  else if (key == "damping") p.damping = number(key, v);
+  else fail("a part has no field \"" + key + "\"; expected size, length, radius, width, direction, child_at, mass, friction, "
+            "stiffness or damping");
 }
 
 void set_field(Connection& c, const std::string& key, const FieldValue& v) {
@@ -146,6 +149,7 @@ std::string to_plan(const Assembly& a) {
       out << " radius=" << text(p.radius) << " width=" << text(p.width);
     else
       out << " size=" << text(p.size) << " child_at=" << text(p.child_at);
+    if (is_soft(p.type)) out << " stiffness=" << text(p.stiffness) << " damping=" << text(p.damping);
     if (p.mass) out << " mass=" << text(*p.mass);
     out << " friction=" << text(p.friction) << "\n";
   }

@@ -31,10 +31,32 @@ Vec3<S> point_velocity(const RigidWorkspace<S>& w, int b, const Vec3<S>& p) {
   return v.bottom + cross(v.top, p);
 }
 
+// Whether surfaces at signed distance d are too far apart for any force (beta = 1 / width).
+template <class S>
+bool beyond_contact(const S& d, double beta) {
+  return beta > 0.0 ? beta * value_of(d) > 746.0 : value_of(d) >= 0.0;
+}
+
+// The force on the second of two surfaces at signed distance d along the unit normal n (from the
+// first to the second), v the second's velocity relative to the first's, mu the friction
+// coefficient, k and b the contact stiffness and damping: the law at the top of this file.
+template <class S>
+Vec3<S> contact_law(const S& d, const Vec3<S>& n, const Vec3<S>& v, const S& mu, const S& k, const S& b,
+                    const ContactSettings& s, double beta) {
+  using std::sqrt;
+  const S vn = dot(v, n);
+  const S fn = relax::penalty_force(d, 1.0, beta) * k - relax::threshold(-d, s.width) * b * vn;
+  Vec3<S> force = fn * n;
+  if (value_of(fn) > 0.0) {
+    const Vec3<S> vt = v - vn * n;
+    force -= (mu * fn / sqrt(dot(vt, vt) + s.slip_speed * s.slip_speed)) * vt;
+  }
+  return force;
+}
+
 // Adds the contact forces of every candidate pair to w.external.
 template <class S>
 void contact_forces(const RigidModel& m, const RigidConstants<S>& c, RigidWorkspace<S>& w) {
-  using std::sqrt;
   const ContactSettings& s = m.settings.contact;
   const double beta = s.width > 0.0 ? 1.0 / s.width : 0.0;
   const S& k = c.contact_stiffness[0];
@@ -46,15 +68,9 @@ void contact_forces(const RigidModel& m, const RigidConstants<S>& c, RigidWorksp
     const S& mu_b = c.geom_friction[static_cast<std::size_t>(pair.b)];
     const S mu = value_of(mu_a) >= value_of(mu_b) ? mu_a : mu_b;
     collide(ga, geom_frame(ga, w), gb, geom_frame(gb, w), [&](const Vec3<S>& p, const Vec3<S>& n, const S& d) {
-      if (beta > 0.0 ? beta * value_of(d) > 746.0 : value_of(d) >= 0.0) return;  // no force at all
+      if (beyond_contact(d, beta)) return;
       const Vec3<S> v = point_velocity(w, gb.body, p) - point_velocity(w, ga.body, p);
-      const S vn = dot(v, n);
-      const S fn = relax::penalty_force(d, 1.0, beta) * k - relax::threshold(-d, s.width) * b * vn;
-      Vec3<S> force = fn * n;
-      if (value_of(fn) > 0.0) {
-        const Vec3<S> vt = v - vn * n;
-        force -= (mu * fn / sqrt(dot(vt, vt) + s.slip_speed * s.slip_speed)) * vt;
-      }
+      const Vec3<S> force = contact_law(d, n, v, mu, k, b, s, beta);
       // Force on b, and its opposite on a, both at p: (p x f, f) about the origin.
       const Spatial<S> on_b{cross(p, force), force};
       w.external[static_cast<std::size_t>(gb.body)] += on_b;

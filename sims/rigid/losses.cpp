@@ -73,7 +73,7 @@ double RigidLoss::effort() const {
 double RigidLoss::term(int t, std::span<const double> state) {
   thread_local RigidWorkspace<double> w;
   w.resize(tree_);
-  const auto n = static_cast<std::size_t>(model_.nq + model_.nv);
+  const auto n = static_cast<std::size_t>(model_.state_size());
   double sum = 0.0;
   for (std::size_t k = 0; k < static_cast<std::size_t>(model_.worlds); ++k) {
     const double* s = state.data() + k * n;
@@ -91,7 +91,7 @@ void RigidLoss::term_adjoint(int t, std::span<const double> state, double seed, 
   thread_local RigidWorkspace<ad::Var> w;
   thread_local std::vector<ad::Var> x;
   w.resize(tree_);
-  const auto n = static_cast<std::size_t>(model_.nq + model_.nv);
+  const auto n = static_cast<std::size_t>(model_.state_size());
   x.resize(n);
   ad::LocalTape& tape = ad::thread_tape();
   for (std::size_t k = 0; k < static_cast<std::size_t>(model_.worlds); ++k) {
@@ -120,7 +120,7 @@ void RigidLoss::term_adjoint(int t, std::span<const double> state, double seed, 
 Vec3<double> RigidLoss::point_position(std::span<const double> state, int world, int body, const Vec3<double>& point) const {
   thread_local RigidWorkspace<double> w;
   w.resize(tree_);
-  forward_kinematics(model_, state.data() + static_cast<std::size_t>(world) * static_cast<std::size_t>(model_.nq + model_.nv), w);
+  forward_kinematics(model_, state.data() + static_cast<std::size_t>(world) * static_cast<std::size_t>(model_.state_size()), w);
   return world_point(w, body, point);
 }
 

@@ -110,6 +110,38 @@ struct Keyframe {
   std::vector<double> ctrl;
 };
 
+// Soft parts: point masses (nodes) joined by springs to each other and to points of the rigid
+// bodies, touching the ground as small spheres (soft_force.hpp). A node starts at `point` of
+// `body` (body frame) and moves freely after; its state follows the bodies' in a world's state.
+struct SoftNode {
+  int body = 0;
+  Vec3<double> point = Vec3<double>::zero();
+  double mass = 0.0;    // kg
+  double radius = 0.0;  // m, for contact with the ground
+  // The ground's push on this node (the law of contact_force.hpp): sized for the node, not for
+  // the whole model as the bodies' contact constants are, since a node weighs grams and the
+  // explicit step must resolve its contact.
+  double contact_stiffness = 0.0;  // N/m
+  double contact_damping = 0.0;    // N s/m
+};
+
+// A spring-damper between two nodes: tension k (l - L) + c dl/dt.
+struct SoftSpring {
+  int a = 0, b = 0;
+  double length = 0.0;     // m, at rest
+  double stiffness = 0.0;  // N/m
+  double damping = 0.0;    // N s/m
+};
+
+// A zero-length spring-damper holding a node to a point of a body (body frame).
+struct SoftAnchor {
+  int node = 0;
+  int body = 0;
+  Vec3<double> point = Vec3<double>::zero();
+  double stiffness = 0.0;  // N/m
+  double damping = 0.0;    // N s/m
+};
+
 // A pair of geoms that may touch, after contype/conaffinity, parent-child filtering and exclusions.
 struct GeomPair {
   int a = 0;
@@ -157,6 +189,10 @@ struct RigidModel {
   std::vector<GeomPair> contact_pairs;
   std::vector<Site> sites;
   std::vector<Keyframe> keyframes;
+  std::vector<SoftNode> soft_nodes;
+  std::vector<SoftSpring> soft_springs;
+  std::vector<SoftAnchor> soft_anchors;
+  std::vector<int> soft_ground;  // the plane geoms the nodes touch
   int nq = 0;  // position coordinates
   int nv = 0;  // velocity coordinates (degrees of freedom)
   std::vector<int> dof_joint;  // per dof, its joint
@@ -182,6 +218,8 @@ struct RigidModel {
   Array<1> controls;      // steps x worlds x actuators
 
   int nu() const { return static_cast<int>(actuators.size()); }
+  // A world's state: [qpos (nq), qvel (nv), node positions (3 per node), node velocities].
+  int state_size() const { return nq + nv + 6 * static_cast<int>(soft_nodes.size()); }
   // The tunable constants a step reads, in the order RigidConstants (workspace.hpp) keeps them.
   std::array<Array<1>*, 10> constant_arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,

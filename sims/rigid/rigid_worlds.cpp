@@ -26,6 +26,9 @@ std::size_t constant_count(RigidModel& m) {
 RigidWorlds::RigidWorlds(RigidModel& model)
     : model_(model), tree_(model), zero_controls_(static_cast<std::size_t>(model.nu()), 0.0) {
   constants_.resize(model);
+  if (!model.soft_nodes.empty() &&
+      (model.settings.integrator != Integrator::kEuler || model.settings.contact.model != ContactModel::kPenalty))
+    throw std::invalid_argument("rigid worlds: soft parts move with the Euler integrator and penalty contact only");
 }
 
 void RigidWorlds::set_controller(control::Controller* controller) {
@@ -51,17 +54,40 @@ const double* RigidWorlds::controls(int t, int w) const {
 
 void RigidWorlds::initial_state(std::span<double> state) {
   const auto nq = static_cast<std::size_t>(model_.nq), nv = static_cast<std::size_t>(model_.nv);
+  const auto n = static_cast<std::size_t>(world_state_size());
   for (std::size_t w = 0; w < static_cast<std::size_t>(model_.worlds); ++w) {
-    double* s = state.data() + w * (nq + nv);
+    double* s = state.data() + w * n;
     std::copy_n(model_.initial_qpos.values().data() + w * nq, nq, s);
     std::copy_n(model_.initial_qvel.values().data() + w * nv, nv, s + nq);
+    if (model_.soft_nodes.empty()) continue;
+    // Each soft node starts at its point of its body, moving with it.
+    RigidWorkspace<double> frames;
+    frames.resize(tree_);
+    forward_kinematics(model_, s, frames);
+    inertias_and_axes(model_, constants_of(model_), frames);
+    body_velocities(model_, tree_, s + nq, frames);
+    const std::size_t nodes = model_.soft_nodes.size();
+    for (std::size_t i = 0; i < nodes; ++i) {
+      const SoftNode& node = model_.soft_nodes[i];
+      const auto b = static_cast<std::size_t>(node.body);
+      const Vec3<double> p = frames.xpos[b] + frames.xmat[b] * node.point;
+      const Vec3<double> v = point_velocity(frames, node.body, p);
+      for (std::size_t k = 0; k < 3; ++k) {
+        s[nq + nv + 3 * i + k] = p.c[k];
+        s[nq + nv + 3 * (nodes + i) + k] = v.c[k];
+      }
+    }
   }
 }
 
 void RigidWorlds::initial_state_adjoint(std::span<const double> state_adjoint) {
   const auto nq = static_cast<std::size_t>(model_.nq), nv = static_cast<std::size_t>(model_.nv);
+  const auto n = static_cast<std::size_t>(world_state_size());
+  if (!model_.soft_nodes.empty() && (model_.initial_qpos.differentiable() || model_.initial_qvel.differentiable()))
+    throw std::invalid_argument("rigid worlds: the start of a machine with soft parts cannot be tuned yet (its nodes' start "
+                                "follows the bodies', a dependence the gradient does not carry)");
   for (std::size_t w = 0; w < static_cast<std::size_t>(model_.worlds); ++w) {
-    const double* a = state_adjoint.data() + w * (nq + nv);
+    const double* a = state_adjoint.data() + w * n;
     if (model_.initial_qpos.differentiable())
       for (std::size_t i = 0; i < nq; ++i) model_.initial_qpos.adjoints()[w * nq + i] += a[i];
     if (model_.initial_qvel.differentiable())

@@ -1,5 +1,5 @@
 // A batch of rigid worlds (independent copies of one model) as a differentiable system. The state
-// is each world's [qpos, qvel] one after another; step t reads each world's controls of step t
+// is each world's [qpos, qvel, soft nodes] one after another; step t reads each world's controls of step t
 // from the model (a step past the last keeps the last). Worlds run in parallel blocks; a world's
 // step is rigid_step (step.hpp), and its adjoint re-runs that step on the local tape. Constant
 // adjoints are summed over worlds in world order, so gradients are the same bits for any thread
@@ -34,7 +34,7 @@ class RigidWorlds : public System {
 
   RigidModel& model() { return model_; }
   const RigidTree& tree() const { return tree_; }
-  int world_state_size() const { return model_.nq + model_.nv; }
+  int world_state_size() const { return model_.state_size(); }
 
  private:
   // World w's controls at step t: the controller's signals, else the recorded controls (zeros

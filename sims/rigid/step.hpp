@@ -1,8 +1,8 @@
 // One step of a rigid world, generic in the scalar: the dynamics as a list of stages, and the
 // integrators (MuJoCo's Euler, semi-implicit with implicit joint damping, and its RK4).
 //
-// A world's state is [qpos (nq), qvel (nv)]. The stages of one evaluation of the dynamics, in
-// order, each in its own header:
+// A world's state is [qpos (nq), qvel (nv), soft node positions and velocities (3 each)]. The
+// stages of one evaluation of the dynamics, in order, each in its own header:
 //   forward_kinematics   body frames from qpos                       kinematics.hpp
 //   inertias_and_axes    world inertias and dof axes                 kinematics.hpp
 //   body_velocities      body velocities and axis rates from qvel    kinematics.hpp
@@ -10,10 +10,13 @@
 //   contact_forces       penalty contact and friction on the bodies  contact_force.hpp
 //                        (impulse contact instead acts after the velocity update, at each
 //                        time of impact: impulse_contact.hpp)
+//   soft_forces          soft parts' springs, anchors and ground     soft_force.hpp
 //   fluid_forces         viscosity and drag on the bodies            fluid_force.hpp
 //   bias_forces          Newton-Euler gravity and velocity terms     bias_force.hpp
 //   joint_forces         springs, dampers, actuators                 joint_force.hpp
 //   solve                (M + dt D) qacc = applied - bias            mass_matrix.hpp
+// Soft nodes move by semi-implicit Euler beside the bodies (Euler integrator and penalty contact
+// only: RigidWorlds refuses the others with soft parts).
 // The adjoint is derived: the whole step re-runs on the local tape (core/local_ad.hpp).
 #pragma once
 
@@ -24,20 +27,24 @@
 #include "sims/rigid/joint_force.hpp"
 #include "sims/rigid/kinematics.hpp"
 #include "sims/rigid/mass_matrix.hpp"
+#include "sims/rigid/soft_force.hpp"
 
 namespace simgrad::rigid {
 
-// w.qacc from (qpos, qvel, ctrl); implicit_dt > 0 takes joint damping implicitly over that step.
-// False when the mass matrix is not positive definite (a moving body without mass or inertia).
+// w.qacc from (qpos, qvel, ctrl), and w.node_force from the soft nodes' positions and velocities
+// (`nodes`, null without soft parts); implicit_dt > 0 takes joint damping implicitly over that
+// step. False when the mass matrix is not positive definite (a moving body without mass or
+// inertia).
 template <class S>
 bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants<S>& c, const S* qpos, const S* qvel,
-                   const S* ctrl, double implicit_dt, RigidWorkspace<S>& w) {
+                   const S* ctrl, double implicit_dt, RigidWorkspace<S>& w, const S* nodes = nullptr) {
   forward_kinematics(m, qpos, w);
   inertias_and_axes(m, c, w);
   body_velocities(m, t, qvel, w);
   mass_matrix(t, c, w);
   for (Spatial<S>& f : w.external) f = Spatial<S>::zero();
   if (m.settings.contact.model == ContactModel::kPenalty) contact_forces(m, c, w);
+  if (nodes != nullptr) soft_forces(m, c, nodes, nodes + 3 * t.nodes, w);
   fluid_forces(m, c, w);
   bias_forces(m, t, qvel, w);
   joint_forces(m, c, qpos, qvel, ctrl, w);
@@ -50,6 +57,25 @@ bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants
   return true;
 }
 
+// The soft nodes' next positions and velocities (3 n each, from `nodes`) by semi-implicit Euler
+// under w.node_force and gravity.
+template <class S>
+void integrate_nodes(const RigidModel& m, const S* nodes, double dt, S* next, RigidWorkspace<S>& w) {
+  const std::size_t n = m.soft_nodes.size();
+  const S* x = nodes;
+  const S* v = nodes + 3 * n;
+  S* next_x = next;
+  S* next_v = next + 3 * n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double inverse_mass = 1.0 / m.soft_nodes[i].mass;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::size_t j = 3 * i + k;
+      next_v[j] = v[j] + dt * (w.node_force[j] * inverse_mass + m.settings.gravity.c[k]);
+      next_x[j] = x[j] + dt * next_v[j];
+    }
+  }
+}
+
 // next = one integrator step of dt from state under controls ctrl; false when a mass matrix was
 // singular.
 template <class S>
@@ -60,8 +86,10 @@ bool integrator_step(const RigidModel& m, const RigidTree& t, const RigidConstan
   const S* qvel = state + nq;
   S* next_qvel = next + nq;
   if (m.settings.integrator == Integrator::kEuler) {
-    if (!accelerations(m, t, c, qpos, qvel, ctrl, m.settings.implicit_damping ? dt : 0.0, w)) return false;
+    const S* nodes = t.nodes > 0 ? state + nq + nv : nullptr;
+    if (!accelerations(m, t, c, qpos, qvel, ctrl, m.settings.implicit_damping ? dt : 0.0, w, nodes)) return false;
     for (int d = 0; d < nv; ++d) next_qvel[d] = qvel[d] + dt * w.qacc[static_cast<std::size_t>(d)];
+    if (nodes != nullptr) integrate_nodes(m, nodes, dt, next + nq + nv, w);
     switch (m.settings.contact.model) {
       case ContactModel::kPenalty:
         integrate_positions(m, qpos, next_qvel, dt, next);

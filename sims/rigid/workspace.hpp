@@ -101,11 +101,14 @@ struct RigidWorkspace {
   std::vector<S> impact_qpos;
   std::vector<S> jacobian;
   std::vector<S> response;
+  // Soft nodes: the force on each (3 per node), gravity aside.
+  std::vector<S> node_force;
 
   // Sizes every array for the model (a no-op when already sized for it).
   void resize(const RigidTree& t) {
     const auto b = static_cast<std::size_t>(t.bodies), v = static_cast<std::size_t>(t.nv);
-    if (xquat.size() == b && qacc.size() == v) return;
+    const auto n = static_cast<std::size_t>(t.nodes), state = static_cast<std::size_t>(t.state_size);
+    if (xquat.size() == b && qacc.size() == v && substep_state.size() == state && node_force.size() == 3 * n) return;
     xquat.resize(b);
     xmat.resize(b);
     xpos.resize(b);
@@ -127,8 +130,9 @@ struct RigidWorkspace {
     stage_qvel.resize(v);
     stage_velocities.resize(4 * v);
     stage_accelerations.resize(4 * v);
-    substep_state.resize(static_cast<std::size_t>(t.nq) + v);
-    substep_next.resize(static_cast<std::size_t>(t.nq) + v);
+    substep_state.resize(state);
+    substep_next.resize(state);
+    node_force.resize(3 * n);
     impact_qpos.resize(static_cast<std::size_t>(t.nq));
     jacobian.resize(3 * v);
     response.resize(3 * v);

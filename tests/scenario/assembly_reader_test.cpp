@@ -90,7 +90,7 @@ TEST(AssemblyScenario, ErrorsNameTheLineAndTheField) {
   const std::string text = j.dump(2);
   const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find("widht")), '\n');
   EXPECT_EQ(error_of(j), "line " + std::to_string(line) + ": model.plan[3]: a part has no field \"widht\"; expected size, "
-                         "length, radius, width, direction, child_at, mass or friction");
+                         "length, radius, width, direction, child_at, mass, friction, stiffness or damping");
   j = rover_as_plan();
   j["model"]["plan"].push_back("rod antenna length=0.1");
   EXPECT_NE(error_of(j).find("model.plan: part \"antenna\" is connected to nothing"), std::string::npos);
@@ -137,6 +137,26 @@ TEST(AssemblyScenario, SwimmerGradientMatchesFiniteDifferencesWithANetworkSensin
   auto scenario = load_json(j);
   // 10 clocks, the root's height and quaternion (5), three hinge angles, 9 velocities: 27 inputs.
   EXPECT_EQ(scenario->problem().initial().size(), 4u * 27u + 4u + 3u * 4u + 3u);
+  expect_gradient_matches_finite_differences(scenario->problem(), 1e-5);
+}
+
+// A motorised arm swinging a soft cell, clear of the ground: smooth, and the cell's springs pull
+// the arm back, so the gradient runs through nodes, springs and anchors.
+TEST(AssemblyScenario, SoftPartGradientMatchesFiniteDifferences) {
+  const json j = {
+      {"simulator", "rigid"},
+      {"model",
+       {{"plan",
+         {"block base size=0.2,0.2,0.2 mass=5", "rod arm length=0.3 radius=0.02 direction=1,0,0 mass=0.3",
+          "soft_cell bob size=0.08,0.08,0.08 mass=0.2 stiffness=800 damping=0.5", "hinge shoulder base>arm at=0.1,0,0.1 axis=0,1,0",
+          "fixed hold arm>bob at=end", "motor drive shoulder strength=2", "base fixed", "start 0,0,1"}},
+        {"substeps", 4}}},
+      {"steps", 80},
+      {"controller", {{"type", "sine_bank"}, {"omega", 8.0}}},
+      {"loss", {{"reach", {{"body", "arm"}, {"point", {0.3, 0.0, 0.0}}, {"target", {0.2, 0.0, 1.25}}}}, {"effort", 0.01}}},
+      {"tune", {{"iterations", 5}}}};
+  auto scenario = load_json(j);
+  EXPECT_EQ(scenario->problem().initial().size(), 3u);
   expect_gradient_matches_finite_differences(scenario->problem(), 1e-5);
 }
 

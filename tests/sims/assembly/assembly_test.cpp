@@ -58,7 +58,10 @@ TEST(Assembly, BadMachinesAreErrorsNamingThePart) {
   EXPECT_NE(error_of(biped + "motor m_l2 hip_l\n").find("connection \"hip_l\" is already driven by \"m_l\""), std::string::npos);
   EXPECT_NE(error_of(biped + "motor m_k knee_r\n").find("a ball connection cannot be driven"), std::string::npos);
   EXPECT_NE(error_of(biped + "servo s_k knee_l\n").find("give connection \"knee_l\" a \"range\""), std::string::npos);
-  EXPECT_NE(error_of(biped + "soft_pad pad\nfixed p shin_l>pad\n").find("part \"pad\": soft parts"), std::string::npos);
+  EXPECT_NE(error_of(biped + "soft_pad pad\nhinge p shin_l>pad\n").find("soft part \"pad\" hangs by its own springs"),
+            std::string::npos);
+  EXPECT_NE(error_of(biped + "soft_pad pad\nfixed p shin_l>pad\nrod r\nfixed q pad>r\n").find("part \"pad\" is soft"),
+            std::string::npos);
   EXPECT_NE(error_of(biped + "rod tip\nfixed t body>tip at=end\n").find("part \"body\" has no point \"end\""),
             std::string::npos);
   EXPECT_NE(error_of(biped + "hinge loop shin_l>body\n").find("\"body\" is the root"), std::string::npos);
@@ -139,6 +142,70 @@ TEST(Assembly, ARoverAcceleratesAsTorqueOverRadiusOverRollingMass) {
   // Measured between 0.3 s and 0.8 s, after the wheels have settled into the ground.
   const double a_measured = (rover_speed(m, tau, 0.8) - rover_speed(m, tau, 0.3)) / 0.5;
   EXPECT_NEAR(a_measured, expected, 0.02 * expected);
+}
+
+// The state of world 0 after `steps` steps of the model, sized for one world (recorded controls
+// zero).
+std::vector<double> run(rigid::RigidModel& m, int steps) {
+  rigid::RigidWorlds worlds(m);
+  std::vector<double> state(static_cast<std::size_t>(worlds.state_size())), next(state.size());
+  std::vector<double> residual(static_cast<std::size_t>(worlds.residual_size()));
+  worlds.initial_state(state);
+  for (int t = 0; t < steps; ++t) {
+    worlds.step(t, state, next, residual);
+    state.swap(next);
+  }
+  return state;
+}
+
+// Linear momentum of a one-body machine whose centre of mass is its origin, and its soft nodes.
+rigid::Vec3<double> momentum(const rigid::RigidModel& m, const std::vector<double>& state) {
+  rigid::Vec3<double> p = Vec3<double>::zero();
+  const double body_mass = m.body_mass.values()[1];
+  for (int k = 0; k < 3; ++k) p.c[k] = body_mass * state[static_cast<std::size_t>(m.nq + k)];
+  const std::size_t n = m.soft_nodes.size(), v = static_cast<std::size_t>(m.nq + m.nv) + 3 * n;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < 3; ++k) p.c[k] += m.soft_nodes[i].mass * state[v + 3 * i + k];
+  return p;
+}
+
+TEST(Assembly, SoftPartsPushTheBodiesBackEquallyAndOppositely) {
+  // A spinning, drifting block with a soft cell hanging from it, far from anything and without
+  // gravity: springs and anchors are internal forces, so the momentum of block and nodes together
+  // stays what it was, while the cell wobbles.
+  Assembly a = parse_plan("block b size=0.2,0.2,0.1 mass=1\nsoft_cell c size=0.1,0.1,0.1 child_at=0,0,0.05 mass=0.2\n"
+                          "fixed mount b>c at=0.05,0,-0.05\nstart 0,0,1\n");
+  a.environment.ground = false;
+  a.environment.gravity = Vec3<double>::zero();
+  a.environment.timestep = 0.0005;  // the explicit step resolves the cell's stiffest springs
+  rigid::RigidModel m = build(a);
+  ASSERT_EQ(m.soft_nodes.size(), 27u);
+  m.resize(1, 0);  // zero controls from the first step on
+  const double start_velocity[6] = {0.3, 0.0, 0.2, 0.0, 2.0, 1.0};  // linear (world), angular (body)
+  std::copy(start_velocity, start_velocity + 6, m.initial_qvel.values().begin());
+  std::vector<double> start = run(m, 0), later = run(m, 400);
+  const rigid::Vec3<double> before = momentum(m, start), after = momentum(m, later);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(after.c[k], before.c[k], 1e-12) << "component " << k;
+  // Not trivially: the cell has moved relative to the block.
+  EXPECT_GT(std::abs(later[static_cast<std::size_t>(m.nq + m.nv)] - start[static_cast<std::size_t>(m.nq + m.nv)]), 0.01);
+}
+
+TEST(Assembly, AHangingSoftCellSettlesWithItsAnchorsCarryingItsWeight) {
+  // A cell under a fixed beam, damped, settles where its anchor springs hold exactly its weight.
+  Assembly a = parse_plan("block beam size=0.3,0.1,0.05 mass=1\nsoft_cell c size=0.1,0.1,0.1 child_at=0,0,0.05 mass=0.5 "
+                          "stiffness=2000 damping=2\nfixed mount beam>c at=0,0,-0.025\nbase fixed\nstart 0,0,1\n");
+  a.environment.timestep = 0.0005;
+  rigid::RigidModel m = build(a);
+  m.resize(1, 0);
+  const std::vector<double> state = run(m, 8000);  // 4 s
+  const std::size_t x = static_cast<std::size_t>(m.nq + m.nv);
+  double lift = 0.0;
+  for (const rigid::SoftAnchor& anchor : m.soft_anchors) {
+    // The beam does not move: the anchor point stays where the node started.
+    const double held = 1.0 + anchor.point.c[2];
+    lift += anchor.stiffness * (held - state[x + 3 * static_cast<std::size_t>(anchor.node) + 2]);
+  }
+  EXPECT_NEAR(lift, 0.5 * 9.81, 1e-6 * 0.5 * 9.81);
 }
 
 }  // namespace
