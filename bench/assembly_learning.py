@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Learning during play on player-built machines: time to a working gait, and how often the
-gradient tuner beats CMA-ES, over the example walker and rover and over random assemblies.
+gradient tuner beats CMA-ES, over the example walker, rover, soft-footed walker and swimmer and
+over random assemblies.
 
 For each machine (a sine bank per motor, walking or rolling forward for `--steps` steps):
 1. `compare` with CMA-ES's budget of 1,000 rollouts: the target is CMA-ES's best loss; the
@@ -87,7 +88,7 @@ def main():
     args = parser.parse_args()
 
     rows = {}
-    for name in ("walker", "rover"):
+    for name in ("walker", "rover", "soft_footed_walker", "swimmer"):
         s = simgrad.load(os.path.join(ROOT, "examples", "assembly", name + ".json"))
         rows[name] = measure(s, starts_on_failure=0)
         print(name, json.dumps(rows[name]), flush=True)
