@@ -106,11 +106,9 @@ TEST(Assembly, AMachineStartsStandingOnTheGround) {
   EXPECT_NEAR(m.qpos0[2], 0.05 + 0.2 + 0.16 + 0.025 + 0.001, 1e-12);
 }
 
-// Chassis speed after `seconds` of a constant drive `control` on every wheel motor.
-double rover_speed(rigid::RigidModel& m, double control, double seconds) {
-  const int steps = static_cast<int>(std::lround(seconds / m.settings.timestep));
-  m.resize(1, steps);
-  std::fill(m.controls.values().begin(), m.controls.values().end(), control);
+// The state of world 0 after `steps` steps of a one-world model (past its recorded controls, the
+// last row holds; none recorded: zero).
+std::vector<double> run(rigid::RigidModel& m, int steps) {
   rigid::RigidWorlds worlds(m);
   std::vector<double> state(static_cast<std::size_t>(worlds.state_size())), next(state.size());
   std::vector<double> residual(static_cast<std::size_t>(worlds.residual_size()));
@@ -119,7 +117,15 @@ double rover_speed(rigid::RigidModel& m, double control, double seconds) {
     worlds.step(t, state, next, residual);
     state.swap(next);
   }
-  return state[static_cast<std::size_t>(m.nq)];  // the free joint's world-frame x velocity
+  return state;
+}
+
+// Chassis speed after `seconds` of a constant drive `control` on every wheel motor.
+double rover_speed(rigid::RigidModel& m, double control, double seconds) {
+  const int steps = static_cast<int>(std::lround(seconds / m.settings.timestep));
+  m.resize(1, steps);
+  std::fill(m.controls.values().begin(), m.controls.values().end(), control);
+  return run(m, steps)[static_cast<std::size_t>(m.nq)];  // the free joint's world-frame x velocity
 }
 
 TEST(Assembly, ARoverAcceleratesAsTorqueOverRadiusOverRollingMass) {
@@ -144,19 +150,6 @@ TEST(Assembly, ARoverAcceleratesAsTorqueOverRadiusOverRollingMass) {
   EXPECT_NEAR(a_measured, expected, 0.02 * expected);
 }
 
-// The state of world 0 after `steps` steps of the model, sized for one world (recorded controls
-// zero).
-std::vector<double> run(rigid::RigidModel& m, int steps) {
-  rigid::RigidWorlds worlds(m);
-  std::vector<double> state(static_cast<std::size_t>(worlds.state_size())), next(state.size());
-  std::vector<double> residual(static_cast<std::size_t>(worlds.residual_size()));
-  worlds.initial_state(state);
-  for (int t = 0; t < steps; ++t) {
-    worlds.step(t, state, next, residual);
-    state.swap(next);
-  }
-  return state;
-}
 
 // Linear momentum of a one-body machine whose centre of mass is its origin, and its soft nodes.
 rigid::Vec3<double> momentum(const rigid::RigidModel& m, const std::vector<double>& state) {
