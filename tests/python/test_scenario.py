@@ -150,3 +150,18 @@ def test_bench_reports_medians(mass_spring):
     figures = mass_spring.bench(repeats=3)
     assert figures["forward_s"] > 0 and figures["gradient_s"] > 0
     assert figures["gradient_over_forward"] == figures["gradient_s"] / figures["forward_s"]
+
+
+def test_random_assemblies_are_valid_machines_and_the_same_for_a_seed():
+    plans = [simgrad.random_assembly_plan(seed) for seed in range(6)]
+    assert plans[3] == simgrad.random_assembly_plan(3)
+    assert len({tuple(p) for p in plans}) == len(plans)
+    for plan in plans:
+        scenario = simgrad.Scenario({
+            "simulator": "rigid", "model": {"plan": plan}, "steps": 20,
+            "controller": {"type": "sine_bank"},
+            "loss": {"progress": {"body": "body", "direction": [1, 0, 0]}},
+            "tune": {"iterations": 1}})
+        gradient = scenario.grad()
+        assert np.isfinite(gradient.loss) and np.all(np.isfinite(gradient.gradient))
+        assert scenario.summary()["actuators"] == sum(line.startswith("motor") for line in plan)
