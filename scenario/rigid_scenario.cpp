@@ -353,7 +353,8 @@ std::unique_ptr<Scenario> load_rigid_scenario(const ScenarioNode& root, const Sc
 SimulatorInfo rigid_info() {
   SimulatorInfo info;
   info.name = "rigid";
-  info.description = "rigid and articulated bodies from MJCF models (hinge, slide, ball and free joints, motors and servos, "
+  info.description = "rigid and articulated bodies from MJCF models or player-built assemblies of parts, soft parts included "
+                     "(hinge, slide, ball and free joints, motors and servos, "
                      "penalty or impulse contact with friction, fluid drag), checked against MuJoCo; controls, masses, joint and "
                      "actuator constants, friction, restitution and the start tuned for reach, pose or progress targets";
   info.tunables = tune::tunable_infos(rg::rigid_tunables());
