@@ -66,7 +66,11 @@ rg::RigidModel read_model(const ScenarioNode& node, std::optional<assembly::Asse
   rg::RigidModel m;
   if (is_assembly(node)) {
     machine = read_assembly(node);
-    m = assembly::build(*machine);
+    try {
+      m = assembly::build(*machine);
+    } catch (const assembly::AssemblyError& e) {
+      node.fail(node.has("plan") ? "plan" : "assembly", e.what());
+    }
   } else {
     const std::filesystem::path file = node.existing_file("file");
     try {
@@ -87,6 +91,9 @@ rg::RigidModel read_model(const ScenarioNode& node, std::optional<assembly::Asse
     m.restitution.values()[0] = contact->in_range("restitution", 0.0, 1.0, m.restitution.values()[0]);
     if (s.contact.model == rg::ContactModel::kImpulse) check_impulse_contact(*contact, m);
   }
+  if (!m.soft_nodes.empty() && (s.integrator != rg::Integrator::kEuler || s.contact.model != rg::ContactModel::kPenalty))
+    node.fail(node.has("integrator") ? "integrator" : "contact",
+              "soft parts move with the Euler integrator and penalty contact only");
   return m;
 }
 
@@ -175,6 +182,7 @@ class RigidScenario final : public Scenario {
     loss_ = std::make_unique<rg::RigidLoss>(model_, read_loss(root.child("loss"), model_));
     if (!root.has("controller")) {
       problem_ = read_tuned_rollout(root, overrides, rg::rigid_tunables(), model_, *system_, *loss_, steps, tune);
+      check_soft_start(root);
       return;
     }
     // A controller's parameters are tuned, with any rows of the table the scenario adds.
@@ -189,6 +197,14 @@ class RigidScenario final : public Scenario {
       }
     problem_ = std::make_unique<tune::RolloutProblem>(*system_, *loss_, steps, read_rollout_options(root, overrides, steps),
                                                       std::move(bound_parameters));
+    check_soft_start(root);
+  }
+
+  // A machine with soft parts cannot have its start tuned: its nodes start where its bodies put
+  // them, a dependence the gradient does not carry (RigidWorlds refuses it mid-run otherwise).
+  void check_soft_start(const ScenarioNode& root) const {
+    if (!model_.soft_nodes.empty() && (model_.initial_qpos.differentiable() || model_.initial_qvel.differentiable()))
+      root.child("tune").fail("parameters", "the start of a machine with soft parts cannot be tuned yet");
   }
 
   std::string simulator() const override { return "rigid"; }

@@ -341,8 +341,9 @@ rigid::RigidModel build(const Assembly& assembly) {
   try {
     m = rigid::parse_mjcf(to_mjcf(assembly), "assembly " + assembly.name);
   } catch (const rigid::MjcfError& e) {
-    // The compiled model is ours: a refusal here is a bug in to_mjcf, not in the user's machine.
-    throw std::logic_error(std::string("assembly: the compiled MJCF does not read back: ") + e.what());
+    // The text is well formed by construction; what the reader refuses is a value (a part so
+    // thin or light that its inertia is singular, say).
+    throw AssemblyError(std::string("the machine does not compile: ") + e.what());
   }
   for (const Connection& c : assembly.connections) {
     const auto child = std::find_if(assembly.parts.begin(), assembly.parts.end(), [&](const Part& p) { return p.name == c.child; });

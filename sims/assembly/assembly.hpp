@@ -127,7 +127,8 @@ inline bool is_soft(PartType type) { return type == PartType::kSoftPad || type =
 std::string to_mjcf(const Assembly& assembly);
 
 // check(), then the rigid model the MJCF compiles to, with the default contact and limit springs,
-// and the soft parts' nodes, springs and anchors.
+// and the soft parts' nodes, springs and anchors. Throws AssemblyError for a machine that does
+// not compile (a singular inertia, say).
 rigid::RigidModel build(const Assembly& assembly);
 
 }  // namespace simgrad::assembly

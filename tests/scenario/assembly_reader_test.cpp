@@ -104,6 +104,15 @@ TEST(AssemblyScenario, ErrorsNameTheLineAndTheField) {
   j = example_json("rover.json");
   j["model"]["assembly"]["connections"][0]["type"] = "weld";
   EXPECT_NE(error_of(j).find("model.assembly.connections[0].type"), std::string::npos);
+  j = example_json("soft_footed_walker.json");
+  j["model"]["integrator"] = "RK4";
+  EXPECT_NE(error_of(j).find("model.integrator: soft parts move with the Euler integrator"), std::string::npos);
+  j = example_json("soft_footed_walker.json");
+  j["tune"]["parameters"] = {{{"name", "initial_qvel"}, {"lower", -1}, {"upper", 1}}};
+  EXPECT_NE(error_of(j).find("tune.parameters: the start of a machine with soft parts cannot be tuned"), std::string::npos);
+  j = example_json("soft_footed_walker.json");
+  j["model"]["plan"][2] = "rod thigh_fr length=0.16 radius=1e-300 direction=0,0,-1 mass=1e-300";
+  EXPECT_NE(error_of(j).find("model.plan: the machine does not compile"), std::string::npos);
   j = example_json("rover.json");
   j["model"]["plan"] = json::array({"block a"});
   EXPECT_NE(error_of(j).find("model.plan: give the machine as \"assembly\" or as \"plan\", not both"), std::string::npos);
