@@ -65,7 +65,11 @@ as::Assembly read_graph(const ScenarioNode& node) {
 as::Assembly read_plan(const ScenarioNode& model) {
   const std::vector<ScenarioNode> lines = model.array("plan");
   std::string text;
-  for (const ScenarioNode& line : lines) text += line.as_string() + "\n";
+  for (const ScenarioNode& line : lines) {
+    const std::string written = line.as_string();
+    if (written.find_first_of("\n\r") != std::string::npos) line.fail("a plan's string holds one line; split it");
+    text += written + "\n";
+  }
   try {
     return as::parse_plan(text);
   } catch (const as::AssemblyError& e) {

@@ -282,6 +282,7 @@ class RigidScenario final : public Scenario {
   // its parameters.
   double read_controller(const ScenarioNode& node) {
     const std::string type = node.choice("type", {"sine_bank", "network"});
+    if (model_.nu() == 0) node.fail("type", "the model has no actuators for a controller to drive");
     control::ControllerLayout layout;
     layout.creatures = model_.worlds;
     layout.dt = model_.settings.timestep;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -89,6 +90,10 @@ void check(const Assembly& a) {
   std::set<std::string> names;
   auto unique = [&names](const std::string& name, const char* what) {
     if (name.empty()) fail(std::string("a ") + what + " without a name");
+    // Names become MJCF names and plan words: letters, digits, '_', '-' and '.' keep both plain.
+    for (const char ch : name)
+      if (std::isalnum(static_cast<unsigned char>(ch)) == 0 && ch != '_' && ch != '-' && ch != '.')
+        fail(std::string(what) + " " + in_quotes(name) + ": a name is made of letters, digits, '_', '-' and '.'");
     if (!names.insert(name).second) fail(std::string(what) + " " + in_quotes(name) + ": the name is taken");
   };
   std::map<std::string, const Part*> parts;

@@ -113,6 +113,12 @@ TEST(AssemblyScenario, ErrorsNameTheLineAndTheField) {
   j = example_json("soft_footed_walker.json");
   j["model"]["plan"][2] = "rod thigh_fr length=0.16 radius=1e-300 direction=0,0,-1 mass=1e-300";
   EXPECT_NE(error_of(j).find("model.plan: the machine does not compile"), std::string::npos);
+  j = rover_as_plan();
+  j["model"]["plan"][1] = "wheel w radius=0.08\nblock b";
+  EXPECT_NE(error_of(j).find("model.plan[1]: a plan's string holds one line"), std::string::npos);
+  j = example_json("swimmer.json");
+  j["model"]["plan"] = json::array({"block head size=0.2,0.06,0.05 mass=1", "start 0,0,0"});
+  EXPECT_NE(error_of(j).find("controller.type: the model has no actuators for a controller to drive"), std::string::npos);
   j = example_json("rover.json");
   j["model"]["plan"] = json::array({"block a"});
   EXPECT_NE(error_of(j).find("model.plan: give the machine as \"assembly\" or as \"plan\", not both"), std::string::npos);

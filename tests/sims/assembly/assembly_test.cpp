@@ -66,6 +66,8 @@ TEST(Assembly, BadMachinesAreErrorsNamingThePart) {
             std::string::npos);
   EXPECT_NE(error_of(biped + "hinge loop shin_l>body\n").find("\"body\" is the root"), std::string::npos);
   EXPECT_NE(error_of(biped + "block body\n").find("part \"body\": the name is taken"), std::string::npos);
+  EXPECT_NE(error_of(biped + "block a<b\nfixed f body>a<b\n").find("part \"a<b\": a name is made of letters"),
+            std::string::npos);
   EXPECT_NE(error_of("block a size=0.1,-1,0.1\n").find("part \"a\": every side of \"size\" must be positive"), std::string::npos);
   // The plan's own errors name their line.
   EXPECT_NE(error_of("block a\nrod b lenght=2\n").find("plan line 2: a part has no field \"lenght\""), std::string::npos);
