@@ -151,6 +151,20 @@ class MpmScenario final : public Scenario {
       for (int d = 0; d < D; ++d) o.counts[d] = static_cast<int>(counts[static_cast<std::size_t>(d)]);
     }
     if (b.has("volume")) o.volume = b.positive("volume");
+    // A body starts inside the grid (particles outside would leave it at the first step) and
+    // holds a number of particles a run can keep (a typo in a size would otherwise ask for
+    // billions).
+    const char* size_field = o.shape == mp::ColliderShape::kBox ? "half_extent" : "radius";
+    double particles = 1.0;
+    for (int d = 0; d < D; ++d) {
+      const double extent = o.shape == mp::ColliderShape::kBox ? o.half_extent[d] : o.radius;
+      const double grid_size = model_.settings.nodes[d] * model_.settings.dx;
+      if (o.centre[d] - extent < 0.0 || o.centre[d] + extent > grid_size)
+        b.fail(size_field, "the body reaches outside the grid (0 to " + std::to_string(grid_size) + " along axis " +
+                               std::to_string(d) + ")");
+      particles *= b.has("counts") ? o.counts[d] : 2.0 * extent / o.spacing;
+    }
+    if (particles > 1e7) b.fail(b.has("counts") ? "counts" : "spacing", "the body would hold more than 10,000,000 particles");
     const std::string material = b.choice("material", {"corotated", "neo_hookean", "sand", "snow", "liquid"}, "corotated");
     o.material = material == "corotated" ? mp::Material::kCorotated : material == "neo_hookean" ? mp::Material::kNeoHookean
                  : material == "sand"    ? mp::Material::kSand : material == "snow" ? mp::Material::kSnow : mp::Material::kLiquid;

@@ -91,8 +91,14 @@ Vec<double, D> weight_gradient(const SplineWeights<double, D>& w, const Vec<int,
   return g;
 }
 
-// The base cell of a particle position along one axis (its value only: the cell is a choice).
-inline int base_cell(double x, double inv_dx) { return static_cast<int>(std::floor(x * inv_dx - 0.5)); }
+// The base cell of a particle position along one axis (its value only: the cell is a choice). A
+// position far outside any grid, or not a number, gives a cell no grid has rather than
+// overflowing the conversion (a blown-up run is then caught as a particle leaving the grid).
+inline int base_cell(double x, double inv_dx) {
+  const double cell = std::floor(x * inv_dx - 0.5);
+  if (!(std::abs(cell) < 1e9)) return cell > 0.0 ? 1000000000 : -1000000000;
+  return static_cast<int>(cell);
+}
 
 // The weights of a particle at x.
 template <class S, int D>

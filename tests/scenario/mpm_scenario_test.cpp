@@ -59,6 +59,11 @@ TEST(MpmScenario, BadInputNamesFileLineAndField) {
   EXPECT_EQ(cfl.path(), "dt");
   EXPECT_NE(cfl.message().find("CFL"), std::string::npos) << cfl.what();
   EXPECT_EQ(load_error(block_text(R"("material": "clay")")).path(), "bodies[0].material");
+  // A body reaching outside the grid, or asking for billions of particles (found by the fuzzer).
+  const ScenarioError outside = load_error(block_text(R"("shape": "sphere", "radius": 60.06)"));
+  EXPECT_EQ(outside.path(), "bodies[0].radius");
+  EXPECT_NE(outside.message().find("outside the grid"), std::string::npos) << outside.what();
+  EXPECT_EQ(load_error(block_text(R"("spacing": 1e-6)")).path(), "bodies[0].spacing");
 }
 
 TEST(MpmScenario, GradientMatchesFiniteDifferencesAndTheHardModelRescores) {
