@@ -143,15 +143,7 @@ PYBIND11_MODULE(_simgrad, m) {
   m.attr("__version__") = simgrad::report::kVersion;
   m.def(
       "random_assembly_plan",
-      [](std::uint64_t seed) {
-        const std::string plan = simgrad::assembly::to_plan(simgrad::assembly::random_assembly(seed));
-        std::vector<std::string> lines;
-        for (std::size_t start = 0, end; start < plan.size(); start = end + 1) {
-          end = plan.find('\n', start);
-          lines.push_back(plan.substr(start, end - start));
-        }
-        return lines;
-      },
+      [](std::uint64_t seed) { return simgrad::assembly::to_plan(simgrad::assembly::random_assembly(seed)); },
       py::arg("seed"));
 
   g_scenario_error = PyErr_NewExceptionWithDoc(

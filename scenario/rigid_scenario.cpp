@@ -1,17 +1,17 @@
 #include "scenario/rigid_scenario.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "report/rigid_frames.hpp"
 #include "scenario/assembly_reader.hpp"
 #include "scenario/run_export.hpp"
-#include "sims/assembly/edits.hpp"
 #include "scenario/tuned_parameter.hpp"
+#include "sims/assembly/edits.hpp"
 #include "sims/rigid/impulse_contact.hpp"
 #include "sims/rigid/losses.hpp"
 #include "sims/rigid/mjcf.hpp"

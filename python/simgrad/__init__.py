@@ -383,7 +383,7 @@ def load(path: Union[str, os.PathLike], *, checkpoint: Optional[str] = None, thr
 def random_assembly_plan(seed: int) -> list[str]:
     """A random valid machine (sims/assembly/generator.hpp) as plan lines for a rigid scenario's
     "model": {"plan": ...}; the same seed gives the same machine everywhere."""
-    return _simgrad.random_assembly_plan(seed)
+    return _simgrad.random_assembly_plan(seed).splitlines()
 
 
 def _array(x: Optional[ArrayLike]) -> Optional[np.ndarray]:

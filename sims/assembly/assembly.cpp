@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -261,14 +262,13 @@ class MjcfWriter {
 
   // The root's origin that puts the machine's lowest point on the ground (1 mm above it).
   Vec3<double> standing_start(const Part& root) {
-    double lowest = 0.0;
-    bool first = true;
-    lowest_point(root, nullptr, Vec3<double>::zero(), lowest, first);
+    double lowest = std::numeric_limits<double>::infinity();
+    lowest_point(root, nullptr, Vec3<double>::zero(), lowest);
     return {{0.0, 0.0, 0.001 - lowest}};
   }
 
   // The lowest height of part p's shape and its children's, its origin at `origin`.
-  void lowest_point(const Part& p, const Connection* hung_by, const Vec3<double>& origin, double& lowest, bool& first) {
+  void lowest_point(const Part& p, const Connection* hung_by, const Vec3<double>& origin, double& lowest) {
     double low = 0.0;
     switch (p.type) {
       case PartType::kRod:
@@ -282,9 +282,8 @@ class MjcfWriter {
       default:
         low = origin.c[2] - p.child_at.c[2] - 0.5 * p.size.c[2] - (is_soft(p.type) ? kNodeRadius : 0.0);
     }
-    lowest = first ? low : std::min(lowest, low);
-    first = false;
-    for (const Connection* c : children_[p.name]) lowest_point(*parts_.at(c->child), c, origin + anchor(a_, *c), lowest, first);
+    lowest = std::min(lowest, low);
+    for (const Connection* c : children_[p.name]) lowest_point(*parts_.at(c->child), c, origin + anchor(a_, *c), lowest);
   }
 
   const Assembly& a_;

@@ -55,16 +55,19 @@ const double* RigidWorlds::controls(int t, int w) const {
 void RigidWorlds::initial_state(std::span<double> state) {
   const auto nq = static_cast<std::size_t>(model_.nq), nv = static_cast<std::size_t>(model_.nv);
   const auto n = static_cast<std::size_t>(world_state_size());
+  RigidWorkspace<double> frames;  // for the soft nodes' start
+  if (!model_.soft_nodes.empty()) {
+    frames.resize(tree_);
+    read_constants(model_, constants_);
+  }
   for (std::size_t w = 0; w < static_cast<std::size_t>(model_.worlds); ++w) {
     double* s = state.data() + w * n;
     std::copy_n(model_.initial_qpos.values().data() + w * nq, nq, s);
     std::copy_n(model_.initial_qvel.values().data() + w * nv, nv, s + nq);
     if (model_.soft_nodes.empty()) continue;
     // Each soft node starts at its point of its body, moving with it.
-    RigidWorkspace<double> frames;
-    frames.resize(tree_);
     forward_kinematics(model_, s, frames);
-    inertias_and_axes(model_, constants_of(model_), frames);
+    inertias_and_axes(model_, constants_, frames);
     body_velocities(model_, tree_, s + nq, frames);
     const std::size_t nodes = model_.soft_nodes.size();
     for (std::size_t i = 0; i < nodes; ++i) {

@@ -4,7 +4,7 @@ namespace simgrad::rigid {
 
 RigidTree::RigidTree(const RigidModel& model)
     : bodies(static_cast<int>(model.bodies.size())), joints(static_cast<int>(model.joints.size())), nq(model.nq), nv(model.nv),
-      nodes(static_cast<int>(model.soft_nodes.size())), state_size(model.state_size()) {
+      nodes(static_cast<int>(model.soft_nodes.size())) {
   parent.resize(static_cast<std::size_t>(bodies));
   body_last_dof.assign(static_cast<std::size_t>(bodies), -1);
   dof_body.resize(static_cast<std::size_t>(nv));

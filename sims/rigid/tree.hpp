@@ -14,8 +14,7 @@ struct RigidTree {
   int joints = 0;
   int nq = 0;
   int nv = 0;
-  int nodes = 0;       // soft nodes
-  int state_size = 0;  // a world's: nq + nv + 6 nodes
+  int nodes = 0;  // soft nodes
   std::vector<int> parent;      // per body
   std::vector<int> dof_body;    // per dof
   std::vector<int> dof_parent;  // per dof: the previous dof towards the root, or -1

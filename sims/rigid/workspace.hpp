@@ -107,7 +107,8 @@ struct RigidWorkspace {
   // Sizes every array for the model (a no-op when already sized for it).
   void resize(const RigidTree& t) {
     const auto b = static_cast<std::size_t>(t.bodies), v = static_cast<std::size_t>(t.nv);
-    const auto n = static_cast<std::size_t>(t.nodes), state = static_cast<std::size_t>(t.state_size);
+    // A world's state: qpos, qvel, and each soft node's position and velocity.
+    const auto n = static_cast<std::size_t>(t.nodes), state = static_cast<std::size_t>(t.nq) + v + 6 * n;
     if (xquat.size() == b && qacc.size() == v && substep_state.size() == state && node_force.size() == 3 * n) return;
     xquat.resize(b);
     xmat.resize(b);
