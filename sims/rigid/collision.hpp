@@ -3,11 +3,20 @@
 // they overlap). Written for the pairs the standard models need; the contact force law
 // (contact_force.hpp) turns these points into forces.
 //
-//   plane  - sphere, capsule, ellipsoid, box (8 corners), cylinder (4 rim points per cap)
-//   sphere - sphere, capsule, box;  capsule - capsule
-// A capsule is a segment with a radius, so its pairs are those of its closest points.
+//   plane    - sphere, capsule, ellipsoid, box (8 corners), cylinder (4 rim points per cap)
+//   sphere   - sphere, capsule, box;  capsule - capsule
+//   box      - box (each box's corners against the other), capsule (its end spheres and the
+//              sphere at its axis point nearest the box), cylinder (per cap, the disk against the
+//              box beside its rim, or the rim points facing the box)
+// A capsule is a segment with a radius, so its pairs are those of its closest points. Against a
+// box, every shape is reduced to spheres and points (spheres of radius 0) tested against the box:
+// vertex-face and edge-face contact is exact, edge-edge contact between two boxes is missed
+// (a penalty method recovers from it through the next corner that enters), which is the price of
+// one short, branch-light routine for the machines' blocks, rods and wheels against steps and loads.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "sims/rigid/model.hpp"
@@ -28,7 +37,8 @@ inline bool collision_supported(GeomType a, GeomType b) {
   if (a > b) std::swap(a, b);
   if (a == GeomType::kPlane) return b != GeomType::kPlane;
   if (a == GeomType::kSphere) return b == GeomType::kSphere || b == GeomType::kCapsule || b == GeomType::kBox;
-  return a == GeomType::kCapsule && b == GeomType::kCapsule;
+  if (a == GeomType::kCapsule) return b == GeomType::kCapsule || b == GeomType::kBox;
+  return (a == GeomType::kCylinder || a == GeomType::kBox) && b == GeomType::kBox;
 }
 
 // The point of segment [p, q] closest to x, as a fraction along it.
@@ -81,6 +91,133 @@ void closest_segment_points(const Vec3<S>& p1, const Vec3<S>& q1, const Vec3<S>&
   c2 = p2 + t * d2;
 }
 
+// Corner `corner` (bits 0-2: the sign along each axis) of the box of half sizes `half` at f.
+template <class S>
+Vec3<S> box_corner(const GeomFrame<S>& f, const double* half, int corner) {
+  Vec3<S> x = f.pos;
+  for (int k = 0; k < 3; ++k) x += ((corner >> k & 1) ? half[k] : -half[k]) * f.axis(k);
+  return x;
+}
+
+// The point of box g (frame f) nearest x, in the box's frame, and whether x is inside the box.
+template <class S>
+Vec3<S> box_clamp(const Geom& g, const GeomFrame<S>& f, const Vec3<S>& x, bool& inside) {
+  Vec3<S> local = transpose_times(f.rot, x - f.pos);
+  inside = true;
+  for (int k = 0; k < 3; ++k) {
+    if (value_of(local.c[k]) > g.size[k]) local.c[k] = S(g.size[k]), inside = false;
+    if (value_of(local.c[k]) < -g.size[k]) local.c[k] = S(-g.size[k]), inside = false;
+  }
+  return local;
+}
+
+// A sphere (centre x, radius r; r = 0 for a point) against box g at f: one point midway between
+// the surfaces, the normal from the sphere to the box. Outside the box, along the line to its
+// nearest surface point; inside, out through the nearest face.
+template <class S, class Emit>
+void sphere_box(const Vec3<S>& x, double r, const Geom& g, const GeomFrame<S>& f, const Emit& emit) {
+  bool inside = false;
+  const Vec3<S> clamped = box_clamp(g, f, x, inside);
+  if (!inside) {
+    const Vec3<S> surface = f.pos + f.rot * clamped;
+    const Vec3<S> d = x - surface;
+    const S len = norm(d);
+    const Vec3<S> n = -1.0 * (d / len);
+    emit(surface + (0.5 * (len - r)) * (-1.0 * n), n, len - r);
+    return;
+  }
+  const Vec3<S> local = transpose_times(f.rot, x - f.pos);
+  int face = 0;
+  double depth = INFINITY;
+  for (int k = 0; k < 3; ++k) {
+    const double gap = g.size[k] - std::abs(value_of(local.c[k]));
+    if (gap < depth) depth = gap, face = k;
+  }
+  const double sign = value_of(local.c[face]) >= 0.0 ? 1.0 : -1.0;
+  const Vec3<S> n = (-sign) * f.axis(face);
+  const S d = -(S(g.size[face]) - sign * local.c[face]) - r;
+  emit(x + (r + 0.5 * d) * n, n, d);
+}
+
+// The fraction along segment [p, q] of its point nearest box g (frame f). In the box's frame the
+// segment is a + s b, and its squared distance to the box is a convex piecewise quadratic in s,
+// whose pieces end where a coordinate crosses a face plane: the least of each piece's minimum is
+// the answer. It is a stationary point of one piece (returned as a function of the geometry, so
+// that the contact point's motion is on the tape), an end of the segment, or, where the segment
+// passes through the box, the middle of its stretch inside.
+template <class S>
+S segment_box_fraction(const Vec3<S>& p, const Vec3<S>& q, const Geom& g, const GeomFrame<S>& f) {
+  const Vec3<S> a = transpose_times(f.rot, p - f.pos), b = transpose_times(f.rot, q - p);
+  std::array<double, 8> cuts{0.0, 1.0};
+  std::size_t count = 2;
+  for (int k = 0; k < 3; ++k) {
+    const double ak = value_of(a.c[k]), bk = value_of(b.c[k]);
+    if (bk == 0.0) continue;
+    for (double side : {-1.0, 1.0}) {
+      const double t = (side * g.size[k] - ak) / bk;
+      if (t > 0.0 && t < 1.0) cuts[count++] = t;
+    }
+  }
+  for (std::size_t i = 1; i < count; ++i)  // insertion sort: at most eight
+    for (std::size_t j = i; j > 0 && cuts[j] < cuts[j - 1]; --j) std::swap(cuts[j], cuts[j - 1]);
+  double best = INFINITY, best_s = 0.0;
+  std::array<double, 3> best_sides{};
+  bool stationary = false;
+  for (std::size_t i = 0; i + 1 < count; ++i) {
+    const double lo = cuts[i], hi = cuts[i + 1], mid = 0.5 * (lo + hi);
+    if (!(hi > lo)) continue;
+    // The faces this piece lies beyond, and the piece's quadratic sum_k (a_k + s b_k - side_k h_k)^2.
+    std::array<double, 3> sides{};
+    double num = 0.0, den = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      const double x = value_of(a.c[k]) + mid * value_of(b.c[k]);
+      sides[static_cast<std::size_t>(k)] = x > g.size[k] ? 1.0 : x < -g.size[k] ? -1.0 : 0.0;
+      if (sides[static_cast<std::size_t>(k)] == 0.0) continue;
+      num += value_of(b.c[k]) * (value_of(a.c[k]) - sides[static_cast<std::size_t>(k)] * g.size[k]);
+      den += value_of(b.c[k]) * value_of(b.c[k]);
+    }
+    const double free_s = den > 0.0 ? -num / den : mid;
+    const double s = std::clamp(free_s, lo, hi);
+    double distance2 = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      const double excess = value_of(a.c[k]) + s * value_of(b.c[k]) - sides[static_cast<std::size_t>(k)] * g.size[k];
+      if (sides[static_cast<std::size_t>(k)] != 0.0) distance2 += excess * excess;
+    }
+    if (distance2 < best) best = distance2, best_s = s, best_sides = sides, stationary = den > 0.0 && s == free_s;
+  }
+  if (!stationary || best_s == 0.0 || best_s == 1.0) return S(best_s);
+  S num(0.0), den(0.0);
+  for (int k = 0; k < 3; ++k) {
+    const double side = best_sides[static_cast<std::size_t>(k)];
+    if (side == 0.0) continue;
+    num = num + b.c[k] * (a.c[k] - side * g.size[k]);
+    den = den + b.c[k] * b.c[k];
+  }
+  return -num / den;
+}
+
+// Cylinder g at f against a surface whose normal toward the cylinder is n: on each cap (side -1
+// or +1; 0 for both), the rim point deepest along -n and three more a quarter turn apart (so an
+// upright cylinder stands on its rim), each passed to visit(point).
+template <class S, class Visit>
+void cylinder_rim(const Geom& g, const GeomFrame<S>& f, const Vec3<S>& n, int cap, const Visit& visit) {
+  const Vec3<S> z = f.axis(2);
+  Vec3<S> radial = n - dot(n, z) * z;
+  S length = norm(radial);
+  if (value_of(length) < 1e-9) {
+    radial = f.axis(0);
+    length = S(1.0);
+  }
+  const Vec3<S> u = radial / length, v = cross(z, u);
+  for (double side : {-1.0, 1.0}) {
+    if (cap != 0 && side != cap) continue;
+    for (int k = 0; k < 4; ++k) {
+      const double cu = k == 0 ? -1.0 : k == 2 ? 1.0 : 0.0, cv = k == 1 ? 1.0 : k == 3 ? -1.0 : 0.0;
+      visit(f.pos + (side * g.size[1]) * z + (g.size[0] * cu) * u + (g.size[0] * cv) * v);
+    }
+  }
+}
+
 // collide() for ga.type <= gb.type.
 template <class S, class Emit>
 void collide_ordered(const Geom& ga, const GeomFrame<S>& fa, const Geom& gb, const GeomFrame<S>& fb, const Emit& emit) {
@@ -115,31 +252,11 @@ void collide_ordered(const Geom& ga, const GeomFrame<S>& fa, const Geom& gb, con
         return;
       }
       case GeomType::kBox:
-        for (int corner = 0; corner < 8; ++corner) {
-          Vec3<S> x = fb.pos;
-          for (int k = 0; k < 3; ++k) x += ((corner >> k & 1) ? gb.size[k] : -gb.size[k]) * fb.axis(k);
-          point(x, 0.0);
-        }
+        for (int corner = 0; corner < 8; ++corner) point(box_corner(fb, gb.size, corner), 0.0);
         return;
-      case GeomType::kCylinder: {
-        // On each cap, the rim point deepest along -n, and three more a quarter turn apart, so an
-        // upright cylinder stands on its rim.
-        using std::sqrt;
-        const Vec3<S> z = fb.axis(2);
-        Vec3<S> radial = n - dot(n, z) * z;
-        S length = norm(radial);
-        if (value_of(length) < 1e-9) {
-          radial = fb.axis(0);
-          length = S(1.0);
-        }
-        const Vec3<S> u = radial / length, v = cross(z, u);
-        for (double side : {-1.0, 1.0})
-          for (int k = 0; k < 4; ++k) {
-            const double cu = k == 0 ? -1.0 : k == 2 ? 1.0 : 0.0, cv = k == 1 ? 1.0 : k == 3 ? -1.0 : 0.0;
-            point(fb.pos + (side * gb.size[1]) * z + (rb * cu) * u + (rb * cv) * v, 0.0);
-          }
+      case GeomType::kCylinder:
+        cylinder_rim(gb, fb, n, 0, [&](const Vec3<S>& x) { point(x, 0.0); });
         return;
-      }
       case GeomType::kPlane:
         return;
     }
@@ -158,33 +275,45 @@ void collide_ordered(const Geom& ga, const GeomFrame<S>& fa, const Geom& gb, con
     closest_segment_points(p1, q1, p2, q2, c1, c2);
     return sphere_sphere(c1, ra, c2, rb, emit);
   }
-  if (ga.type == GeomType::kSphere && gb.type == GeomType::kBox) {
-    // The sphere's centre in the box frame, clamped to the box; inside, the nearest face.
-    const Vec3<S> local = transpose_times(fb.rot, fa.pos - fb.pos);
-    Vec3<S> clamped = local;
-    bool inside = true;
-    for (int k = 0; k < 3; ++k) {
-      if (value_of(local.c[k]) > gb.size[k]) clamped.c[k] = S(gb.size[k]), inside = false;
-      if (value_of(local.c[k]) < -gb.size[k]) clamped.c[k] = S(-gb.size[k]), inside = false;
+  if (ga.type == GeomType::kSphere && gb.type == GeomType::kBox) return sphere_box(fa.pos, ra, gb, fb, emit);
+  if (ga.type == GeomType::kCapsule && gb.type == GeomType::kBox) {
+    // The end spheres, and the sphere at the axis point nearest the box unless it lies within a
+    // radius of an end (a rod across a step's edge touches there, not at its ends).
+    Vec3<S> p, q;
+    segment_ends(fa, ga.size[1], p, q);
+    sphere_box(p, ra, gb, fb, emit);
+    sphere_box(q, ra, gb, fb, emit);
+    const S f = segment_box_fraction(p, q, gb, fb);
+    const double margin = ra / (2.0 * ga.size[1]);
+    if (value_of(f) > margin && value_of(f) < 1.0 - margin) sphere_box(p + f * (q - p), ra, gb, fb, emit);
+    return;
+  }
+  if (ga.type == GeomType::kCylinder && gb.type == GeomType::kBox) {
+    // Per cap: where the box lies beside the rim (its point nearest the cap's centre within about
+    // 11 degrees of the cap's plane: a wheel on a face or against an edge along its axle), the
+    // cap's disk meets it as a sphere of the wheel's radius would, so the push runs from the
+    // contact to the axle, rising smoothly as a wheel rolls over a step's edge; otherwise (a cap
+    // facing the box, or its centre inside) the rim points facing the box.
+    const Vec3<S> z = fa.axis(2);
+    for (double side : {-1.0, 1.0}) {
+      const Vec3<S> centre = fa.pos + (side * ga.size[1]) * z;
+      bool inside = false;
+      const Vec3<S> near = fb.pos + fb.rot * box_clamp(gb, fb, centre, inside);
+      const Vec3<S> w = centre - near;
+      if (!inside && std::abs(value_of(dot(w, z))) <= 0.2 * value_of(norm(w))) {
+        sphere_box(centre, ra, gb, fb, emit);
+        continue;
+      }
+      cylinder_rim(ga, fa, w, static_cast<int>(side), [&](const Vec3<S>& x) { sphere_box(x, 0.0, gb, fb, emit); });
     }
-    if (!inside) {
-      const Vec3<S> surface = fb.pos + fb.rot * clamped;
-      const Vec3<S> d = fa.pos - surface;
-      const S len = norm(d);
-      const Vec3<S> n = -1.0 * (d / len);  // from the sphere to the box
-      emit(surface + (0.5 * (len - ra)) * (-1.0 * n), n, len - ra);
-      return;
-    }
-    int face = 0;
-    double depth = INFINITY;
-    for (int k = 0; k < 3; ++k) {
-      const double gap = gb.size[k] - std::abs(value_of(local.c[k]));
-      if (gap < depth) depth = gap, face = k;
-    }
-    const double sign = value_of(local.c[face]) >= 0.0 ? 1.0 : -1.0;
-    const Vec3<S> n = (-sign) * fb.axis(face);
-    const S d = -(S(gb.size[face]) - sign * local.c[face]) - ra;
-    emit(fa.pos + (ra + 0.5 * d) * n, n, d);
+    return;
+  }
+  if (ga.type == GeomType::kBox && gb.type == GeomType::kBox) {
+    // Each box's corners against the other; b's corners push from b to a, so their normals turn.
+    for (int corner = 0; corner < 8; ++corner) sphere_box(box_corner(fa, ga.size, corner), 0.0, gb, fb, emit);
+    for (int corner = 0; corner < 8; ++corner)
+      sphere_box(box_corner(fb, gb.size, corner), 0.0, ga, fa,
+                 [&emit](const Vec3<S>& x, const Vec3<S>& n, const S& d) { emit(x, -1.0 * n, d); });
   }
 }
 

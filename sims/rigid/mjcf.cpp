@@ -282,7 +282,8 @@ void Reader::find_contact_pairs() {
       if (options_.require_collisions && !collision_supported(ga.type, gb.type))
         fail(geom_nodes_[b], "may touch the geom on line " + std::to_string(line_of(geom_nodes_[a], line_starts_)) +
                                  ", and simgrad has no collision for this pair of shapes yet (supported: plane with any "
-                                 "other shape; sphere with sphere, capsule or box; capsule with capsule); exclude the "
+                                 "other shape; sphere with sphere, capsule or box; capsule with capsule or box; box "
+                                 "with box or cylinder); exclude the "
                                  "pair (<contact><exclude>) or set contype/conaffinity so that they cannot touch");
       model_.contact_pairs.push_back({static_cast<int>(a), static_cast<int>(b)});
     }

@@ -91,6 +91,52 @@ TEST(RigidCollision, EllipsoidOverAPlaneReachesDownByItsRadiusAlongTheNormal) {
   EXPECT_NEAR(t[0].distance, 1.0 - 0.2, 1e-15);
 }
 
+TEST(RigidCollision, BoxOnABoxTouchesWithItsFourLowestCorners) {
+  // A 0.2 m cube whose bottom face is 0.01 m into a wide slab: its four lower corners are inside,
+  // the slab's corners are far outside the cube.
+  const auto t = touches(GeomType::kBox, {1, 1, 0.1}, {{0, 0, 0}}, kIdentity, GeomType::kBox, {0.1, 0.1, 0.1},
+                         {{0.2, 0.3, 0.19}}, kIdentity);
+  ASSERT_EQ(t.size(), 16u);
+  int touching = 0;
+  for (const Touch& x : t)
+    if (x.distance < 0.0) {
+      ++touching;
+      EXPECT_NEAR(x.distance, -0.01, 1e-15);
+      EXPECT_NEAR(x.normal.c[2], 1.0, 1e-15);  // from the slab up to the cube
+    }
+  EXPECT_EQ(touching, 4);
+}
+
+TEST(RigidCollision, RodAcrossAStepEdgeTouchesAtTheEdge) {
+  // A rod (radius 0.05, 1 m long) tilted 30 degrees, resting across the top edge of a step whose
+  // top is at z = 0.2 and riser at x = 0: the contact is at the edge, not at the rod's ends.
+  const double tilt = M_PI / 6, gap = 0.01;
+  const Vec3<double> edge{{0.0, 0.0, 0.2}};
+  const Vec3<double> along{{std::cos(tilt), 0.0, std::sin(tilt)}}, up{{-std::sin(tilt), 0.0, std::cos(tilt)}};
+  const Vec3<double> centre = edge + (0.05 + gap) * up + 0.1 * along;  // the edge 0.4 m from the low end
+  const auto t = touches(GeomType::kCapsule, {0.05, 0.5, 0}, centre, turn(M_PI / 2 - tilt, {{0, 1, 0}}),
+                         GeomType::kBox, {0.5, 0.5, 0.1}, {{0.5, 0, 0.1}}, kIdentity);
+  double nearest = INFINITY;
+  for (const Touch& x : t) nearest = std::min(nearest, x.distance);
+  EXPECT_NEAR(nearest, gap, 1e-12);
+}
+
+TEST(RigidCollision, WheelAgainstAStepEdgeTouchesWithItsRim) {
+  // A wheel (radius 0.3, axle along y) whose centre is 0.32 m from the step's edge, diagonally:
+  // the rim 0.02 m from it, on both caps, pushed along the line from the edge to the axle (so a
+  // wheel rolling against a step is lifted over it, not stopped by the riser).
+  const Vec3<double> edge{{0.0, 0.0, 0.1}};
+  const Vec3<double> centre = edge + 0.32 * Vec3<double>{{-std::sqrt(0.5), 0.0, std::sqrt(0.5)}};
+  const auto t = touches(GeomType::kCylinder, {0.3, 0.05, 0}, centre, turn(M_PI / 2, {{1, 0, 0}}), GeomType::kBox,
+                         {0.5, 0.5, 0.05}, {{0.5, 0, 0.05}}, kIdentity);
+  ASSERT_EQ(t.size(), 2u);
+  for (const Touch& x : t) {
+    EXPECT_NEAR(x.distance, 0.02, 1e-12);
+    EXPECT_NEAR(x.normal.c[0], std::sqrt(0.5), 1e-12);
+    EXPECT_NEAR(x.normal.c[2], -std::sqrt(0.5), 1e-12);
+  }
+}
+
 // A model from MJCF text with contact between the named geom pairs.
 RigidModel with_contact(const char* xml, const char* name, std::vector<GeomPair> pairs) {
   auto mj = testing::load_mujoco_text(xml, name);
@@ -120,6 +166,52 @@ TEST(RigidContact, ABoxSlidesToRestAtVSquaredOverTwoMuG) {
   }
   const double expected = v0 * v0 / (2.0 * 0.5 * 9.81);
   EXPECT_NEAR(s[0] / expected, 1.0, 0.01) << "slid " << s[0] << " m, expected " << expected << " m";
+}
+
+// The same box on a static slab instead of the plane: box-box contact, the same closed form.
+const char* kBoxOnASlab = R"(<mujoco><option timestep="0.001"/><worldbody>
+  <geom type="box" size="5 5 0.1" pos="0 0 -0.1" friction="0.5"/>
+  <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" density="1000" friction="0.5"/></body>
+</worldbody></mujoco>)";
+
+TEST(RigidContact, ABoxSlidesOnASlabToRestAtVSquaredOverTwoMuG) {
+  RigidModel m = with_contact(kBoxOnASlab, "box_on_slab", {{0, 1}});
+  m.resize(1, 0);
+  const double weight = m.body_mass.values()[1] * 9.81;
+  m.initial_qpos.values()[2] = 0.1 - weight / 4.0 / m.contact_stiffness.values()[0];
+  const double v0 = 2.0;
+  m.initial_qvel.values()[0] = v0;
+  RigidWorlds worlds(m);
+  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
+  worlds.initial_state(s);
+  for (int t = 0; t < 1000 && (t < 10 || std::abs(s[7]) > 1e-6); ++t) {
+    worlds.step(t, s, next, {});
+    s.swap(next);
+  }
+  const double expected = v0 * v0 / (2.0 * 0.5 * 9.81);
+  EXPECT_NEAR(s[0] / expected, 1.0, 0.01) << "slid " << s[0] << " m, expected " << expected << " m";
+}
+
+// A wheel standing on its rim (axle horizontal) on a slab rests on
+// the two rim points below its axle, one per cap, each carrying half its weight.
+TEST(RigidContact, AWheelOnASlabSinksByHalfItsWeightOverTheStiffness) {
+  RigidModel m = with_contact(R"(<mujoco><option timestep="0.001"/><worldbody>
+      <geom type="box" size="5 5 0.1" pos="0 0 -0.1"/>
+      <body pos="0 0 0.3" euler="90 0 0"><freejoint/><geom type="cylinder" size="0.3 0.05" density="500"/></body>
+      </worldbody></mujoco>)",
+                              "wheel_on_slab", {{0, 1}});
+  m.resize(1, 0);
+  m.settings.contact.width = 1e-5;
+  RigidWorlds worlds(m);
+  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
+  worlds.initial_state(s);
+  for (int t = 0; t < 3000; ++t) {
+    worlds.step(t, s, next, {});
+    s.swap(next);
+  }
+  const double sink = m.body_mass.values()[1] * 9.81 / (2.0 * m.contact_stiffness.values()[0]);
+  EXPECT_NEAR(0.3 - s[2], sink, 1e-3 * sink);
+  EXPECT_LT(std::abs(s[9]), 1e-9);
 }
 
 TEST(RigidContact, ARestingBoxSinksByItsWeightOverTheStiffness) {
@@ -190,6 +282,29 @@ TEST(RigidContact, GradientThroughASphereAgainstABox) {
       <body pos="0.1 0 0.298"><freejoint/><geom type="sphere" size="0.1"/></body>
       <body pos="0 0 0"><geom type="box" size="0.3 0.3 0.2" friction="0.6"/></body></worldbody></mujoco>)",
                           "sphere_box", {{0, 1}}, 60);
+}
+
+TEST(RigidContact, GradientThroughABoxTumblingOnABox) {
+  expect_contact_gradient(R"(<mujoco><option timestep="0.002"/><worldbody>
+      <geom type="box" size="1 1 0.1" pos="0 0 -0.1" friction="0.6"/>
+      <body pos="0 0 0.098" euler="5 3 0"><freejoint/><geom type="box" size="0.1 0.08 0.1" friction="0.7"/></body></worldbody></mujoco>)",
+                          "box_box", {{0, 1}}, 60);
+}
+
+TEST(RigidContact, GradientThroughARodAcrossAStepEdge) {
+  expect_contact_gradient(R"(<mujoco><option timestep="0.002"/><worldbody>
+      <geom type="box" size="0.5 0.5 0.1" pos="0.5 0 0.1" friction="0.6"/>
+      <body pos="0.0621 0 0.2924" euler="0 60 0"><freejoint/><geom type="capsule" size="0.05 0.5" friction="0.8"/></body>
+      </worldbody></mujoco>)",
+                          "capsule_box", {{0, 1}}, 60);
+}
+
+TEST(RigidContact, GradientThroughAWheelAgainstAStepEdge) {
+  expect_contact_gradient(R"(<mujoco><option timestep="0.002"/><worldbody>
+      <geom type="box" size="0.5 0.5 0.05" pos="0.5 0 0.05" friction="0.6"/>
+      <body pos="-0.2114 0 0.3114" euler="90 0 0"><freejoint/><geom type="cylinder" size="0.3 0.05" friction="0.8"/></body>
+      </worldbody></mujoco>)",
+                          "cylinder_box", {{0, 1}}, 60);
 }
 
 }  // namespace
