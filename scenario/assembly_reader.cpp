@@ -79,8 +79,21 @@ as::Assembly read_plan(const ScenarioNode& model) {
   }
 }
 
+// A fixed or loose box of the environment.
+as::WorldBox read_box(const ScenarioNode& node, bool loose) {
+  as::WorldBox b{.name = node.string("name")};
+  const std::vector<double> size = node.numbers("size", 3), at = node.numbers("at", 3);
+  b.size = {{size[0], size[1], size[2]}};
+  b.at = {{at[0], at[1], at[2]}};
+  if (loose && node.has("mass")) b.mass = node.positive("mass");
+  b.friction = node.non_negative("friction", b.friction);
+  return b;
+}
+
 void read_environment(const ScenarioNode& node, as::Environment& e) {
   e.ground = node.boolean("ground", e.ground);
+  for (const ScenarioNode& element : node.optional_array("obstacles")) e.obstacles.push_back(read_box(element.as_object(), false));
+  for (const ScenarioNode& element : node.optional_array("loads")) e.loads.push_back(read_box(element.as_object(), true));
   if (node.has("gravity")) {
     const std::vector<double> g = node.numbers("gravity", 3);
     e.gravity = {{g[0], g[1], g[2]}};

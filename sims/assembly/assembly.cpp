@@ -144,6 +144,15 @@ void check(const Assembly& a) {
       at = up->second->parent;
     }
   }
+  for (const auto* boxes : {&a.environment.obstacles, &a.environment.loads})
+    for (const WorldBox& b : *boxes) {
+      const char* what = boxes == &a.environment.loads ? "load" : "obstacle";
+      unique(b.name, what);
+      const std::string who = std::string(what) + " " + in_quotes(b.name);
+      if (!(b.size.c[0] > 0.0 && b.size.c[1] > 0.0 && b.size.c[2] > 0.0)) fail(who + ": \"size\" must be positive");
+      if (b.mass && !(*b.mass > 0.0)) fail(who + ": \"mass\" must be positive");
+      if (!(b.friction >= 0.0)) fail(who + ": \"friction\" must be non-negative");
+    }
   std::map<std::string, std::string> driven;
   for (const Actuator& m : a.actuators) {
     unique(m.name, "actuator");
@@ -195,7 +204,12 @@ class MjcfWriter {
     out_ << "    <body name=\"" << root.name << "\" pos=\"" << numbers(a_.start.value_or(standing_start(root))) << "\">\n";
     if (!a_.fixed_base) out_ << "      <freejoint name=\"" << root.name << "\"/>\n";
     write_part(root, nullptr, "      ");
-    out_ << "    </body>\n  </worldbody>\n";
+    out_ << "    </body>\n";
+    for (const WorldBox& b : e.obstacles) out_ << "    " << box_geom(b, true) << "\n";
+    for (const WorldBox& b : e.loads)
+      out_ << "    <body name=\"" << b.name << "\" pos=\"" << numbers(b.at) << "\">\n      <freejoint name=\"" << b.name
+           << "\"/>\n      " << box_geom(b, false) << "\n    </body>\n";
+    out_ << "  </worldbody>\n";
     if (!a_.actuators.empty()) {
       out_ << "  <actuator>\n";
       for (const Actuator& m : a_.actuators) write_actuator(m);
@@ -220,6 +234,15 @@ class MjcfWriter {
       write_part(child, c, indent + "  ");
       out_ << indent << "</body>\n";
     }
+  }
+
+  // A world box's geom: a fixed one placed in the world, a loose one at its body's origin. Both
+  // touch the parts (conaffinity 1); loose ones also the ground, the fixed boxes and each other.
+  static std::string box_geom(const WorldBox& b, bool fixed) {
+    std::string geom = "<geom name=\"" + b.name + "\" type=\"box\" size=\"" + numbers(0.5 * b.size) + "\"";
+    if (fixed) geom += " pos=\"" + numbers(b.at) + "\"";
+    if (b.mass) geom += " mass=\"" + numbers({*b.mass}) + "\"";
+    return geom + " friction=\"" + numbers({b.friction}) + "\" contype=\"1\" conaffinity=\"1\"/>";
   }
 
   // The geom's type and placement in the part's frame.

@@ -18,8 +18,9 @@
 //          part hangs from a rigid part by a fixed connection and carries nothing.
 // A point `at` may also be written as "end" (a rod's far end) or "centre".
 //
-// Contact: parts touch the ground, not each other (collision pairs between the catalogue's
-// shapes are not all modelled, and a player's machine overlapping itself is not an error).
+// Contact: the machine's rigid parts touch the ground, the environment's obstacles and its loads,
+// not each other (a player's machine overlapping itself is not an error, and a joint's two parts
+// touch by construction); loads touch everything; soft parts touch the ground only.
 #pragma once
 
 #include <optional>
@@ -72,9 +73,21 @@ struct Actuator {
   double gain = 10.0;     // servo: N m/rad or N/m
 };
 
+// A box in the machine's world: fixed (a step to climb, a wall, a platform) or, listed among the
+// loads, loose (a crate to carry or push, a free body).
+struct WorldBox {
+  std::string name;
+  Vec3<double> size{{0.2, 0.2, 0.2}};          // full sides, m
+  Vec3<double> at = Vec3<double>::zero();      // its centre in the world, m
+  std::optional<double> mass;                  // loads, kg; absent: density 1000 kg/m^3
+  double friction = 1.0;
+};
+
 // Where the machine stands and what surrounds it.
 struct Environment {
   bool ground = true;                           // an infinite plane at z = 0
+  std::vector<WorldBox> obstacles;              // fixed boxes
+  std::vector<WorldBox> loads;                  // loose boxes
   Vec3<double> gravity{{0.0, 0.0, -9.81}};
   double density = 0.0, viscosity = 0.0;        // a fluid around the parts (0: none)
   double timestep = 0.002;
@@ -108,7 +121,8 @@ std::optional<ActuatorType> actuator_type_of(const std::string& name);
 // Throws AssemblyError for an assembly that is not a machine: names repeated or unknown, a part
 // connected to nothing, a part hung from two parents (a loop), two actuators on one connection,
 // an actuator on a joint it cannot drive, sizes not positive, a soft part mounted other than by
-// a fixed connection or carrying another part.
+// a fixed connection or carrying another part, an obstacle or load without a positive size, mass
+// or friction.
 void check(const Assembly& assembly);
 
 // The point a word ("end", "centre") names on a part, in its frame.

@@ -99,10 +99,10 @@ Vec3<S> box_corner(const GeomFrame<S>& f, const double* half, int corner) {
   return x;
 }
 
-// The point of box g (frame f) nearest x, in the box's frame, and whether x is inside the box.
+// The point of box g nearest `local` (a point in the box's frame), in the box's frame, and
+// whether the point is inside the box.
 template <class S>
-Vec3<S> box_clamp(const Geom& g, const GeomFrame<S>& f, const Vec3<S>& x, bool& inside) {
-  Vec3<S> local = transpose_times(f.rot, x - f.pos);
+Vec3<S> box_clamp(const Geom& g, Vec3<S> local, bool& inside) {
   inside = true;
   for (int k = 0; k < 3; ++k) {
     if (value_of(local.c[k]) > g.size[k]) local.c[k] = S(g.size[k]), inside = false;
@@ -111,22 +111,28 @@ Vec3<S> box_clamp(const Geom& g, const GeomFrame<S>& f, const Vec3<S>& x, bool& 
   return local;
 }
 
+// The point of box g (frame f) nearest the world point x, in the world.
+template <class S>
+Vec3<S> box_nearest(const Geom& g, const GeomFrame<S>& f, const Vec3<S>& x, bool& inside) {
+  return f.pos + f.rot * box_clamp(g, transpose_times(f.rot, x - f.pos), inside);
+}
+
 // A sphere (centre x, radius r; r = 0 for a point) against box g at f: one point midway between
 // the surfaces, the normal from the sphere to the box. Outside the box, along the line to its
-// nearest surface point; inside, out through the nearest face.
+// nearest surface point (measured in the box's frame, where a point beyond a face is beyond it by
+// a non-zero amount); inside, out through the nearest face.
 template <class S, class Emit>
 void sphere_box(const Vec3<S>& x, double r, const Geom& g, const GeomFrame<S>& f, const Emit& emit) {
+  const Vec3<S> local = transpose_times(f.rot, x - f.pos);
   bool inside = false;
-  const Vec3<S> clamped = box_clamp(g, f, x, inside);
+  const Vec3<S> clamped = box_clamp(g, local, inside);
   if (!inside) {
-    const Vec3<S> surface = f.pos + f.rot * clamped;
-    const Vec3<S> d = x - surface;
-    const S len = norm(d);
-    const Vec3<S> n = -1.0 * (d / len);
-    emit(surface + (0.5 * (len - r)) * (-1.0 * n), n, len - r);
+    const Vec3<S> beyond = local - clamped;
+    const S len = norm(beyond);
+    const Vec3<S> out = (f.rot * beyond) / len;  // from the box to the sphere
+    emit(f.pos + f.rot * clamped + (0.5 * (len - r)) * out, -1.0 * out, len - r);
     return;
   }
-  const Vec3<S> local = transpose_times(f.rot, x - f.pos);
   int face = 0;
   double depth = INFINITY;
   for (int k = 0; k < 3; ++k) {
@@ -298,7 +304,7 @@ void collide_ordered(const Geom& ga, const GeomFrame<S>& fa, const Geom& gb, con
     for (double side : {-1.0, 1.0}) {
       const Vec3<S> centre = fa.pos + (side * ga.size[1]) * z;
       bool inside = false;
-      const Vec3<S> near = fb.pos + fb.rot * box_clamp(gb, fb, centre, inside);
+      const Vec3<S> near = box_nearest(gb, fb, centre, inside);
       const Vec3<S> w = centre - near;
       if (!inside && std::abs(value_of(dot(w, z))) <= 0.2 * value_of(norm(w))) {
         sphere_box(centre, ra, gb, fb, emit);

@@ -153,6 +153,73 @@ TEST(Assembly, ARoverAcceleratesAsTorqueOverRadiusOverRollingMass) {
 }
 
 
+// A loose crate on a tray that a motor pushes along a rail: below mu g the crate rides along at
+// the tray's acceleration F / (m_tray + m_crate); above it, it slides and accelerates at mu g
+// while the tray runs ahead at (F - mu m_crate g) / m_tray (box-box contact with Coulomb
+// friction, through an assembly's load).
+double crate_acceleration(double force, double& tray_acceleration) {
+  Assembly a = parse_plan("block base size=2,0.5,0.1 mass=10\nblock tray size=0.6,0.4,0.04 mass=2 friction=0.5\n"
+                          "slider rail base>tray at=0,0,0.07 axis=1,0,0 damping=0 armature=0\n"
+                          "motor push rail strength=" + number_text(force) + "\nbase fixed\nstart 0,0,0.05\n");
+  a.environment.loads.push_back(
+      {.name = "crate", .size = {{0.1, 0.1, 0.1}}, .at = {{0.15, 0.0, 0.05 + 0.07 + 0.02 + 0.05 + 0.003}}, .mass = 1.0, .friction = 0.5});
+  a.environment.timestep = 0.0005;
+  rigid::RigidModel m = build(a);
+  m.settings.contact.width = 0.002;
+  m.settings.contact.slip_speed = 0.001;
+  // The speeds of the tray (the slider's) and the crate (its free joint's x) at 0.1 s and 0.3 s.
+  auto speeds = [&m](double seconds) {
+    const int steps = static_cast<int>(std::lround(seconds / m.settings.timestep));
+    m.resize(1, steps);
+    std::fill(m.controls.values().begin(), m.controls.values().end(), 1.0);
+    const std::vector<double> s = run(m, steps);
+    return std::pair{s[static_cast<std::size_t>(m.nq)], s[static_cast<std::size_t>(m.nq + 1)]};
+  };
+  const auto [tray0, crate0] = speeds(0.1);
+  const auto [tray1, crate1] = speeds(0.3);
+  tray_acceleration = (tray1 - tray0) / 0.2;
+  return (crate1 - crate0) / 0.2;
+}
+
+TEST(Assembly, ALooseLoadRidesBelowMuGAndSlidesAtMuGAbove) {
+  const double mu_g = 0.5 * 9.81;
+  double tray = 0.0;
+  const double riding = crate_acceleration(6.0, tray);  // 6 N on 3 kg: 2 m/s^2 < mu g
+  EXPECT_NEAR(riding, 2.0, 0.02 * 2.0);
+  EXPECT_NEAR(tray, 2.0, 0.02 * 2.0);
+  const double sliding = crate_acceleration(30.0, tray);  // 10 m/s^2 > mu g
+  EXPECT_NEAR(sliding, mu_g, 0.02 * mu_g);
+  EXPECT_NEAR(tray, (30.0 - mu_g) / 2.0, 0.02 * (30.0 - mu_g) / 2.0);
+}
+
+TEST(Assembly, ObstaclesAndLoadsCompileToFixedAndFreeBoxes) {
+  Assembly a = parse_plan(kBiped);
+  a.environment.obstacles.push_back({.name = "step", .size = {{1.0, 2.0, 0.1}}, .at = {{1.0, 0.0, 0.05}}});
+  a.environment.loads.push_back({.name = "crate", .size = {{0.2, 0.2, 0.2}}, .at = {{0.0, 0.0, 1.0}}, .mass = 2.0});
+  const rigid::RigidModel m = build(a);
+  const rigid::RigidModel bare = build(parse_plan(kBiped));
+  EXPECT_EQ(m.nq, bare.nq + 7);  // the crate's free joint
+  EXPECT_EQ(m.bodies.size(), bare.bodies.size() + 1);
+  EXPECT_DOUBLE_EQ(m.body_mass.values().back(), 2.0);
+  // Every rigid part now also touches the step and the crate; the crate touches the ground and
+  // the step.
+  const std::size_t parts = bare.contact_pairs.size();
+  EXPECT_EQ(m.contact_pairs.size(), 3 * parts + 2);
+  auto error = [&](WorldBox box, bool loose) {
+    Assembly b = parse_plan(kBiped);
+    (loose ? b.environment.loads : b.environment.obstacles).push_back(box);
+    try {
+      check(b);
+    } catch (const AssemblyError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error({.name = "body"}, false).find("obstacle \"body\": the name is taken"), std::string::npos);
+  EXPECT_NE(error({.name = "w", .size = {{1, 0, 1}}}, false).find("obstacle \"w\": \"size\" must be positive"), std::string::npos);
+  EXPECT_NE(error({.name = "c", .mass = -1.0}, true).find("load \"c\": \"mass\" must be positive"), std::string::npos);
+}
+
 // Linear momentum of a one-body machine whose centre of mass is its origin, and its soft nodes.
 rigid::Vec3<double> momentum(const rigid::RigidModel& m, const std::vector<double>& state) {
   rigid::Vec3<double> p = Vec3<double>::zero();
