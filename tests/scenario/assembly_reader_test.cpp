@@ -119,6 +119,15 @@ TEST(AssemblyScenario, ErrorsNameTheLineAndTheField) {
   j = example_json("swimmer.json");
   j["model"]["plan"] = json::array({"block head size=0.2,0.06,0.05 mass=1", "start 0,0,0"});
   EXPECT_NE(error_of(j).find("controller.type: the model has no actuators for a controller to drive"), std::string::npos);
+  j = example_json("step_climbing_rover.json");
+  j["model"]["environment"]["obstacles"][0]["mass"] = 3.0;
+  EXPECT_NE(error_of(j).find("model.environment.obstacles[0].mass: unknown field"), std::string::npos);
+  j = example_json("load_carrying_rover.json");
+  j["model"]["environment"]["loads"][0]["mass"] = -3.0;
+  EXPECT_NE(error_of(j).find("model.environment.loads[0].mass: expected a number > 0"), std::string::npos);
+  j = example_json("load_carrying_rover.json");
+  j["model"]["environment"]["loads"][0]["name"] = "chassis";
+  EXPECT_NE(error_of(j).find("model.assembly: load \"chassis\": the name is taken"), std::string::npos);
   j = example_json("rover.json");
   j["model"]["plan"] = json::array({"block a"});
   EXPECT_NE(error_of(j).find("model.plan: give the machine as \"assembly\" or as \"plan\", not both"), std::string::npos);
