@@ -12,7 +12,9 @@ For each machine (a sine bank per motor, walking or rolling forward for `--steps
 3. Where the gradient tuner reaches the target: CMA-ES's best loss in the same wall time, and the
    gradient tuner's loss against wall time after each iteration.
 4. Where it does not, a multi-start: three more runs of 30 iterations from random phases; the
-   best of them against the target.
+   best of them against the target. And a hybrid: `--hybrid-generations` CMA-ES generations from
+   the fresh sine bank, then 30 L-BFGS iterations from CMA-ES's best; its best and its rollouts
+   against the target (with `--hybrid-everywhere`, on every machine).
 Wall time, this machine, one run each (the machine is noisy: +-20%).
 
   PYTHONPATH=build/python python3 bench/assembly_learning.py [--count 50] [--steps 250] [--json out.json]
@@ -45,7 +47,16 @@ def random_machine(seed, steps):
     }
 
 
-def measure(scenario, starts_on_failure=3, seed=0):
+def hybrid(scenario, x0, generations, iterations=30):
+    """CMA-ES for `generations` generations from x0, then L-BFGS from its best: (best loss,
+    rollouts, wall seconds)."""
+    start = time.perf_counter()
+    explored = scenario.tune(optimizer="cmaes", iterations=generations, x0=x0)
+    refined = scenario.tune(optimizer="lbfgs", iterations=iterations, x0=explored.x)
+    return min(explored.loss, refined.loss), explored.rollouts + refined.rollouts, time.perf_counter() - start
+
+
+def measure(scenario, starts_on_failure=3, seed=0, hybrid_generations=0, hybrid_everywhere=False):
     """One machine's row: steps 1 to 3 of the module's description."""
     x0 = np.array(scenario.x)
     row = {}
@@ -86,6 +97,10 @@ def measure(scenario, starts_on_failure=3, seed=0):
             best = min(best, scenario.tune(x0=x).loss)
         row["multistart_best"] = best
         row["multistart_reached"] = best <= row["cmaes_best"]
+    if hybrid_generations > 0 and (hybrid_everywhere or not row["reached"]):
+        best, rollouts, wall_s = hybrid(scenario, x0, hybrid_generations)
+        row.update(hybrid_best=best, hybrid_rollouts=rollouts, hybrid_wall_s=wall_s,
+                   hybrid_reached=best <= row["cmaes_best"])
     scenario.x = x0
     return row
 
@@ -95,16 +110,22 @@ def main():
     parser.add_argument("--count", type=int, default=50, help="random assemblies (seeds 0 to count - 1)")
     parser.add_argument("--steps", type=int, default=250, help="steps per rollout of a random assembly")
     parser.add_argument("--json", help="write every row here")
+    parser.add_argument("--hybrid-generations", type=int, default=10,
+                        help="CMA-ES generations before L-BFGS in the hybrid (0: no hybrid)")
+    parser.add_argument("--hybrid-everywhere", action="store_true", help="run the hybrid on every machine")
+    parser.add_argument("--examples", default="walker,rover,soft_footed_walker,swimmer",
+                        help="examples/assembly/NAME.json to measure first, comma-separated ('' for none)")
     args = parser.parse_args()
 
     rows = {}
-    for name in ("walker", "rover", "soft_footed_walker", "swimmer"):
+    hybrid_options = dict(hybrid_generations=args.hybrid_generations, hybrid_everywhere=args.hybrid_everywhere)
+    for name in filter(None, args.examples.split(",")):
         s = simgrad.load(os.path.join(ROOT, "examples", "assembly", name + ".json"))
-        rows[name] = measure(s, starts_on_failure=0)
+        rows[name] = measure(s, starts_on_failure=0, **hybrid_options)
         print(name, json.dumps(rows[name]), flush=True)
     for seed in range(args.count):
         s = simgrad.Scenario(random_machine(seed, args.steps), name=f"random_{seed}.json")
-        rows[f"random_{seed}"] = row = measure(s, seed=seed)
+        rows[f"random_{seed}"] = row = measure(s, seed=seed, **hybrid_options)
         row["parts"] = sum(1 for line in simgrad.random_assembly_plan(seed) if line.split()[0] in ("block", "rod", "wheel"))
         row["motors"] = sum(1 for line in simgrad.random_assembly_plan(seed) if line.startswith("motor"))
         print(f"random_{seed}", json.dumps(row), flush=True)
@@ -118,6 +139,9 @@ def main():
         "median_wall_s_to_target": statistics.median(r["wall_s_to_target"] for r in reached) if reached else None,
         "median_iterations_to_target": statistics.median(r["iterations_to_target"] for r in reached) if reached else None,
         "multistart_rescues": sum(1 for r in randoms if r.get("multistart_reached")),
+        "hybrid_rescues": sum(1 for r in randoms if not r["reached"] and r.get("hybrid_reached")),
+        "hybrid_reaches": sum(1 for r in randoms if r.get("hybrid_reached")),
+        "hybrid_runs": sum(1 for r in randoms if "hybrid_best" in r),
         "median_cmaes_wall_s": statistics.median(r["cmaes_wall_s"] for r in randoms) if randoms else None,
     }
     print("summary", json.dumps(summary))

@@ -19,7 +19,8 @@ namespace simgrad::scenario {
 
 TuneOptions read_tune_options(const ScenarioNode& tune) {
   TuneOptions s;
-  s.optimizer = tune.choice("optimizer", {"lbfgs", "adam", "normalized_gd", "levenberg_marquardt"}, s.optimizer);
+  s.optimizer = tune.choice("optimizer", {"lbfgs", "adam", "normalized_gd", "levenberg_marquardt", "cmaes"},
+                            s.optimizer);
   s.iterations = static_cast<int>(tune.integer("iterations", 1, 100000, s.iterations));
   s.learning_rate = tune.positive("learning_rate", s.learning_rate);
   s.target_loss = tune.number("target_loss", s.target_loss);

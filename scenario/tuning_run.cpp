@@ -12,7 +12,7 @@ namespace {
 // budget or target, never on a small gradient (a tuner's caller decides when it is done).
 std::unique_ptr<tune::Optimizer> tuning_optimizer(const TuneOptions& options) {
   if (!is_tuning_method(options.optimizer))
-    throw std::invalid_argument("optimizer: expected lbfgs, adam, normalized_gd or levenberg_marquardt, got \"" +
+    throw std::invalid_argument("optimizer: expected lbfgs, adam, normalized_gd, levenberg_marquardt or cmaes, got \"" +
                                 options.optimizer + "\"");
   tune::OptimizerOptions opt;
   opt.max_iterations = options.iterations;
@@ -27,7 +27,7 @@ std::unique_ptr<tune::Optimizer> tuning_optimizer(const TuneOptions& options) {
 
 bool is_tuning_method(const std::string& optimizer) {
   return optimizer == "lbfgs" || optimizer == "adam" || optimizer == "normalized_gd" ||
-         optimizer == "levenberg_marquardt";
+         optimizer == "levenberg_marquardt" || optimizer == "cmaes";
 }
 
 TuningRun::TuningRun(Scenario& scenario, const TuneOptions& options, std::span<const double> x0)

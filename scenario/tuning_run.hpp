@@ -20,7 +20,8 @@
 
 namespace simgrad::scenario {
 
-// The optimizers `tune` accepts: the gradient methods and Levenberg-Marquardt.
+// The optimizers `tune` accepts: the gradient methods, Levenberg-Marquardt and CMA-ES (one
+// generation an iteration: a baseline run as a tuning run, and the first half of a hybrid).
 bool is_tuning_method(const std::string& optimizer);
 
 class TuningRun {

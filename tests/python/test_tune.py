@@ -1,6 +1,7 @@
 """Tuning from Python: the same iterations and bits as `simgrad tune`; a callback that stops the
 run; Ctrl-C (a real SIGINT) stops it between iterations with KeyboardInterrupt and leaves the
-requested folder complete; a saved run resumes bit for bit."""
+requested folder complete; a saved run resumes bit for bit; CMA-ES runs as a tuning run too, and
+a hybrid (CMA-ES generations, then L-BFGS from CMA-ES's best) only improves on CMA-ES."""
 import json
 import os
 import signal
@@ -110,6 +111,18 @@ def test_a_saved_run_resumes_bit_for_bit(mass_spring):
         resumed.step()
     assert resumed.result().x.tolist() == whole.result().x.tolist()
     assert resumed.result().loss == whole.result().loss
+
+
+def test_cmaes_is_a_tuning_run_and_a_hybrid_hands_its_best_to_lbfgs(mass_spring):
+    explored = mass_spring.tune(optimizer="cmaes", iterations=4)
+    assert explored.loss < explored.initial_loss
+    assert explored.gradient_evaluations == 0
+    assert explored.rollouts > 4  # a generation is several rollouts
+    again = mass_spring.tune(optimizer="cmaes", iterations=4)
+    assert again.x.tolist() == explored.x.tolist()  # seeded: the same generations
+    refined = mass_spring.tune(optimizer="lbfgs", iterations=5, x0=explored.x)
+    assert refined.initial_loss == explored.loss
+    assert refined.loss <= explored.loss
 
 
 def test_a_result_renders_its_report_inline(mass_spring):
