@@ -18,6 +18,7 @@ For each machine (a sine bank per motor, walking or rolling forward for `--steps
 Wall time, this machine, one run each (the machine is noisy: +-20%).
 
   PYTHONPATH=build/python python3 bench/assembly_learning.py [--count 50] [--steps 250] [--json out.json]
+      [--seeds 0,1,7] [--hybrid-generations 10] [--hybrid-everywhere] [--examples walker,rover]
 """
 import argparse
 import json
@@ -110,6 +111,7 @@ def main():
     parser.add_argument("--count", type=int, default=50, help="random assemblies (seeds 0 to count - 1)")
     parser.add_argument("--steps", type=int, default=250, help="steps per rollout of a random assembly")
     parser.add_argument("--json", help="write every row here")
+    parser.add_argument("--seeds", help="random assemblies to measure, comma-separated (instead of 0 to count - 1)")
     parser.add_argument("--hybrid-generations", type=int, default=10,
                         help="CMA-ES generations before L-BFGS in the hybrid (0: no hybrid)")
     parser.add_argument("--hybrid-everywhere", action="store_true", help="run the hybrid on every machine")
@@ -123,7 +125,8 @@ def main():
         s = simgrad.load(os.path.join(ROOT, "examples", "assembly", name + ".json"))
         rows[name] = measure(s, starts_on_failure=0, **hybrid_options)
         print(name, json.dumps(rows[name]), flush=True)
-    for seed in range(args.count):
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else range(args.count)
+    for seed in seeds:
         s = simgrad.Scenario(random_machine(seed, args.steps), name=f"random_{seed}.json")
         rows[f"random_{seed}"] = row = measure(s, seed=seed, **hybrid_options)
         row["parts"] = sum(1 for line in simgrad.random_assembly_plan(seed) if line.split()[0] in ("block", "rod", "wheel"))

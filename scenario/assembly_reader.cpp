@@ -41,7 +41,7 @@ as::Assembly read_graph(const ScenarioNode& node) {
   }
   for (const ScenarioNode& element : node.optional_array("connections")) {
     const ScenarioNode c = element.as_object();
-    const auto type = as::connection_type_of(c.choice("type", {"hinge", "slider", "ball", "fixed"}));
+    const auto type = as::connection_type_of(c.choice("type", {"hinge", "slider", "ball", "fixed", "spring"}));
     a.connections.push_back({.name = c.string("name", c.string("child")), .type = *type, .parent = c.string("parent"),
                              .child = c.string("child")});
     read_fields(c, a.connections.back(), {"name", "type", "parent", "child"});

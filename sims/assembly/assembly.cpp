@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "sims/rigid/kinematics.hpp"
 #include "sims/rigid/mjcf.hpp"
 
 namespace simgrad::assembly {
@@ -23,7 +24,7 @@ constexpr double kAnchorStiffness = 4.0;  // an anchor spring's stiffness over t
 constexpr double kGroundStiffness = 10.0;  // a node's ground contact's stiffness over the part's springs'
 
 constexpr std::array<const char*, 6> kPartNames = {"block", "rod", "wheel", "fin", "soft_pad", "soft_cell"};
-constexpr std::array<const char*, 4> kConnectionNames = {"hinge", "slider", "ball", "fixed"};
+constexpr std::array<const char*, 5> kConnectionNames = {"hinge", "slider", "ball", "fixed", "spring"};
 constexpr std::array<const char*, 2> kActuatorNames = {"motor", "servo"};
 
 // The index of `name` in `names`, as the enum E.
@@ -80,11 +81,20 @@ std::optional<Vec3<double>> named_point(const Part& part, const std::string& wor
   return std::nullopt;
 }
 
-Vec3<double> anchor(const Assembly& a, const Connection& c) {
-  if (c.at_word.empty()) return c.at;
-  const auto parent = std::find_if(a.parts.begin(), a.parts.end(), [&](const Part& p) { return p.name == c.parent; });
-  return *named_point(*parent, c.at_word);
+namespace {
+
+// A point of part `name`: `at` as numbers, or the point `word` names.
+Vec3<double> part_point(const Assembly& a, const std::string& name, const Vec3<double>& at, const std::string& word) {
+  if (word.empty()) return at;
+  const auto part = std::find_if(a.parts.begin(), a.parts.end(), [&](const Part& p) { return p.name == name; });
+  return *named_point(*part, word);
 }
+
+}  // namespace
+
+Vec3<double> anchor(const Assembly& a, const Connection& c) { return part_point(a, c.parent, c.at, c.at_word); }
+
+Vec3<double> spring_end(const Assembly& a, const Connection& c) { return part_point(a, c.child, c.to, c.to_word); }
 
 void check(const Assembly& a) {
   if (a.parts.empty()) fail("the assembly has no parts");
@@ -116,6 +126,18 @@ void check(const Assembly& a) {
       fail(who + ": part " + in_quotes(c.parent) + " has no point " + in_quotes(c.at_word) +
            " (\"end\" is a rod's far end; \"centre\" any part's centre)");
     if (c.parent == c.child) fail(who + ": part " + in_quotes(c.child) + " is connected to itself");
+    if (c.type == ConnectionType::kSpring) {
+      if (!c.to_word.empty() && !named_point(*parts[c.child], c.to_word))
+        fail(who + ": part " + in_quotes(c.child) + " has no point " + in_quotes(c.to_word) +
+             " (\"end\" is a rod's far end; \"centre\" any part's centre)");
+      for (const std::string& end : {c.parent, c.child})
+        if (is_soft(parts[end]->type))
+          fail(who + ": part " + in_quotes(end) + " is soft; a spring joins two rigid parts");
+      if (!(c.stiffness > 0.0) || !(c.damping >= 0.0) || !std::isfinite(c.stiffness + c.damping))
+        fail(who + ": a spring's \"stiffness\" must be positive and its \"damping\" non-negative");
+      connections[c.name] = &c;
+      continue;
+    }
     if (c.child == root) fail(who + ": part " + in_quotes(c.child) + " is the root; nothing hangs the root");
     if (is_soft(parts[c.parent]->type))
       fail(who + ": part " + in_quotes(c.parent) + " is soft; soft parts carry nothing, hang " + in_quotes(c.child) +
@@ -125,7 +147,7 @@ void check(const Assembly& a) {
     if (const auto [at, fresh] = hung_by.emplace(c.child, &c); !fresh)
       fail("part " + in_quotes(c.child) + " hangs from both " + in_quotes(at->second->parent) + " (connection " +
            in_quotes(at->second->name) + ") and " + in_quotes(c.parent) + " (connection " + in_quotes(c.name) +
-           "): a closed loop over-constrains the machine; remove one connection");
+           "): a closed loop over-constrains the machine; make one of them a spring");
     if ((c.type == ConnectionType::kHinge || c.type == ConnectionType::kSlider) && std::abs(length_of(c.axis) - 1.0) > 1e-9)
       fail(who + ": \"axis\" must be a unit vector");
     if (c.range && !(c.range->first < c.range->second)) fail(who + ": \"range\" must be [low, high] with low < high");
@@ -189,7 +211,8 @@ class MjcfWriter {
  public:
   explicit MjcfWriter(const Assembly& a) : a_(a) {
     for (const Part& p : a.parts) parts_[p.name] = &p;
-    for (const Connection& c : a.connections) children_[c.parent].push_back(&c);
+    for (const Connection& c : a.connections)
+      if (c.type != ConnectionType::kSpring) children_[c.parent].push_back(&c);
   }
 
   std::string write() {
@@ -360,6 +383,19 @@ void add_soft_part(const Part& p, int body, const Vec3<double>& origin, rigid::R
             }
 }
 
+// Each body spring's rest length: the distance between its ends at the start (qpos0).
+void set_spring_lengths(rigid::RigidModel& m) {
+  if (m.body_springs.empty()) return;
+  const rigid::RigidTree tree(m);
+  rigid::RigidWorkspace<double> w;
+  w.resize(tree);
+  rigid::forward_kinematics(m, m.qpos0.data(), w);
+  for (rigid::BodySpring& s : m.body_springs) {
+    const auto a = static_cast<std::size_t>(s.body_a), b = static_cast<std::size_t>(s.body_b);
+    s.length = length_of((w.xpos[b] + w.xmat[b] * s.point_b) - (w.xpos[a] + w.xmat[a] * s.point_a));
+  }
+}
+
 }  // namespace
 
 rigid::RigidModel build(const Assembly& assembly) {
@@ -372,12 +408,23 @@ rigid::RigidModel build(const Assembly& assembly) {
     // thin or light that its inertia is singular, say).
     throw AssemblyError(std::string("the machine does not compile: ") + e.what());
   }
+  const auto body_of = [&m](const std::string& part) {
+    return static_cast<int>(std::find_if(m.bodies.begin(), m.bodies.end(), [&](const rigid::Body& b) { return b.name == part; }) -
+                            m.bodies.begin());
+  };
+  std::vector<double> spring_stiffness;
   for (const Connection& c : assembly.connections) {
+    if (c.type == ConnectionType::kSpring) {
+      m.body_springs.push_back({.body_a = body_of(c.parent), .body_b = body_of(c.child), .point_a = anchor(assembly, c),
+                                .point_b = spring_end(assembly, c), .damping = c.damping});
+      spring_stiffness.push_back(c.stiffness);
+      continue;
+    }
     const auto child = std::find_if(assembly.parts.begin(), assembly.parts.end(), [&](const Part& p) { return p.name == c.child; });
-    if (!is_soft(child->type)) continue;
-    const auto body = std::find_if(m.bodies.begin(), m.bodies.end(), [&](const rigid::Body& b) { return b.name == c.parent; });
-    add_soft_part(*child, static_cast<int>(body - m.bodies.begin()), anchor(assembly, c), m);
+    if (is_soft(child->type)) add_soft_part(*child, body_of(c.parent), anchor(assembly, c), m);
   }
+  m.spring_stiffness.assign(spring_stiffness, false);
+  set_spring_lengths(m);
   if (!m.soft_nodes.empty())
     for (std::size_t g = 0; g < m.geoms.size(); ++g)
       if (m.geoms[g].type == rigid::GeomType::kPlane) m.soft_ground.push_back(static_cast<int>(g));

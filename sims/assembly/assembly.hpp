@@ -18,6 +18,11 @@
 //          part hangs from a rigid part by a fixed connection and carries nothing.
 // A point `at` may also be written as "end" (a rod's far end) or "centre".
 //
+// A spring connection is not a joint: a spring-damper from the parent's point `at` to the child's
+// point `to`, at rest at their distance at the start (sims/rigid/body_spring_force.hpp). The child
+// hangs by its own connection, so a spring may join any two rigid parts, the root included, and
+// closes a loop that a second joint would over-constrain.
+//
 // Contact: the machine's rigid parts touch the ground, the environment's obstacles and its loads,
 // not each other (a player's machine overlapping itself is not an error, and a joint's two parts
 // touch by construction); loads touch everything; soft parts touch the ground only.
@@ -35,7 +40,7 @@ namespace simgrad::assembly {
 using rigid::Vec3;
 
 enum class PartType { kBlock, kRod, kWheel, kFin, kSoftPad, kSoftCell };
-enum class ConnectionType { kHinge, kSlider, kBall, kFixed };
+enum class ConnectionType { kHinge, kSlider, kBall, kFixed, kSpring };
 enum class ActuatorType { kMotor, kServo };
 
 struct Part {
@@ -58,9 +63,11 @@ struct Connection {
   std::string parent, child;
   Vec3<double> at = Vec3<double>::zero();      // the child's origin in the parent's frame
   std::string at_word;                         // or a named point of the parent ("end", "centre")
+  Vec3<double> to = Vec3<double>::zero();      // spring: its end on the child, child's frame
+  std::string to_word;                         // or a named point of the child
   Vec3<double> axis{{0.0, 1.0, 0.0}};          // hinge, slider; also a wheel's axle
   std::optional<std::pair<double, double>> range;  // rad (hinge) or m (slider)
-  double stiffness = 0.0;                      // a spring: N m/rad or N/m
+  double stiffness = 0.0;                      // a joint's spring: N m/rad or N/m; a spring's: N/m
   double damping = 0.1;                        // N m s/rad or N s/m
   double armature = 0.01;                      // kg m^2 or kg
 };
@@ -119,7 +126,8 @@ std::optional<ConnectionType> connection_type_of(const std::string& name);
 std::optional<ActuatorType> actuator_type_of(const std::string& name);
 
 // Throws AssemblyError for an assembly that is not a machine: names repeated or unknown, a part
-// connected to nothing, a part hung from two parents (a loop), two actuators on one connection,
+// connected to nothing, a part hung from two parents (a loop: close it with a spring), two
+// actuators on one connection, a spring without stiffness or touching a soft part,
 // an actuator on a joint it cannot drive, sizes not positive, a soft part mounted other than by
 // a fixed connection or carrying another part, an obstacle or load without a positive size, mass
 // or friction.
@@ -128,8 +136,12 @@ void check(const Assembly& assembly);
 // The point a word ("end", "centre") names on a part, in its frame.
 std::optional<Vec3<double>> named_point(const Part& part, const std::string& word);
 
-// Where a connection puts its child's origin, in its parent's frame (after check()).
+// Where a connection puts its child's origin, in its parent's frame (after check()); for a
+// spring, its end on the parent.
 Vec3<double> anchor(const Assembly& assembly, const Connection& connection);
+
+// A spring connection's end on the child, in the child's frame (after check()).
+Vec3<double> spring_end(const Assembly& assembly, const Connection& spring);
 
 // The shortest text that reads back to x exactly, as MJCF and plans write numbers.
 std::string number_text(double x);

@@ -9,7 +9,9 @@ std::vector<AssemblyEdit> candidate_edits(const Assembly& a, double step) {
   std::vector<AssemblyEdit> out;
   for (std::size_t p = 0; p < a.parts.size(); ++p) {
     const Part& part = a.parts[p];
-    const auto mount = std::find_if(a.connections.begin(), a.connections.end(), [&](const Connection& c) { return c.child == part.name; });
+    const auto mount = std::find_if(a.connections.begin(), a.connections.end(), [&](const Connection& c) {
+      return c.child == part.name && c.type != ConnectionType::kSpring;
+    });
     if (mount != a.connections.end()) {
       const Vec3<double> at = anchor(a, *mount);
       for (int axis = 0; axis < 3; ++axis)

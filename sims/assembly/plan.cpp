@@ -71,12 +71,15 @@ void set_field(Connection& c, const std::string& key, const FieldValue& v) {
   if (key == "at") {
     if (v.word.empty()) c.at = vec3(key, v);
     c.at_word = v.word;
+  } else if (key == "to") {
+    if (v.word.empty()) c.to = vec3(key, v);
+    c.to_word = v.word;
   } else if (key == "axis") c.axis = vec3(key, v);
   else if (key == "range") c.range = range(key, v);
   else if (key == "stiffness") c.stiffness = number(key, v);
   else if (key == "damping") c.damping = number(key, v);
   else if (key == "armature") c.armature = number(key, v);
-  else fail("a connection has no field \"" + key + "\"; expected at, axis, range, stiffness, damping or armature");
+  else fail("a connection has no field \"" + key + "\"; expected at, to, axis, range, stiffness, damping or armature");
 }
 
 void set_field(Actuator& m, const std::string& key, const FieldValue& v) {
@@ -130,7 +133,7 @@ Assembly parse_plan(std::string_view plan) {
         fields(a.actuators.back());
       } else {
         fail("\"" + kind + "\" is not a part (block, rod, wheel, fin, soft_pad, soft_cell), a connection (hinge, slider, "
-             "ball, fixed), an actuator (motor, servo) or a setting (root, base, start)");
+             "ball, fixed, spring), an actuator (motor, servo) or a setting (root, base, start)");
       }
     } catch (const AssemblyError& e) {
       throw AssemblyError("plan line " + std::to_string(number) + ": " + e.what());
@@ -156,6 +159,7 @@ std::string to_plan(const Assembly& a) {
   for (const Connection& c : a.connections) {
     out << connection_type_name(c.type) << " " << c.name << " " << c.parent << ">" << c.child
         << " at=" << (c.at_word.empty() ? text(c.at) : c.at_word) << " axis=" << text(c.axis);
+    if (c.type == ConnectionType::kSpring) out << " to=" << (c.to_word.empty() ? text(c.to) : c.to_word);
     if (c.range) out << " range=" << text(c.range->first) << "," << text(c.range->second);
     out << " stiffness=" << text(c.stiffness) << " damping=" << text(c.damping) << " armature=" << text(c.armature) << "\n";
   }

@@ -154,49 +154,48 @@ void sphere_box(const Vec3<S>& x, double r, const Geom& g, const GeomFrame<S>& f
 template <class S>
 S segment_box_fraction(const Vec3<S>& p, const Vec3<S>& q, const Geom& g, const GeomFrame<S>& f) {
   const Vec3<S> a = transpose_times(f.rot, p - f.pos), b = transpose_times(f.rot, q - p);
+  std::array<double, 3> av{}, bv{};
+  for (std::size_t k = 0; k < 3; ++k) av[k] = value_of(a.c[k]), bv[k] = value_of(b.c[k]);
   std::array<double, 8> cuts{0.0, 1.0};
   std::size_t count = 2;
-  for (int k = 0; k < 3; ++k) {
-    const double ak = value_of(a.c[k]), bk = value_of(b.c[k]);
-    if (bk == 0.0) continue;
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (bv[k] == 0.0) continue;
     for (double side : {-1.0, 1.0}) {
-      const double t = (side * g.size[k] - ak) / bk;
+      const double t = (side * g.size[k] - av[k]) / bv[k];
       if (t > 0.0 && t < 1.0) cuts[count++] = t;
     }
   }
   for (std::size_t i = 1; i < count; ++i)  // insertion sort: at most eight
     for (std::size_t j = i; j > 0 && cuts[j] < cuts[j - 1]; --j) std::swap(cuts[j], cuts[j - 1]);
+  // Each piece: the faces it lies beyond (side_k = +-1, 0 within the slab) and its quadratic
+  // sum_k (a_k + s b_k - side_k h_k)^2 over those faces.
   double best = INFINITY, best_s = 0.0;
   std::array<double, 3> best_sides{};
   bool stationary = false;
   for (std::size_t i = 0; i + 1 < count; ++i) {
     const double lo = cuts[i], hi = cuts[i + 1], mid = 0.5 * (lo + hi);
     if (!(hi > lo)) continue;
-    // The faces this piece lies beyond, and the piece's quadratic sum_k (a_k + s b_k - side_k h_k)^2.
     std::array<double, 3> sides{};
     double num = 0.0, den = 0.0;
-    for (int k = 0; k < 3; ++k) {
-      const double x = value_of(a.c[k]) + mid * value_of(b.c[k]);
-      sides[static_cast<std::size_t>(k)] = x > g.size[k] ? 1.0 : x < -g.size[k] ? -1.0 : 0.0;
-      if (sides[static_cast<std::size_t>(k)] == 0.0) continue;
-      num += value_of(b.c[k]) * (value_of(a.c[k]) - sides[static_cast<std::size_t>(k)] * g.size[k]);
-      den += value_of(b.c[k]) * value_of(b.c[k]);
+    for (std::size_t k = 0; k < 3; ++k) {
+      const double x = av[k] + mid * bv[k];
+      sides[k] = x > g.size[k] ? 1.0 : x < -g.size[k] ? -1.0 : 0.0;
+      if (sides[k] == 0.0) continue;
+      num += bv[k] * (av[k] - sides[k] * g.size[k]);
+      den += bv[k] * bv[k];
     }
     const double free_s = den > 0.0 ? -num / den : mid;
     const double s = std::clamp(free_s, lo, hi);
     double distance2 = 0.0;
-    for (int k = 0; k < 3; ++k) {
-      const double excess = value_of(a.c[k]) + s * value_of(b.c[k]) - sides[static_cast<std::size_t>(k)] * g.size[k];
-      if (sides[static_cast<std::size_t>(k)] != 0.0) distance2 += excess * excess;
-    }
+    for (std::size_t k = 0; k < 3; ++k)
+      if (sides[k] != 0.0) distance2 += (av[k] + s * bv[k] - sides[k] * g.size[k]) * (av[k] + s * bv[k] - sides[k] * g.size[k]);
     if (distance2 < best) best = distance2, best_s = s, best_sides = sides, stationary = den > 0.0 && s == free_s;
   }
   if (!stationary || best_s == 0.0 || best_s == 1.0) return S(best_s);
   S num(0.0), den(0.0);
-  for (int k = 0; k < 3; ++k) {
-    const double side = best_sides[static_cast<std::size_t>(k)];
-    if (side == 0.0) continue;
-    num = num + b.c[k] * (a.c[k] - side * g.size[k]);
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (best_sides[k] == 0.0) continue;
+    num = num + b.c[k] * (a.c[k] - best_sides[k] * g.size[k]);
     den = den + b.c[k] * b.c[k];
   }
   return -num / den;

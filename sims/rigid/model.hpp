@@ -142,6 +142,16 @@ struct SoftAnchor {
   double damping = 0.0;    // N s/m
 };
 
+// A spring-damper between a point of body a and a point of body b (each in its body's frame): a
+// player's spring, or the closing link of a loop that a tree of joints cannot hold. Its stiffness
+// is the tunable spring_stiffness; length 0 pulls the points together along their offset.
+struct BodySpring {
+  int body_a = 0, body_b = 0;
+  Vec3<double> point_a = Vec3<double>::zero(), point_b = Vec3<double>::zero();
+  double length = 0.0;   // m, at rest
+  double damping = 0.0;  // N s/m
+};
+
 // A pair of geoms that may touch, after contype/conaffinity, parent-child filtering and exclusions.
 struct GeomPair {
   int a = 0;
@@ -193,6 +203,7 @@ struct RigidModel {
   std::vector<SoftSpring> soft_springs;
   std::vector<SoftAnchor> soft_anchors;
   std::vector<int> soft_ground;  // the plane geoms the nodes touch
+  std::vector<BodySpring> body_springs;
   int nq = 0;  // position coordinates
   int nv = 0;  // velocity coordinates (degrees of freedom)
   std::vector<int> dof_joint;  // per dof, its joint
@@ -209,6 +220,7 @@ struct RigidModel {
   Array<1> contact_stiffness; // one, N/m per contact point
   Array<1> contact_damping;   // one, N s/m per contact point
   Array<1> restitution;       // one, the impulse model's ratio of separating to approaching normal speed
+  Array<1> spring_stiffness;  // per body spring, N/m
 
   // The batch: `worlds` independent copies over `steps` steps.
   int worlds = 1;
@@ -221,14 +233,14 @@ struct RigidModel {
   // A world's state: [qpos (nq), qvel (nv), node positions (3 per node), node velocities].
   int state_size() const { return nq + nv + 6 * static_cast<int>(soft_nodes.size()); }
   // The tunable constants a step reads, in the order RigidConstants (workspace.hpp) keeps them.
-  std::array<Array<1>*, 10> constant_arrays() {
+  std::array<Array<1>*, 11> constant_arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
-            &contact_stiffness, &contact_damping, &restitution};
+            &contact_stiffness, &contact_damping, &restitution, &spring_stiffness};
   }
   // Every tunable array: the constants, then the initial state and the controls.
-  std::array<Array<1>*, 13> tunable_arrays() {
+  std::array<Array<1>*, 14> tunable_arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
-            &contact_stiffness, &contact_damping, &restitution, &initial_qpos, &initial_qvel, &controls};
+            &contact_stiffness, &contact_damping, &restitution, &spring_stiffness, &initial_qpos, &initial_qvel, &controls};
   }
   // The copy with the hard contact law, for re-scoring a result tuned on the relaxed one. Impulse
   // contact has nothing to relax (it is exact within a contact pattern), so it is its own hard

@@ -11,6 +11,7 @@
 //                        (impulse contact instead acts after the velocity update, at each
 //                        time of impact: impulse_contact.hpp)
 //   soft_forces          soft parts' springs, anchors and ground     soft_force.hpp
+//   body_spring_forces   springs between bodies                      body_spring_force.hpp
 //   fluid_forces         viscosity and drag on the bodies            fluid_force.hpp
 //   bias_forces          Newton-Euler gravity and velocity terms     bias_force.hpp
 //   joint_forces         springs, dampers, actuators                 joint_force.hpp
@@ -21,6 +22,7 @@
 #pragma once
 
 #include "sims/rigid/bias_force.hpp"
+#include "sims/rigid/body_spring_force.hpp"
 #include "sims/rigid/contact_force.hpp"
 #include "sims/rigid/fluid_force.hpp"
 #include "sims/rigid/impulse_contact.hpp"
@@ -45,6 +47,7 @@ bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants
   for (Spatial<S>& f : w.external) f = Spatial<S>::zero();
   if (m.settings.contact.model == ContactModel::kPenalty) contact_forces(m, c, w);
   if (nodes != nullptr) soft_forces(m, c, nodes, nodes + 3 * t.nodes, w);
+  body_spring_forces(m, c, w);
   fluid_forces(m, c, w);
   bias_forces(m, t, qvel, w);
   joint_forces(m, c, qpos, qvel, ctrl, w);

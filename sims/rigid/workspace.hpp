@@ -27,11 +27,12 @@ struct RigidConstants {
   std::vector<S> contact_stiffness;
   std::vector<S> contact_damping;
   std::vector<S> restitution;
+  std::vector<S> spring_stiffness;
 
   // The arrays in the order of RigidModel::constant_arrays.
-  std::array<std::vector<S>*, 10> arrays() {
+  std::array<std::vector<S>*, 11> arrays() {
     return {&body_mass, &dof_damping, &dof_armature, &joint_stiffness, &actuator_gear, &actuator_gain, &geom_friction,
-            &contact_stiffness, &contact_damping, &restitution};
+            &contact_stiffness, &contact_damping, &restitution, &spring_stiffness};
   }
   // Sizes every array as the model's.
   void resize(RigidModel& m) {

@@ -164,6 +164,18 @@ TEST(AssemblyScenario, SwimmerGradientMatchesFiniteDifferencesWithANetworkSensin
   expect_gradient_matches_finite_differences(scenario->problem(), 1e-5);
 }
 
+// The swimmer with a spring from its head to its last fin (a loop its hinges cannot close): the
+// gradient runs through the spring, whose stiffness is tuned beside the sine bank.
+TEST(AssemblyScenario, SpringGradientMatchesFiniteDifferences) {
+  json j = example_json("swimmer.json");
+  j["steps"] = 100;
+  j["model"]["plan"].push_back("spring tie head>tail3 at=-0.1,0.03,0 to=-0.15,0,0 stiffness=5 damping=0.05");
+  j["tune"]["parameters"] = {{{"name", "spring_stiffness"}, {"lower", 0.1}, {"upper", 100}, {"transform", "log"}}};
+  auto scenario = load_json(j);
+  EXPECT_EQ(scenario->problem().initial().size(), 1u + 3u * 3u);
+  expect_gradient_matches_finite_differences(scenario->problem(), 1e-5);
+}
+
 // A motorised arm swinging a soft cell, clear of the ground: smooth, and the cell's springs pull
 // the arm back, so the gradient runs through nodes, springs and anchors.
 TEST(AssemblyScenario, SoftPartGradientMatchesFiniteDifferences) {

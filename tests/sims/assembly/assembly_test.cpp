@@ -55,6 +55,16 @@ TEST(Assembly, BadMachinesAreErrorsNamingThePart) {
   EXPECT_NE(error_of(biped + "rod stray length=0.1\n").find("part \"stray\" is connected to nothing"), std::string::npos);
   EXPECT_NE(error_of(biped + "hinge again body>shin_l at=0,0,0\n").find("part \"shin_l\" hangs from both \"thigh_l\""),
             std::string::npos);
+  EXPECT_NE(error_of(biped + "hinge again body>shin_l at=0,0,0\n").find("make one of them a spring"), std::string::npos);
+  EXPECT_NE(error_of(biped + "spring s body>shin_l stiffness=0\n").find("a spring's \"stiffness\" must be positive"),
+            std::string::npos);
+  EXPECT_NE(error_of(biped + "soft_pad pad\nfixed p shin_l>pad\nspring s body>pad stiffness=10\n")
+                .find("part \"pad\" is soft; a spring joins two rigid parts"),
+            std::string::npos);
+  EXPECT_NE(error_of(biped + "spring s body>shin_l to=tip stiffness=10\n").find("part \"shin_l\" has no point \"tip\""),
+            std::string::npos);
+  EXPECT_NE(error_of(biped + "spring s body>shin_l stiffness=10\nmotor m_s s\n").find("a spring connection cannot be driven"),
+            std::string::npos);
   EXPECT_NE(error_of(biped + "motor m_l2 hip_l\n").find("connection \"hip_l\" is already driven by \"m_l\""), std::string::npos);
   EXPECT_NE(error_of(biped + "motor m_k knee_r\n").find("a ball connection cannot be driven"), std::string::npos);
   EXPECT_NE(error_of(biped + "servo s_k knee_l\n").find("give connection \"knee_l\" a \"range\""), std::string::npos);
@@ -218,6 +228,25 @@ TEST(Assembly, ObstaclesAndLoadsCompileToFixedAndFreeBoxes) {
   EXPECT_NE(error({.name = "body"}, false).find("obstacle \"body\": the name is taken"), std::string::npos);
   EXPECT_NE(error({.name = "w", .size = {{1, 0, 1}}}, false).find("obstacle \"w\": \"size\" must be positive"), std::string::npos);
   EXPECT_NE(error({.name = "c", .mass = -1.0}, true).find("load \"c\": \"mass\" must be positive"), std::string::npos);
+}
+
+TEST(Assembly, ASpringClosesALoopAtRestAtItsStartingLength) {
+  // The biped's feet joined by a spring: a loop (body, left leg, spring, right leg) that a second
+  // joint would over-constrain. Its rest length is the feet's distance at the start, so without
+  // gravity the machine starts, and stays, at rest.
+  Assembly a = parse_plan(std::string(kBiped) + "spring ankles shin_l>shin_r at=end to=end stiffness=50 damping=0.5\n");
+  a.environment.gravity = Vec3<double>::zero();
+  a.environment.ground = false;
+  rigid::RigidModel m = build(a);
+  ASSERT_EQ(m.body_springs.size(), 1u);
+  // The shins' ends, both 0.2 m along (0.6, 0, -0.8) from knees 0.24 m apart along y.
+  EXPECT_NEAR(m.body_springs[0].length, 0.24, 1e-12);
+  EXPECT_EQ(m.spring_stiffness.values()[0], 50.0);
+  m.resize(1, 100);
+  const std::vector<double> end = run(m, 100);
+  for (int d = 0; d < m.nv; ++d) EXPECT_EQ(end[static_cast<std::size_t>(m.nq + d)], 0.0) << "dof " << d;
+  EXPECT_NE(to_plan(a).find("spring ankles shin_l>shin_r at=end axis=0,1,0 to=end stiffness=50 damping=0.5"),
+            std::string::npos);
 }
 
 // Linear momentum of a one-body machine whose centre of mass is its origin, and its soft nodes.

@@ -1,6 +1,8 @@
-// Contact: the collision geometry of each supported pair against closed forms, the gradient of
-// rollouts through each pair against central differences, and the physics of friction (a box
-// sliding to rest at v^2 / (2 mu g)) and of a resting stack (the rest penetration M g / k).
+// Contact: the collision geometry of each supported pair against closed forms (boxes against
+// boxes, rods and wheels at a step's edge among them), the gradient of rollouts through each pair
+// against central differences, and the physics of friction (a box sliding to rest at
+// v^2 / (2 mu g), on a plane and on a slab) and of resting bodies (the rest penetration M g / k
+// shared over the contact points).
 #include "sims/rigid/contact_force.hpp"
 
 #include <gtest/gtest.h>
@@ -150,8 +152,10 @@ const char* kSlidingBox = R"(<mujoco><option timestep="0.001"/><worldbody>
   <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" density="1000" friction="0.5"/></body>
 </worldbody></mujoco>)";
 
-TEST(RigidContact, ABoxSlidesToRestAtVSquaredOverTwoMuG) {
-  RigidModel m = with_contact(kSlidingBox, "sliding_box", {{0, 1}});
+// A box sliding at v0 on the floor of `xml` (a plane, or a static slab: box-box contact) stops
+// after v0^2 / (2 mu g).
+void expect_box_slides_to_rest_at_v_squared_over_two_mu_g(const char* xml, const char* name) {
+  RigidModel m = with_contact(xml, name, {{0, 1}});
   m.resize(1, 0);
   const double weight = m.body_mass.values()[1] * 9.81;
   m.initial_qpos.values()[2] = 0.1 - weight / 4.0 / m.contact_stiffness.values()[0];  // resting on 4 corners
@@ -165,41 +169,26 @@ TEST(RigidContact, ABoxSlidesToRestAtVSquaredOverTwoMuG) {
     s.swap(next);
   }
   const double expected = v0 * v0 / (2.0 * 0.5 * 9.81);
-  EXPECT_NEAR(s[0] / expected, 1.0, 0.01) << "slid " << s[0] << " m, expected " << expected << " m";
+  EXPECT_NEAR(s[0] / expected, 1.0, 0.01) << name << " slid " << s[0] << " m, expected " << expected << " m";
 }
 
-// The same box on a static slab instead of the plane: box-box contact, the same closed form.
-const char* kBoxOnASlab = R"(<mujoco><option timestep="0.001"/><worldbody>
-  <geom type="box" size="5 5 0.1" pos="0 0 -0.1" friction="0.5"/>
-  <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" density="1000" friction="0.5"/></body>
-</worldbody></mujoco>)";
+TEST(RigidContact, ABoxSlidesToRestAtVSquaredOverTwoMuG) {
+  expect_box_slides_to_rest_at_v_squared_over_two_mu_g(kSlidingBox, "sliding_box");
+}
 
 TEST(RigidContact, ABoxSlidesOnASlabToRestAtVSquaredOverTwoMuG) {
-  RigidModel m = with_contact(kBoxOnASlab, "box_on_slab", {{0, 1}});
-  m.resize(1, 0);
-  const double weight = m.body_mass.values()[1] * 9.81;
-  m.initial_qpos.values()[2] = 0.1 - weight / 4.0 / m.contact_stiffness.values()[0];
-  const double v0 = 2.0;
-  m.initial_qvel.values()[0] = v0;
-  RigidWorlds worlds(m);
-  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
-  worlds.initial_state(s);
-  for (int t = 0; t < 1000 && (t < 10 || std::abs(s[7]) > 1e-6); ++t) {
-    worlds.step(t, s, next, {});
-    s.swap(next);
-  }
-  const double expected = v0 * v0 / (2.0 * 0.5 * 9.81);
-  EXPECT_NEAR(s[0] / expected, 1.0, 0.01) << "slid " << s[0] << " m, expected " << expected << " m";
+  expect_box_slides_to_rest_at_v_squared_over_two_mu_g(R"(<mujoco><option timestep="0.001"/><worldbody>
+      <geom type="box" size="5 5 0.1" pos="0 0 -0.1" friction="0.5"/>
+      <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" density="1000" friction="0.5"/></body>
+      </worldbody></mujoco>)",
+                                                       "box_on_slab");
 }
 
-// A wheel standing on its rim (axle horizontal) on a slab rests on
-// the two rim points below its axle, one per cap, each carrying half its weight.
-TEST(RigidContact, AWheelOnASlabSinksByHalfItsWeightOverTheStiffness) {
-  RigidModel m = with_contact(R"(<mujoco><option timestep="0.001"/><worldbody>
-      <geom type="box" size="5 5 0.1" pos="0 0 -0.1"/>
-      <body pos="0 0 0.3" euler="90 0 0"><freejoint/><geom type="cylinder" size="0.3 0.05" density="500"/></body>
-      </worldbody></mujoco>)",
-                              "wheel_on_slab", {{0, 1}});
+// The free body of `xml`, dropped from `height` onto its floor, comes to rest sunk by its weight
+// shared over `points` contact springs, M g / (points k): nearly hard contact, so the springs are
+// linear where it rests.
+void expect_rests_sunk_by_its_weight(const char* xml, const char* name, double height, int points) {
+  RigidModel m = with_contact(xml, name, {{0, 1}});
   m.resize(1, 0);
   m.settings.contact.width = 1e-5;
   RigidWorlds worlds(m);
@@ -209,25 +198,23 @@ TEST(RigidContact, AWheelOnASlabSinksByHalfItsWeightOverTheStiffness) {
     worlds.step(t, s, next, {});
     s.swap(next);
   }
-  const double sink = m.body_mass.values()[1] * 9.81 / (2.0 * m.contact_stiffness.values()[0]);
-  EXPECT_NEAR(0.3 - s[2], sink, 1e-3 * sink);
-  EXPECT_LT(std::abs(s[9]), 1e-9);
+  const double sink = m.body_mass.values()[1] * 9.81 / (points * m.contact_stiffness.values()[0]);
+  EXPECT_NEAR(height - s[2], sink, 1e-3 * sink) << name;
+  EXPECT_LT(std::abs(s[9]), 1e-9) << name;  // at rest
 }
 
 TEST(RigidContact, ARestingBoxSinksByItsWeightOverTheStiffness) {
-  RigidModel m = with_contact(kSlidingBox, "resting_box", {{0, 1}});
-  m.resize(1, 0);
-  m.settings.contact.width = 1e-5;  // nearly hard, so the spring is linear where it rests
-  RigidWorlds worlds(m);
-  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
-  worlds.initial_state(s);
-  for (int t = 0; t < 3000; ++t) {
-    worlds.step(t, s, next, {});
-    s.swap(next);
-  }
-  const double sink = m.body_mass.values()[1] * 9.81 / (4.0 * m.contact_stiffness.values()[0]);
-  EXPECT_NEAR(0.1 - s[2], sink, 1e-3 * sink);
-  EXPECT_LT(std::abs(s[9]), 1e-9);  // at rest
+  expect_rests_sunk_by_its_weight(kSlidingBox, "resting_box", 0.1, 4);
+}
+
+// A wheel standing on its rim (axle horizontal) on a slab rests on the two rim points below its
+// axle, one per cap, each carrying half its weight.
+TEST(RigidContact, AWheelOnASlabSinksByHalfItsWeightOverTheStiffness) {
+  expect_rests_sunk_by_its_weight(R"(<mujoco><option timestep="0.001"/><worldbody>
+      <geom type="box" size="5 5 0.1" pos="0 0 -0.1"/>
+      <body pos="0 0 0.3" euler="90 0 0"><freejoint/><geom type="cylinder" size="0.3 0.05" density="500"/></body>
+      </worldbody></mujoco>)",
+                                  "wheel_on_slab", 0.3, 2);
 }
 
 // The gradient of a rollout through contact of the given pair, against central differences. The
