@@ -272,6 +272,11 @@ const Variant kVariants[] = {
       {R"("actuators": [)", R"("root": "chassis", "base": "free", "start": [0, 0, 0.2], "actuators": [)"},
       {R"({"name": "mast", "type": "rod", "length": 0.2, "radius": 0.015, "direction": [0, 0, 1], "mass": 0.2})",
        R"({"name": "mast", "type": "soft_cell", "size": [0.05, 0.05, 0.05], "stiffness": 500, "damping": 0.3})"}}},
+    // A spring connection from the chassis to the mast's tip.
+    {"assembly/rover.json",
+     {{R"({"name": "mast_mount", "type": "fixed", "parent": "chassis", "child": "mast", "at": [0.0, 0.0, 0.04]})",
+       R"({"name": "mast_mount", "type": "hinge", "parent": "chassis", "child": "mast", "at": [0.0, 0.0, 0.04]},
+        {"name": "stay", "type": "spring", "parent": "chassis", "child": "mast", "at": [0.2, 0.0, 0.04], "to": "end", "stiffness": 100})"}}},
     {"assembly/walker.json",
      {{R"("type": "sine_bank", "omega": 12.0)", R"("type": "network", "hidden": 8, "seed": 3, "velocity_scale": 0.2, "omega": 12.0)"}}},
     {"assembly/walker.json",

@@ -424,18 +424,18 @@ namespace {
 TEST(MjcfErrors, APairWithoutACollisionRoutineIsRefused) {
   const char* xml = R"(<mujoco>
   <worldbody>
-    <geom type="box" size="1 1 0.1"/>
+    <geom type="cylinder" size="1 0.1"/>
     <body pos="0 0 1"><freejoint/>
-      <geom type="box" size="0.1 0.1 0.1"/>
+      <geom type="cylinder" size="0.1 0.1"/>
     </body>
   </worldbody>
 </mujoco>)";
   try {
-    parse_mjcf(xml, "boxes.xml");
+    parse_mjcf(xml, "cylinders.xml");
     FAIL() << "no error";
   } catch (const MjcfError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("boxes.xml:5"), std::string::npos) << what;
+    EXPECT_NE(what.find("cylinders.xml:5"), std::string::npos) << what;
     EXPECT_NE(what.find("line 3"), std::string::npos) << what;
     EXPECT_NE(what.find("exclude"), std::string::npos) << what;
   }

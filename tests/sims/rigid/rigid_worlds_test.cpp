@@ -63,8 +63,9 @@ void expect_rollout_gradient(RigidModel& m, int steps, const char* name, const s
   Rollout rollout(system, loss, steps);
   rollout.loss_and_gradient();
   const char* labels[] = {"body_mass", "dof_damping", "dof_armature", "joint_stiffness", "actuator_gear", "actuator_gain",
-                          "geom_friction", "contact_stiffness", "contact_damping", "restitution", "initial_qpos", "initial_qvel",
-                          "controls"};
+                          "geom_friction", "contact_stiffness", "contact_damping", "restitution", "spring_stiffness",
+                          "initial_qpos", "initial_qvel", "controls"};
+  static_assert(std::size(labels) == std::tuple_size_v<decltype(m.tunable_arrays())>);
   const auto arrays = m.tunable_arrays();
   for (std::size_t k = 0; k < arrays.size(); ++k) {
     if (arrays[k]->size() == 0) continue;
