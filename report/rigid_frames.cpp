@@ -207,6 +207,7 @@ nlohmann::json rigid_summary(rg::RigidWorlds& system, const rg::RigidLoss& loss,
     const rg::Vec3<double> moved = loss.point_position(final_state, 0, s.progress_body, zero) - loss.point_position(start, 0, s.progress_body, zero);
     j["progress"] = dot(moved, s.progress_direction);
   }
+  if (s.apex_joint >= 0) j["apex"] = loss.apex(final_state, 0);
   if (s.effort_weight > 0.0) j["effort"] = loss.effort();
   return j;
 }

@@ -116,7 +116,7 @@ void read_start(const ScenarioNode& root, rg::RigidModel& m) {
   }
 }
 
-// The "loss" section: reach (a body or site), pose, progress and effort terms.
+// The "loss" section: reach (a body or site), pose, progress, apex and effort terms.
 rg::RigidLossSettings read_loss(const ScenarioNode& node, const rg::RigidModel& m) {
   rg::RigidLossSettings s;
   if (auto reach = node.optional_child("reach")) {
@@ -148,9 +148,18 @@ rg::RigidLossSettings read_loss(const ScenarioNode& node, const rg::RigidModel& 
     s.progress_direction = vec3(*progress, "direction", s.progress_direction);
     s.progress_weight = progress->positive("weight", 1.0);
   }
+  if (auto apex = node.optional_child("apex")) {
+    const int body = index_by_name(*apex, "body", m.bodies, "body");
+    const rg::Body& b = m.bodies[static_cast<std::size_t>(body)];
+    if (b.joint_count != 1 || m.joints[static_cast<std::size_t>(b.first_joint)].type != rg::JointType::kFree)
+      apex->fail("body", "the apex is a free body's (a machine's root, a load); \"" + b.name + "\" has no free joint");
+    if (!(norm(m.settings.gravity) > 0.0)) apex->fail("body", "an apex needs gravity: the model's is zero");
+    s.apex_joint = b.first_joint;
+    s.apex_weight = apex->positive("weight", 1.0);
+  }
   s.effort_weight = node.non_negative("effort", 0.0);
-  if (s.reach_body < 0 && s.qpos_target.empty() && s.qvel_target.empty() && s.progress_body < 0)
-    node.fail("reach", "expected at least one of \"reach\", \"pose\" or \"progress\"");
+  if (s.reach_body < 0 && s.qpos_target.empty() && s.qvel_target.empty() && s.progress_body < 0 && s.apex_joint < 0)
+    node.fail("reach", "expected at least one of \"reach\", \"pose\", \"progress\" or \"apex\"");
   return s;
 }
 

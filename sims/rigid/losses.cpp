@@ -14,6 +14,22 @@ Vec3<S> world_point(const RigidWorkspace<S>& w, int body, const Vec3<double>& po
   return w.xpos[b] + w.xmat[b] * Vec3<S>::from(point);
 }
 
+// The height the body of free joint `joint` will reach: its height plus its upward speed's
+// squared over 2 g (a free joint's position and linear velocity are its body origin's, in the
+// world frame).
+template <class S>
+S apex_height(const RigidModel& m, int joint, const S* qpos, const S* qvel) {
+  const Joint& j = m.joints[static_cast<std::size_t>(joint)];
+  const double g = norm(m.settings.gravity);
+  const Vec3<double> up = (-1.0 / g) * m.settings.gravity;
+  S height(0.0), rise(0.0);
+  for (std::size_t k = 0; k < 3; ++k) {
+    height = height + up.c[k] * qpos[static_cast<std::size_t>(j.qpos_address) + k];
+    rise = rise + up.c[k] * qvel[static_cast<std::size_t>(j.dof_address) + k];
+  }
+  return value_of(rise) > 0.0 ? height + rise * rise / (2.0 * g) : height;
+}
+
 // One world's state terms at step t of a rollout of `steps` steps.
 template <class S>
 S state_cost(const RigidModel& m, const RigidLossSettings& s, int t, int steps, const S* qpos, const S* qvel,
@@ -30,6 +46,7 @@ S state_cost(const RigidModel& m, const RigidLossSettings& s, int t, int steps, 
     const S along = dot(w.xpos[static_cast<std::size_t>(s.progress_body)], s.progress_direction);
     cost = cost + (last ? -s.progress_weight : s.progress_weight) * along;
   }
+  if (last && s.apex_joint >= 0) cost = cost - s.apex_weight * apex_height(m, s.apex_joint, qpos, qvel);
   if (last) {
     for (std::size_t i = 0; i < s.qpos_target.size(); ++i) {
       const S e = qpos[i] - s.qpos_target[i];
@@ -115,6 +132,11 @@ void RigidLoss::term_adjoint(int t, std::span<const double> state, double seed, 
     const auto a = model_.controls.adjoints();
     for (std::size_t i = 0; i < u.size(); ++i) a[i] += scale * u[i];
   }
+}
+
+double RigidLoss::apex(std::span<const double> state, int world) const {
+  const double* s = state.data() + static_cast<std::size_t>(world) * static_cast<std::size_t>(model_.state_size());
+  return apex_height(model_, settings_.apex_joint, s, s + model_.nq);
 }
 
 Vec3<double> RigidLoss::point_position(std::span<const double> state, int world, int body, const Vec3<double>& point) const {

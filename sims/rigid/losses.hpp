@@ -2,6 +2,10 @@
 //   reach      w |x_p(T) - target|^2          a body point's distance to a target at the end
 //   pose       sum_i w_i (q_i(T) - q*_i)^2    joint coordinates and velocities at the end
 //   progress   -w d . (x_b(T) - x_b(0))       how far a body travels along a direction
+//   apex       -w (h_b(T) + max(v_b(T), 0)^2 / 2g)   a jump: the height a free body will reach,
+//                                             its height h and upward speed v at the end (the
+//                                             ballistic apex; constant in free flight, so the
+//                                             end need only fall between take-off and landing)
 //   effort     w / T sum_t |u_t|^2            the controls' mean squared size (the recorded
 //                                             controls', or a controller's signals')
 // The per-state terms are written once, generic in the scalar; their adjoint re-runs them on
@@ -28,6 +32,8 @@ struct RigidLossSettings {
   int progress_body = -1;  // -1: no progress term
   Vec3<double> progress_direction{{1.0, 0.0, 0.0}};
   double progress_weight = 1.0;
+  int apex_joint = -1;  // a free joint (its body's origin): -1, no apex term
+  double apex_weight = 1.0;
   double effort_weight = 0.0;
 };
 
@@ -47,6 +53,8 @@ class RigidLoss : public TrajectoryLoss {
   // The effort term alone, of the recorded controls (for reports; a controller's is charged step
   // by step in the rollout).
   double effort() const;
+  // The apex term's height (without its weight) in world w's state (for reports).
+  double apex(std::span<const double> state, int world) const;
   // A body point's world position in world w's state (for reports and losses).
   Vec3<double> point_position(std::span<const double> state, int world, int body, const Vec3<double>& point) const;
 

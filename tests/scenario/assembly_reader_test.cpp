@@ -128,6 +128,12 @@ TEST(AssemblyScenario, ErrorsNameTheLineAndTheField) {
   j = example_json("load_carrying_rover.json");
   j["model"]["environment"]["loads"][0]["name"] = "chassis";
   EXPECT_NE(error_of(j).find("model.assembly: load \"chassis\": the name is taken"), std::string::npos);
+  j = example_json("jumper.json");
+  j["loss"]["apex"]["body"] = "thigh_fl";
+  EXPECT_NE(error_of(j).find("loss.apex.body: the apex is a free body's"), std::string::npos);
+  j = example_json("swimmer.json");
+  j["loss"]["apex"] = {{"body", "head"}};
+  EXPECT_NE(error_of(j).find("loss.apex.body: an apex needs gravity"), std::string::npos);
   j = example_json("rover.json");
   j["model"]["plan"] = json::array({"block a"});
   EXPECT_NE(error_of(j).find("model.plan: give the machine as \"assembly\" or as \"plan\", not both"), std::string::npos);
