@@ -244,11 +244,9 @@ nlohmann::json rigid_frames(rg::RigidWorlds& system, rg::RigidLoss& loss, int st
       segment(lines, rg::node_vector(nodes, static_cast<std::size_t>(spring.a)), rg::node_vector(nodes, static_cast<std::size_t>(spring.b)),
               view, static_cast<double>(m.soft_nodes[static_cast<std::size_t>(spring.a)].body) / static_cast<double>(m.bodies.size()));
     // Springs between bodies, coloured as their first body.
-    for (const rg::BodySpring& spring : m.body_springs) {
-      const auto a = static_cast<std::size_t>(spring.body_a), b = static_cast<std::size_t>(spring.body_b);
-      segment(lines, w.xpos[a] + w.xmat[a] * spring.point_a, w.xpos[b] + w.xmat[b] * spring.point_b, view,
+    for (const rg::BodySpring& spring : m.body_springs)
+      segment(lines, rg::world_point(w, spring.body_a, spring.point_a), rg::world_point(w, spring.body_b, spring.point_b), view,
               static_cast<double>(spring.body_a) / static_cast<double>(m.bodies.size()));
-    }
     if (s.reach_body >= 0) {
       const auto target = projected(s.reach_target, view);
       points.push_back({target[0], target[1]});

@@ -390,10 +390,8 @@ void set_spring_lengths(rigid::RigidModel& m) {
   rigid::RigidWorkspace<double> w;
   w.resize(tree);
   rigid::forward_kinematics(m, m.qpos0.data(), w);
-  for (rigid::BodySpring& s : m.body_springs) {
-    const auto a = static_cast<std::size_t>(s.body_a), b = static_cast<std::size_t>(s.body_b);
-    s.length = length_of((w.xpos[b] + w.xmat[b] * s.point_b) - (w.xpos[a] + w.xmat[a] * s.point_a));
-  }
+  for (rigid::BodySpring& s : m.body_springs)
+    s.length = length_of(rigid::world_point(w, s.body_b, s.point_b) - rigid::world_point(w, s.body_a, s.point_a));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "sims/rigid/contact_force.hpp"
+#include "sims/rigid/kinematics.hpp"
 
 namespace simgrad::rigid {
 
@@ -20,9 +21,7 @@ void body_spring_forces(const RigidModel& m, const RigidConstants<S>& c, RigidWo
   using std::sqrt;
   for (std::size_t i = 0; i < m.body_springs.size(); ++i) {
     const BodySpring& s = m.body_springs[i];
-    const auto a = static_cast<std::size_t>(s.body_a), b = static_cast<std::size_t>(s.body_b);
-    const Vec3<S> pa = w.xpos[a] + w.xmat[a] * Vec3<S>::from(s.point_a);
-    const Vec3<S> pb = w.xpos[b] + w.xmat[b] * Vec3<S>::from(s.point_b);
+    const Vec3<S> pa = world_point(w, s.body_a, s.point_a), pb = world_point(w, s.body_b, s.point_b);
     const Vec3<S> d = pb - pa;
     const Vec3<S> v = point_velocity(w, s.body_b, pb) - point_velocity(w, s.body_a, pa);
     Vec3<S> on_a;
@@ -33,8 +32,8 @@ void body_spring_forces(const RigidModel& m, const RigidConstants<S>& c, RigidWo
       const Vec3<S> u = d / l;
       on_a = (c.spring_stiffness[i] * (l - s.length) + s.damping * dot(v, u)) * u;
     }
-    w.external[a] += Spatial<S>{cross(pa, on_a), on_a};
-    w.external[b] -= Spatial<S>{cross(pb, on_a), on_a};
+    w.external[static_cast<std::size_t>(s.body_a)] += Spatial<S>{cross(pa, on_a), on_a};
+    w.external[static_cast<std::size_t>(s.body_b)] -= Spatial<S>{cross(pb, on_a), on_a};
   }
 }
 

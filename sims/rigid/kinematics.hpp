@@ -56,6 +56,13 @@ void forward_kinematics(const RigidModel& m, const S* qpos, RigidWorkspace<S>& w
   }
 }
 
+// A point of body `body` (in its frame) in the world, once forward_kinematics has set the frames.
+template <class S>
+Vec3<S> world_point(const RigidWorkspace<S>& w, int body, const Vec3<double>& point) {
+  const auto b = static_cast<std::size_t>(body);
+  return w.xpos[b] + w.xmat[b] * Vec3<S>::from(point);
+}
+
 // World-frame body inertias and dof axes, once the frames are known.
 template <class S>
 void inertias_and_axes(const RigidModel& m, const RigidConstants<S>& c, RigidWorkspace<S>& w) {

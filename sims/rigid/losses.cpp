@@ -7,13 +7,6 @@ namespace simgrad::rigid {
 
 namespace {
 
-// A body point's world position, after forward_kinematics has filled w.
-template <class S>
-Vec3<S> world_point(const RigidWorkspace<S>& w, int body, const Vec3<double>& point) {
-  const auto b = static_cast<std::size_t>(body);
-  return w.xpos[b] + w.xmat[b] * Vec3<S>::from(point);
-}
-
 // The height the body of free joint `joint` will reach: its height plus its upward speed's
 // squared over 2 g (a free joint's position and linear velocity are its body origin's, in the
 // world frame).

@@ -72,8 +72,7 @@ void RigidWorlds::initial_state(std::span<double> state) {
     const std::size_t nodes = model_.soft_nodes.size();
     for (std::size_t i = 0; i < nodes; ++i) {
       const SoftNode& node = model_.soft_nodes[i];
-      const auto b = static_cast<std::size_t>(node.body);
-      const Vec3<double> p = frames.xpos[b] + frames.xmat[b] * node.point;
+      const Vec3<double> p = world_point(frames, node.body, node.point);
       const Vec3<double> v = point_velocity(frames, node.body, p);
       for (std::size_t k = 0; k < 3; ++k) {
         s[nq + nv + 3 * i + k] = p.c[k];

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "sims/rigid/contact_force.hpp"
+#include "sims/rigid/kinematics.hpp"
 
 namespace simgrad::rigid {
 
@@ -41,7 +42,7 @@ void soft_forces(const RigidModel& m, const RigidConstants<S>& c, const S* x, co
   }
   for (const SoftAnchor& s : m.soft_anchors) {
     const auto i = static_cast<std::size_t>(s.node), body = static_cast<std::size_t>(s.body);
-    const Vec3<S> p = w.xpos[body] + w.xmat[body] * Vec3<S>::from(s.point);
+    const Vec3<S> p = world_point(w, s.body, s.point);
     const Vec3<S> f = s.stiffness * (p - node_vector(x, i)) + s.damping * (point_velocity(w, s.body, p) - node_vector(v, i));
     add(i, f);
     w.external[body] -= Spatial<S>{cross(p, f), f};

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -30,6 +31,19 @@ RigidModel thrown_box(int steps) {
   return m;
 }
 
+// Model m's state after `steps` steps; `highest` rises to the greatest height the box passed.
+std::vector<double> fly(RigidModel& m, int steps, double& highest) {
+  RigidWorlds worlds(m);
+  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
+  worlds.initial_state(s);
+  for (int t = 0; t < steps; ++t) {
+    worlds.step(t, s, next, {});
+    s.swap(next);
+    highest = std::max(highest, s[2]);
+  }
+  return s;
+}
+
 TEST(RigidLosses, TheApexOfAThrownBoxIsItsHeightPlusRiseSquaredOverTwoG) {
   const double expected = 1.0 + 3.0 * 3.0 / (2.0 * 9.81);
   RigidLossSettings settings;
@@ -37,28 +51,14 @@ TEST(RigidLosses, TheApexOfAThrownBoxIsItsHeightPlusRiseSquaredOverTwoG) {
   double highest = 0.0;
   for (const int steps : {1, 100, 200, 300}) {  // rising until 0.306 s
     RigidModel m = thrown_box(steps);
-    RigidWorlds worlds(m);
+    const std::vector<double> s = fly(m, steps, highest);
     RigidLoss loss(m, settings);
-    std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
-    worlds.initial_state(s);
-    for (int t = 0; t < steps; ++t) {
-      worlds.step(t, s, next, {});
-      s.swap(next);
-      highest = std::max(highest, s[2]);
-    }
     // Semi-implicit Euler loses g dt / 2 of rise per step's worth of height: within 1e-3 m.
     EXPECT_NEAR(loss.apex(s, 0), expected, 2e-3) << steps << " steps";
     EXPECT_NEAR(loss.term(steps, s), -loss.apex(s, 0), 0.0);
   }
   RigidModel m = thrown_box(600);
-  RigidWorlds worlds(m);
-  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
-  worlds.initial_state(s);
-  for (int t = 0; t < 600; ++t) {
-    worlds.step(t, s, next, {});
-    s.swap(next);
-    highest = std::max(highest, s[2]);
-  }
+  fly(m, 600, highest);
   EXPECT_NEAR(highest, expected, 2e-3);  // the height it did reach
 }
 
