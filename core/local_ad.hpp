@@ -10,12 +10,18 @@
 //
 // Entry 0 of every tape is a sink: constants point at it, so each entry has exactly two parents
 // and the sweep has no branches. The sink's adjoint is discarded.
+//
+// A block of a body may instead carry an adjoint written by hand (an external block: a linear
+// solve, say, whose taped form costs far more than its adjoint). Its outputs are recorded as new
+// leaves, and the sweep, on passing them, calls the block's adjoint, which adds their adjoints'
+// contributions to the block's inputs, all recorded earlier; the sweep then goes on.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace simgrad::ad {
 
@@ -27,6 +33,17 @@ struct TapeEntry {
   double db;
 };
 
+// The adjoint of an external block: adds to `adjoints` (the tape's) what the block's outputs'
+// adjoints contribute to its inputs, from the integers and reals it recorded (the reals may
+// double as its scratch space).
+using ExternalAdjoint = void (*)(double* adjoints, const std::int32_t* ints, double* reals);
+
+// Where an external block's recorded integers and reals go (valid until the next block).
+struct ExternalData {
+  std::int32_t* ints;
+  double* reals;
+};
+
 // The per-thread tape for one element at a time.
 class LocalTape {
  public:
@@ -34,52 +51,95 @@ class LocalTape {
   void reset() {
     if (capacity_ == 0) grow();
     entries_[0] = {0, 0, 0.0, 0.0};
-    size_ = 1;
+    next_ = entries_.get() + 1;
+    externals_.clear();
+    external_ints_.clear();
+    external_reals_.clear();
   }
 
   // Appends an entry and returns its index.
   std::int32_t push(std::int32_t a, double da, std::int32_t b, double db) {
-    if (size_ == capacity_) grow();
-    entries_[size_] = {a, b, da, db};
-    return size_++;
+    if (next_ == end_) [[unlikely]]
+      grow();
+    *next_ = {a, b, da, db};
+    return static_cast<std::int32_t>(next_++ - entries_.get());
   }
 
   // Appends an input with no parents.
   std::int32_t leaf() { return push(0, 0.0, 0, 0.0); }
 
-  std::int32_t size() const { return size_; }
+  std::int32_t size() const { return static_cast<std::int32_t>(next_ - entries_.get()); }
 
   // Zeroes the adjoints of all entries, ready for seeding.
-  void clear_adjoints() { std::memset(adjoints_.get(), 0, sizeof(double) * size_); }
+  void clear_adjoints() { std::memset(adjoints_.get(), 0, sizeof(double) * static_cast<std::size_t>(size())); }
 
   double& adjoint(std::int32_t i) { return adjoints_[i]; }
 
-  // Propagates seeded adjoints from the last entry back to the first.
+  // Registers an external block whose outputs are the leaves recorded from entry `first` on;
+  // returns room for `ints` integers and `reals` reals for its adjoint to read.
+  ExternalData external(std::int32_t first, ExternalAdjoint adjoint, std::size_t ints, std::size_t reals) {
+    externals_.push_back({first, adjoint, external_ints_.size(), external_reals_.size()});
+    external_ints_.resize(external_ints_.size() + ints);
+    external_reals_.resize(external_reals_.size() + reals);
+    return {external_ints_.data() + externals_.back().int_offset, external_reals_.data() + externals_.back().real_offset};
+  }
+
+  // Propagates seeded adjoints from the last entry back to the first, through the external
+  // blocks' adjoints on the way.
   void sweep() {
+    std::int32_t i = size() - 1;
+    for (std::size_t k = externals_.size(); k-- > 0;) {
+      const External& x = externals_[k];
+      sweep_entries(i, x.first);
+      x.adjoint(adjoints_.get(), external_ints_.data() + x.int_offset, external_reals_.data() + x.real_offset);
+      i = x.first - 1;
+    }
+    sweep_entries(i, 1);
+  }
+
+ private:
+  struct External {
+    std::int32_t first;
+    ExternalAdjoint adjoint;
+    std::size_t int_offset;
+    std::size_t real_offset;
+  };
+
+  // Propagates adjoints through entries from..to (from >= to, both included).
+  void sweep_entries(std::int32_t from, std::int32_t to) {
     const TapeEntry* e = entries_.get();
     double* g = adjoints_.get();
-    for (std::int32_t i = size_ - 1; i > 0; --i) {
+    for (std::int32_t i = from; i >= to; --i) {
       const double gi = g[i];
       g[e[i].a] += e[i].da * gi;
       g[e[i].b] += e[i].db * gi;
     }
   }
 
- private:
-  // Doubles the capacity, keeping the recorded entries.
-  void grow() {
+  // Doubles the capacity, keeping the recorded entries. Out of line, so that every operation
+  // inlines only the size test.
+  [[gnu::noinline, gnu::cold]] void grow() {
+    const std::int32_t size = capacity_ == 0 ? 0 : this->size();
     const std::int32_t capacity = capacity_ == 0 ? 1024 : 2 * capacity_;
     auto entries = std::make_unique<TapeEntry[]>(capacity);
-    if (size_ > 0) std::memcpy(entries.get(), entries_.get(), sizeof(TapeEntry) * size_);
+    if (size > 0) std::memcpy(entries.get(), entries_.get(), sizeof(TapeEntry) * static_cast<std::size_t>(size));
     entries_ = std::move(entries);
     adjoints_ = std::make_unique<double[]>(capacity);
     capacity_ = capacity;
+    next_ = entries_.get() + size;
+    end_ = entries_.get() + capacity;
   }
 
   std::unique_ptr<TapeEntry[]> entries_;
   std::unique_ptr<double[]> adjoints_;
-  std::int32_t size_ = 0;
+  // Pointers rather than counts: a store to an entry cannot alias them, so a run of operations
+  // keeps them in registers.
+  TapeEntry* next_ = nullptr;
+  TapeEntry* end_ = nullptr;
   std::int32_t capacity_ = 0;
+  std::vector<External> externals_;
+  std::vector<std::int32_t> external_ints_;
+  std::vector<double> external_reals_;
 };
 
 // The tape that Var operations on this thread record to. A plain pointer (no guarded

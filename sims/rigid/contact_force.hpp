@@ -17,11 +17,12 @@
 
 namespace simgrad::rigid {
 
-// A geom's world frame, after forward_kinematics.
+// A geom's world frame, after forward_kinematics (the geom's own rotation is a constant, so it
+// stays off the tape).
 template <class S>
 GeomFrame<S> geom_frame(const Geom& g, const RigidWorkspace<S>& w) {
   const auto b = static_cast<std::size_t>(g.body);
-  return {w.xpos[b] + w.xmat[b] * Vec3<S>::from(g.pos), w.xmat[b] * rotation_matrix(Quat<S>::from(g.quat))};
+  return {w.xpos[b] + w.xmat[b] * Vec3<S>::from(g.pos), w.xmat[b] * Mat3<S>::from(rotation_matrix(g.quat))};
 }
 
 // The velocity of the world point p moving with body b.
@@ -69,12 +70,14 @@ void contact_forces(const RigidModel& m, const RigidConstants<S>& c, RigidWorksp
     const S mu = value_of(mu_a) >= value_of(mu_b) ? mu_a : mu_b;
     collide(ga, geom_frame(ga, w), gb, geom_frame(gb, w), [&](const Vec3<S>& p, const Vec3<S>& n, const S& d) {
       if (beyond_contact(d, beta)) return;
-      const Vec3<S> v = point_velocity(w, gb.body, p) - point_velocity(w, ga.body, p);
+      // The world (body 0) stands still and takes no force: its terms stay off the tape.
+      Vec3<S> v = point_velocity(w, gb.body, p);
+      if (ga.body != 0) v = v - point_velocity(w, ga.body, p);
       const Vec3<S> force = contact_law(d, n, v, mu, k, b, s, beta);
       // Force on b, and its opposite on a, both at p: (p x f, f) about the origin.
       const Spatial<S> on_b{cross(p, force), force};
-      w.external[static_cast<std::size_t>(gb.body)] += on_b;
-      w.external[static_cast<std::size_t>(ga.body)] -= on_b;
+      if (gb.body != 0) w.external[static_cast<std::size_t>(gb.body)] += on_b;
+      if (ga.body != 0) w.external[static_cast<std::size_t>(ga.body)] -= on_b;
     });
   }
 }

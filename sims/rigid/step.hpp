@@ -18,7 +18,8 @@
 //   solve                (M + dt D) qacc = applied - bias            mass_matrix.hpp
 // Soft nodes move by semi-implicit Euler beside the bodies (Euler integrator and penalty contact
 // only: RigidWorlds refuses the others with soft parts).
-// The adjoint is derived: the whole step re-runs on the local tape (core/local_ad.hpp).
+// The adjoint is derived: the whole step re-runs on the local tape (core/local_ad.hpp), except
+// the solve, whose adjoint is written by hand (mass_matrix.hpp).
 #pragma once
 
 #include "sims/rigid/bias_force.hpp"
@@ -54,10 +55,7 @@ bool accelerations(const RigidModel& m, const RigidTree& t, const RigidConstants
   const auto nv = static_cast<std::size_t>(t.nv);
   if (implicit_dt > 0.0)
     for (std::size_t d = 0; d < nv; ++d) w.mass_matrix[d * nv + d] = w.mass_matrix[d * nv + d] + implicit_dt * c.dof_damping[d];
-  if (!cholesky_factor(w.mass_matrix.data(), t.nv)) return false;
-  for (std::size_t d = 0; d < nv; ++d) w.qacc[d] = w.applied[d] - w.bias[d];
-  cholesky_solve(w.mass_matrix.data(), t.nv, w.qacc.data());
-  return true;
+  return solve_accelerations(t.nv, w);
 }
 
 // The soft nodes' next positions and velocities (3 n each, from `nodes`) by semi-implicit Euler
