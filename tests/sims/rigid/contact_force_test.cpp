@@ -191,13 +191,7 @@ void expect_rests_sunk_by_its_weight(const char* xml, const char* name, double h
   RigidModel m = with_contact(xml, name, {{0, 1}});
   m.resize(1, 0);
   m.settings.contact.width = 1e-5;
-  RigidWorlds worlds(m);
-  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
-  worlds.initial_state(s);
-  for (int t = 0; t < 3000; ++t) {
-    worlds.step(t, s, next, {});
-    s.swap(next);
-  }
+  const std::vector<double> s = testing::run_steps(m, 3000);
   const double sink = m.body_mass.values()[1] * 9.81 / (points * m.contact_stiffness.values()[0]);
   EXPECT_NEAR(height - s[2], sink, 1e-3 * sink) << name;
   EXPECT_LT(std::abs(s[9]), 1e-9) << name;  // at rest

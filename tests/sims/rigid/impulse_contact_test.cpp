@@ -15,6 +15,7 @@
 #include "sims/rigid/losses.hpp"
 #include "sims/rigid/mjcf.hpp"
 #include "sims/rigid/rigid_worlds.hpp"
+#include "tests/sims/rigid/test_models.hpp"
 #include "tests/sims/rigid/rollout_gradient.hpp"
 
 namespace simgrad::rigid {
@@ -37,18 +38,6 @@ RigidModel balls(const std::vector<double>& xs, const std::vector<double>& densi
   RigidModel m = parse_mjcf(xml + "</worldbody></mujoco>", "balls.xml");
   m.settings.contact.model = ContactModel::kImpulse;
   return m;
-}
-
-// The state after `steps` steps from the model's start.
-std::vector<double> run(RigidModel& m, int steps) {
-  RigidWorlds worlds(m);
-  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
-  worlds.initial_state(s);
-  for (int t = 0; t < steps; ++t) {
-    worlds.step(t, s, next, {});
-    s.swap(next);
-  }
-  return s;
 }
 
 // Kinetic energy and momentum along x and y of sliding balls (joints x, y per body) in state s.
@@ -80,8 +69,8 @@ RigidModel oblique_pair(double restitution) {
 
 TEST(ImpulseContact, AnElasticCollisionKeepsMomentumAndEnergy) {
   RigidModel m = oblique_pair(1.0);
-  const Motion before = motion(m, run(m, 0));
-  const std::vector<double> after_state = run(m, 40);
+  const Motion before = motion(m, testing::run_steps(m, 0));
+  const std::vector<double> after_state = testing::run_steps(m, 40);
   const Motion after = motion(m, after_state);
   EXPECT_GT(after_state[m.nq + 2], 0.1);  // the second ball was hit and moves on along x
   EXPECT_NEAR(after.energy, before.energy, 1e-12 * before.energy);
@@ -94,7 +83,7 @@ TEST(ImpulseContact, AnInelasticCollisionLosesTheClosedFormEnergy) {
   // dE = (1 - e^2) mu v_n^2 / 2 with the reduced mass mu = m1 m2 / (m1 + m2).
   const double e = 0.6;
   RigidModel m = oblique_pair(e);
-  const std::vector<double> start = run(m, 0);
+  const std::vector<double> start = testing::run_steps(m, 0);
   const Motion before = motion(m, start);
   // The impact's normal and approach speed, from the straight-line paths before it.
   const double dx = 0.3, dy = 0.06, vx = -1.0, vy = -0.2, reach = 0.1;
@@ -102,7 +91,7 @@ TEST(ImpulseContact, AnInelasticCollisionLosesTheClosedFormEnergy) {
   const double s = (-b - std::sqrt(b * b - a * c)) / a;
   const double nx = (dx + s * vx) / reach, ny = (dy + s * vy) / reach, vn = nx * vx + ny * vy;
   const double m1 = m.body_mass.values()[1], m2 = m.body_mass.values()[2], mu = m1 * m2 / (m1 + m2);
-  const Motion after = motion(m, run(m, 40));
+  const Motion after = motion(m, testing::run_steps(m, 40));
   EXPECT_NEAR(before.energy - after.energy, 0.5 * (1.0 - e * e) * mu * vn * vn, 1e-12 * before.energy);
   EXPECT_NEAR(after.px, before.px, 1e-12);
   EXPECT_NEAR(after.py, before.py, 1e-12);
@@ -115,7 +104,7 @@ TEST(ImpulseContact, NewtonsCradleWithRestitutionOne) {
   RigidModel m = balls(xs, std::vector<double>(5, 1000.0), false);
   m.resize(1, 0);
   m.initial_qvel.values()[0] = 1.0;
-  const std::vector<double> s = run(m, 50);
+  const std::vector<double> s = testing::run_steps(m, 50);
   const double* qvel = s.data() + m.nq;
   EXPECT_NEAR(qvel[4], 1.0, 1e-12);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(qvel[i], 0.0, 1e-12) << "ball " << i;
@@ -135,7 +124,7 @@ TEST(ImpulseContact, FrictionAtABounceIsClippedToTheCone) {
     m.initial_qvel.values()[1] = 0.5;
     m.restitution.values()[0] = 0.5;
     m.geom_friction.values()[0] = mu;
-    const std::vector<double> s = run(m, 10);
+    const std::vector<double> s = testing::run_steps(m, 10);
     EXPECT_NEAR(s[m.nq], -0.5, 1e-12) << "mu " << mu;
     EXPECT_NEAR(s[m.nq + 1], std::max(0.5 - 1.5 * mu, 0.0), 1e-12) << "mu " << mu;
   }

@@ -11,6 +11,7 @@
 #include "core/rollout.hpp"
 #include "sims/rigid/losses.hpp"
 #include "sims/rigid/rigid_worlds.hpp"
+#include "tests/sims/rigid/test_models.hpp"
 #include "tests/sims/rigid/mujoco_reference.hpp"
 #include "tests/sims/rigid/rollout_gradient.hpp"
 
@@ -30,16 +31,11 @@ RigidModel stopped_pendulum() {
 TEST(RigidJointForce, APendulumComesToRestOnItsLimit) {
   RigidModel m = stopped_pendulum();
   m.resize(1, 0);
-  RigidWorlds worlds(m);
-  std::vector<double> s(2), next(2);
-  worlds.initial_state(s);
   double lowest = 0.0, fastest = 0.0;
-  for (int t = 0; t < 4000; ++t) {
-    worlds.step(t, s, next, {});
-    s.swap(next);
-    lowest = std::min(lowest, s[0]);
-    if (s[0] > -0.5) fastest = std::max(fastest, std::abs(s[1]));
-  }
+  const std::vector<double> s = testing::run_steps(m, 4000, [&](const std::vector<double>& x) {
+    lowest = std::min(lowest, x[0]);
+    if (x[0] > -0.5) fastest = std::max(fastest, std::abs(x[1]));
+  });
   // At rest on the stop the spring holds the rod's weight: k (lo - q) = m g d cos(lo).
   const Body& rod = m.bodies[1];
   const double torque = m.body_mass.values()[1] * 9.81 * rod.centre.c[0] * std::cos(-0.5);

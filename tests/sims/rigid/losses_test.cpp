@@ -12,6 +12,7 @@
 #include "core/rollout.hpp"
 #include "sims/rigid/mjcf.hpp"
 #include "sims/rigid/rigid_worlds.hpp"
+#include "tests/sims/rigid/test_models.hpp"
 #include "tests/sims/rigid/rollout_gradient.hpp"
 
 namespace simgrad::rigid {
@@ -33,15 +34,7 @@ RigidModel thrown_box(int steps) {
 
 // Model m's state after `steps` steps; `highest` rises to the greatest height the box passed.
 std::vector<double> fly(RigidModel& m, int steps, double& highest) {
-  RigidWorlds worlds(m);
-  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
-  worlds.initial_state(s);
-  for (int t = 0; t < steps; ++t) {
-    worlds.step(t, s, next, {});
-    s.swap(next);
-    highest = std::max(highest, s[2]);
-  }
-  return s;
+  return testing::run_steps(m, steps, [&highest](const std::vector<double>& s) { highest = std::max(highest, s[2]); });
 }
 
 TEST(RigidLosses, TheApexOfAThrownBoxIsItsHeightPlusRiseSquaredOverTwoG) {

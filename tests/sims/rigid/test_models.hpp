@@ -3,11 +3,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "sims/rigid/model.hpp"
+#include "sims/rigid/rigid_worlds.hpp"
 
 namespace simgrad::rigid::testing {
 
@@ -86,6 +88,20 @@ inline std::vector<double> random_state(const RigidModel& m, std::mt19937& rng, 
     }
   }
   for (int d = 0; d < m.nv; ++d) s.push_back(v * u(rng));
+  return s;
+}
+
+// Model m's state after `steps` steps from its start; after_step, if given, sees each new state.
+inline std::vector<double> run_steps(RigidModel& m, int steps,
+                                     const std::function<void(const std::vector<double>&)>& after_step = {}) {
+  RigidWorlds worlds(m);
+  std::vector<double> s(static_cast<std::size_t>(worlds.state_size())), next(s.size());
+  worlds.initial_state(s);
+  for (int t = 0; t < steps; ++t) {
+    worlds.step(t, s, next, {});
+    s.swap(next);
+    if (after_step) after_step(s);
+  }
   return s;
 }
 
