@@ -58,6 +58,10 @@ const Partition& Incidence::partition(int parts) const {
       p.shared_nodes.push_back(static_cast<std::int32_t>(n));
     }
   }
+  p.block_shared.assign(static_cast<std::size_t>(blocks), 0);
+  for (Index e = 0; e < elements_; ++e)
+    for (int s = 0; s < arity_; ++s)
+      if (p.shared[node(e, s)]) p.block_shared[e / kBlockSize] = 1;
   partitions_.push_back(std::move(p));
   return partitions_.back();
 }

@@ -26,6 +26,10 @@ struct Partition {
   std::vector<Index> first_block;          // part p covers blocks [first_block[p], first_block[p + 1])
   std::vector<std::uint8_t> shared;        // per node
   std::vector<std::int32_t> shared_nodes;  // the shared nodes, ascending
+  // Per block: whether one of its elements touches a shared node. A block that touches none runs
+  // as with one part (straight to the nodes, no shared-node checks): the same additions in the
+  // same order, so the same bits, at the cost of a plain loop.
+  std::vector<std::uint8_t> block_shared;
 };
 
 class Incidence {

@@ -557,10 +557,14 @@ class Kernel {
       }
     };
     if (partitioned && !scattered_.empty()) {
-      for_each_block(context, [&](int part, Index, Index first, Index last) {
+      const std::uint8_t* block_shared = context.partition->block_shared.data();
+      for_each_block(context, [&](int part, Index b, Index first, Index last) {
         detail::SlotContext local = scatter;
         local.part = part;
-        elements.template operator()<ScatterMode::kPartitioned>(local, first, last);
+        if (block_shared[b])
+          elements.template operator()<ScatterMode::kPartitioned>(local, first, last);
+        else
+          elements.template operator()<ScatterMode::kPrivate>(local, first, last);
       });
     } else {
       // One part (every node private) or nothing scattered: the plain block loop.
@@ -735,38 +739,51 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
 
   FirstNonFinite bad;
   std::atomic<bool> misuse = false;
+  // The elements [first, last) of one block through views of type Element; `shares_nodes`: the
+  // block touches a node shared between parts. False when an element went non-finite.
+  auto elements = [&]<class Element>(detail::SlotContext& local, detail::SharedPartials& partials, Index first,
+                                     Index last, bool shares_nodes) {
+    for (Index e = first; e < last;) {
+      // As in forward(): groups of lanes while they can, then elements one by one.
+      Index one_by_one = last;
+      if constexpr (kAdjointInLanes<Body> && !staged) {
+        auto zero_shared = [&](Index k) {
+          if (slots && shares_nodes) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, k);
+        };
+        auto run_group = [&](auto& group) { run(body, group); };
+        if (!run_lane_groups<Element>(e, last, zero_shared, run_group, bad, misuse, &local, &partials)) return false;
+        one_by_one = std::min(last, e + kLaneCount);
+      }
+      for (; e < one_by_one; ++e) {
+        if (slots) {
+          if (staged) detail::begin_staging(gathered_, incidence_->arity(), local.part);
+          else if (shares_nodes) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, e);
+        }
+        Element element(e, &local, &partials);
+        run(body, element);
+        if (staged && slots) detail::end_staging(gathered_, *incidence_, *context.partition, e, local.part);
+        if (element.misuse()) misuse = true;
+        if (!element.finite()) {
+          bad.note(e);
+          return false;
+        }
+      }
+    }
+    return true;
+  };
   for_each_block(context, [&](int part, Index b, Index first, Index last) {
     detail::SharedPartials& partials = shared_[b];
     partials.count = 0;
     ad::thread_tape();
     detail::SlotContext local = context;
     local.part = part;
-    for (Index e = first; e < last;) {
-      // As in forward(): groups of lanes while they can, then elements one by one.
-      Index one_by_one = last;
-      if constexpr (kAdjointInLanes<Body> && !staged) {
-        auto zero_shared = [&](Index k) {
-          if (slots && partitioned) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, k);
-        };
-        auto run_group = [&](auto& group) { run(body, group); };
-        if (!run_lane_groups<ElementType>(e, last, zero_shared, run_group, bad, misuse, &local, &partials)) return;
-        one_by_one = std::min(last, e + kLaneCount);
+    // A block that touches no shared node deposits as with one part (see Partition::block_shared).
+    if constexpr (std::is_same_v<ElementType, AdjointElementT<true>>)
+      if (!context.partition->block_shared[b]) {
+        elements.template operator()<AdjointElementT<false>>(local, partials, first, last, false);
+        return;
       }
-      for (; e < one_by_one; ++e) {
-        if (slots) {
-          if (staged) detail::begin_staging(gathered_, incidence_->arity(), part);
-          else if (partitioned) detail::zero_shared_entries(gathered_, *incidence_, *context.partition, e);
-        }
-        ElementType element(e, &local, &partials);
-        run(body, element);
-        if (staged && slots) detail::end_staging(gathered_, *incidence_, *context.partition, e, part);
-        if (element.misuse()) misuse = true;
-        if (!element.finite()) {
-          bad.note(e);
-          return;
-        }
-      }
-    }
+    elements.template operator()<ElementType>(local, partials, first, last, partitioned);
   });
   if (misuse)
     throw std::logic_error("kernel " + name_ +

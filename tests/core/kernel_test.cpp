@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -130,6 +131,82 @@ TEST(Kernel, ResultsAreIdenticalForAnyThreadCount) {
   const auto one = run(1);
   EXPECT_EQ(one, run(2));
   EXPECT_EQ(one, run(4));
+  set_thread_count(0);
+}
+
+// A force between two nodes of a chain, scattered into both, with its hand-written adjoint.
+struct PairForce {
+  Field<1> x;      // per node (gathered)
+  Field<1> force;  // per node (scattered)
+
+  std::array<FieldRef, 1> gathered() const { return {x}; }
+  std::array<FieldRef, 1> scattered() const { return {force}; }
+
+  template <class E>
+  void operator()(E& e) const {
+    using std::sin;
+    const auto d = e.slot(x, 1) - e.slot(x, 0);
+    const auto f = sin(d) * d;
+    e.scatter(force, 0, f);
+    e.scatter(force, 1, -f);
+  }
+  template <class E>
+  void adjoint(E& e) const {
+    const double d = e.slot(x, 1) - e.slot(x, 0);
+    const double g = (e.scattered_adjoint(force, 0) - e.scattered_adjoint(force, 1)) * (std::cos(d) * d + std::sin(d));
+    e.add_slot(x, 1, g);
+    e.add_slot(x, 0, -g);
+  }
+};
+
+TEST(Kernel, BlocksAwayFromPartBoundariesRunPrivatelyWithTheSameBits) {
+  // A chain listed in node order: each element joins nodes i and i + 1 or i + 2, so only the
+  // blocks next to a boundary between parts touch a node of two parts.
+  const int nodes = 20000;
+  std::vector<std::int32_t> ends;
+  for (int i = 0; i + 2 < nodes; ++i)
+    for (int step : {1, 2}) {
+      ends.push_back(i);
+      ends.push_back(i + step);
+    }
+  Incidence chain(2, ends, nodes);
+  for (int parts : {2, 3, 4}) {
+    const Partition& p = chain.partition(parts);
+    int flagged = 0;
+    for (Index b = 0; b < block_count(chain.elements()); ++b) {
+      bool touches = false;
+      for (Index e = b * kBlockSize; e < std::min((b + 1) * kBlockSize, chain.elements()); ++e)
+        touches = touches || p.shared[chain.node(e, 0)] || p.shared[chain.node(e, 1)];
+      EXPECT_EQ(p.block_shared[b], touches) << "block " << b << " of " << parts << " parts";
+      flagged += touches;
+    }
+    EXPECT_LE(flagged, 2 * (parts - 1)) << parts << " parts";
+    EXPECT_GT(flagged, 0) << parts << " parts";
+  }
+
+  Array<1> x(nodes, true), force(nodes, true);
+  for (Index i = 0; i < nodes; ++i) x.values()[i] = std::sin(0.37 * i) + 0.01 * i;
+  Kernel kernel("pair_force", &chain);
+  const PairForce body{x.field(), force.field()};
+  auto run = [&](int threads) {
+    set_thread_count(threads);
+    kernel.forward(body);
+    std::fill(x.adjoints().begin(), x.adjoints().end(), 0.0);
+    for (Index i = 0; i < nodes; ++i) force.adjoints()[i] = std::cos(0.01 * i);
+    kernel.adjoint(body);
+    std::vector<double> all(force.values().begin(), force.values().end());
+    all.insert(all.end(), x.adjoints().begin(), x.adjoints().end());
+    return all;
+  };
+  const auto one = run(1);
+  EXPECT_EQ(one, run(2));
+  EXPECT_EQ(one, run(3));
+  EXPECT_EQ(one, run(4));
+  // And the hand-written adjoint against the derived one, which runs every block partitioned.
+  std::fill(x.adjoints().begin(), x.adjoints().end(), 0.0);
+  set_thread_count(4);
+  kernel.derived_adjoint(body);
+  for (Index i = 0; i < nodes; ++i) EXPECT_NEAR(x.adjoints()[i], one[static_cast<std::size_t>(nodes + i)], 1e-12) << i;
   set_thread_count(0);
 }
 
