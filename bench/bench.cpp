@@ -6,6 +6,8 @@
 //   single-threaded so the comparison is of code, not of parallelism;
 //   peak_rss_mb of the process that ran the gradient.
 // And the memory benchmark: T = 10,000 steps under `all` and `binomial:S` with S = 2 sqrt(T).
+// The machine's limits (machine_limits.cpp) come first; the jelly entries report the fraction of
+// them their forward pass reaches.
 // Every configuration runs in a child process of its own, so that its peak memory is its own;
 // times are medians over --repeats runs.
 #include <sys/resource.h>
@@ -218,6 +220,42 @@ int side_for(double springs) {
   return best;
 }
 
+// The least one forward step of a jelly block moves and computes, against which the machine's
+// limits are read. Each spring (spring_force.hpp) reads its two node indices and its stiffness,
+// damping and rest length: 32 bytes; each node reads its position, velocity, force and inverse
+// mass, and writes its force and next position and velocity: 152 bytes. Flops of a spring,
+// counted on its law: d 3, |d| 5 and a square root, + epsilon 1, 1 / l a division, u 3,
+// v_b - v_a 3, its dot with u 5, the tension 4, T u 3, the deposits into both ends 6: 35, one
+// square root and one division among them. Of a node (integrate.hpp): the decayed velocity, w f + g
+// and its step 15, the position 6: 21, its plane contact (an exponential and a logarithm) left out.
+struct JellyStepCost {
+  double bytes, flops, square_roots;
+};
+JellyStepCost jelly_step_cost(double springs, double nodes) {
+  return {32.0 * springs + 152.0 * nodes, 35.0 * springs + 21.0 * nodes, springs};
+}
+
+// The fractions of the machine's limits a forward pass of `steps` steps of `cost` each reaches in
+// `seconds` on `threads` threads: of the triad's bandwidth, of the widest multiply-add peak (simgrad
+// does not fuse multiply-adds) and of the square-root-and-division rate of plain scalar code and
+// of the widest vectors.
+json fractions_of_limits(const JellyStepCost& cost, int steps, double seconds, int threads, const json& limits) {
+  const std::string suffix = threads == 1 ? "_1thread" : "";
+  auto limit = [&](const std::string& key) { return limits.value(key + suffix, 0.0); };
+  const double mul_add_peak = std::max({limit("scalar_mul_add_gflops"), limit("sse2_mul_add_gflops"),
+                                        limit("avx2_mul_add_gflops")});
+  const double vector_divider = std::max(limit("scalar_sqrt_div_giga_per_s"), limit("avx2_sqrt_div_giga_per_s"));
+  const double gb_s = cost.bytes * steps / seconds * 1e-9, gflops = cost.flops * steps / seconds * 1e-9;
+  const double roots = cost.square_roots * steps / seconds * 1e-9;
+  auto fraction = [](double achieved, double peak) { return peak > 0.0 ? json(achieved / peak) : json(nullptr); };
+  return {{"gb_s", gb_s},
+          {"gflops", gflops},
+          {"fraction_of_triad", fraction(gb_s, limit("triad_gb_s"))},
+          {"fraction_of_mul_add_peak", fraction(gflops, mul_add_peak)},
+          {"fraction_of_scalar_sqrt_div", fraction(roots, limit("scalar_sqrt_div_giga_per_s"))},
+          {"fraction_of_vector_sqrt_div", fraction(roots, vector_divider)}};
+}
+
 // Forward and gradient of one block under a policy, medians over repeats.
 json measure_rollout(int side, int steps, const std::string& policy, int repeats, int threads) {
   set_thread_count(threads);
@@ -392,6 +430,19 @@ json run_benchmarks(const BenchOptions& options, int threads, const std::functio
     benchmarks.push_back(b);
     report_entry(b);
   };
+  const int team = threads > 0 ? threads : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+
+  // The machine's limits, measured once, the first time an entry is read against them.
+  json limits;
+  auto machine_limits = [&]() -> const json& {
+    if (limits.is_null()) limits = in_child([&] { return measure_machine_limits(threads, std::max(repeats, 5)); });
+    return limits;
+  };
+  if (std::regex_search("machine_limits", filter)) {
+    json b = machine_limits();
+    b["name"] = "machine_limits";
+    report(b);
+  }
 
   for (double size : {1e3, 1e5, 1e6}) {
     const std::string name = "mass_spring/springs:" + std::to_string(static_cast<long>(size)) +
@@ -402,6 +453,10 @@ json run_benchmarks(const BenchOptions& options, int threads, const std::functio
     json ref = in_child([&] { return measure_reference(side, options.steps, repeats); });
     json b = entry_against_reference(name, run, ref, "hand-written plain C++ loop, same physics, 1 thread", threads);
     b["springs"] = run.value("springs", 0);
+    b["thread_speedup"] = ref.value("forward_1thread_s", 0.0) / run.value("forward_s", 1.0);
+    const JellyStepCost cost = jelly_step_cost(run.value("springs", 0.0), run.value("nodes", 0.0));
+    b["forward_limits"] = fractions_of_limits(cost, options.steps, run.value("forward_s", 1.0), team, machine_limits());
+    b["forward_1thread_limits"] = fractions_of_limits(cost, options.steps, ref.value("forward_1thread_s", 1.0), 1, machine_limits());
     report(b);
   }
 

@@ -52,6 +52,13 @@ nlohmann::json entry_without_reference(const std::string& name, const nlohmann::
 nlohmann::json entry_against_reference(const std::string& name, const nlohmann::json& run, const nlohmann::json& ref,
                                        const std::string& reference, int threads);
 
+// The machine's limits (bench/machine_limits.cpp) on one thread and on `threads` (0: every core):
+// memory bandwidth by a STREAM triad ("triad_gb_s"), and peak rates of multiply-add chains
+// ("*_mul_add_gflops", "*_fma_gflops") and of square-root-and-division chains
+// ("*_sqrt_div_giga_per_s") at each vector width the processor has; one-thread figures end in
+// "_1thread". Best of `repeats` runs each.
+nlohmann::json measure_machine_limits(int threads, int repeats);
+
 // The contagion benchmarks whose names match `filter`, each handed to `report`
 // (bench/contagion_bench.cpp).
 void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
