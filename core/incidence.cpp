@@ -49,19 +49,23 @@ const Partition& Incidence::partition(int parts) const {
     const Index b = e / kBlockSize;
     return std::upper_bound(p.first_block.begin() + 1, p.first_block.end() - 1, b) - (p.first_block.begin() + 1);
   };
-  p.shared.assign(static_cast<std::size_t>(node_count_), 0);
+  if (parts > 65535) throw std::invalid_argument("partition: at most 65,535 parts");
+  p.first_part.assign(static_cast<std::size_t>(node_count_), 0);
   for (Index n = 0; n < node_count_; ++n) {
     const auto slots = slots_of(n);
     if (slots.empty()) continue;
-    if (part_of(slots.front() / arity_) != part_of(slots.back() / arity_)) {
-      p.shared[n] = 1;
-      p.shared_nodes.push_back(static_cast<std::int32_t>(n));
-    }
+    const auto first = part_of(slots.front() / arity_);
+    p.first_part[static_cast<std::size_t>(n)] = static_cast<std::uint16_t>(first);
+    if (first == part_of(slots.back() / arity_)) continue;
+    p.shared_nodes.push_back(static_cast<std::int32_t>(n));
+    std::int32_t k = 0;
+    while (part_of(slots[static_cast<std::size_t>(k)] / arity_) == first) ++k;
+    p.first_entry.push_back(k);
   }
   p.block_shared.assign(static_cast<std::size_t>(blocks), 0);
-  for (Index e = 0; e < elements_; ++e)
+  for (Index e = 0; e < (parts > 1 ? elements_ : 0); ++e)
     for (int s = 0; s < arity_; ++s)
-      if (p.shared[node(e, s)]) p.block_shared[e / kBlockSize] = 1;
+      if (p.through_entries(node(e, s), static_cast<int>(part_of(e)))) p.block_shared[e / kBlockSize] = 1;
   partitions_.push_back(std::move(p));
   return partitions_.back();
 }
@@ -103,10 +107,12 @@ void sum_shared_entries(const Incidence& incidence, const Partition& partition, 
       const int dim = b.dim;
       for (Index i = first; i < last; ++i) {
         const Index n = nodes[static_cast<std::size_t>(i)];
+        // The node holds what it had and its first part's contributions; the later parts' follow.
+        const auto later = incidence.slots_of(n).subspan(static_cast<std::size_t>(partition.first_entry[static_cast<std::size_t>(i)]));
         double* node = b.node_field + n * dim;
         double sum[16];
         for (int c = 0; c < dim; ++c) sum[c] = node[c];
-        for (std::int32_t k : incidence.slots_of(n)) {
+        for (std::int32_t k : later) {
           const double* entry = b.slots.data() + static_cast<Index>(k) * dim;
           for (int c = 0; c < dim; ++c) sum[c] += entry[c];
         }

@@ -18,18 +18,24 @@ namespace simgrad {
 
 // Elements split into contiguous runs of whole blocks, one run per thread ("part"). A node is
 // private to a part when every slot that touches it belongs to that part's elements, and shared
-// otherwise. A part adds to its private nodes directly, in element order; contributions to
-// shared nodes go through per-(element, slot) entries that are summed afterwards in slot order.
-// Every node thus receives its contributions in ascending slot order, for any number of parts.
+// otherwise. A node's first part (the lowest that touches it) adds to it directly, in element
+// order, as the only part of a private node does: its slots come first in slot order anyway. The
+// later parts' contributions to a shared node go through per-(element, slot) entries, added to
+// the node afterwards in slot order. Every node thus receives its contributions in ascending slot
+// order, for any number of parts.
 struct Partition {
   int parts = 1;
   std::vector<Index> first_block;          // part p covers blocks [first_block[p], first_block[p + 1])
-  std::vector<std::uint8_t> shared;        // per node
+  std::vector<std::uint16_t> first_part;   // per node: the lowest part whose elements touch it
   std::vector<std::int32_t> shared_nodes;  // the shared nodes, ascending
-  // Per block: whether one of its elements touches a shared node. A block that touches none runs
-  // as with one part (straight to the nodes, no shared-node checks): the same additions in the
-  // same order, so the same bits, at the cost of a plain loop.
+  std::vector<std::int32_t> first_entry;   // per shared node: where in slots_of(n) its entries start
+  // Per block: whether one of its elements touches a node whose first part is an earlier one. A
+  // block that touches none runs as with one part (straight to the nodes, no checks): the same
+  // additions in the same order, so the same bits, at the cost of a plain loop.
   std::vector<std::uint8_t> block_shared;
+
+  // Whether part `part`'s contributions to node n go through entries.
+  bool through_entries(Index n, int part) const { return part > first_part[static_cast<std::size_t>(n)]; }
 };
 
 class Incidence {
