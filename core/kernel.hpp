@@ -13,10 +13,11 @@
 // A body that reads fields through slots lists them in `gathered()`, and one that scatters lists
 // the node fields in `scattered()`. Neither uses atomics: every node receives its contributions
 // (scattered values, or adjoints of slot reads) in ascending slot order, whatever the number of
-// threads. Each thread takes a contiguous run of elements and adds straight to the nodes only
-// its elements touch; a node touched by two threads' elements gets per-(element, slot) entries
-// that are summed in slot order afterwards (see Partition in incidence.hpp). A scattered field
-// is overwritten by the kernel (it holds the sum of the contributions, nothing else).
+// threads. Each thread takes a contiguous run of elements and adds straight to the nodes it is
+// the first to touch; a later thread's contributions to a node an earlier one touched go to
+// per-(element, slot) entries that are added in slot order afterwards (see Partition in
+// incidence.hpp). A scattered field is overwritten by the kernel (it holds the sum of the
+// contributions, nothing else).
 //
 // The adjoint of a kernel accumulates, for every element, the vector-Jacobian product of the body
 // into the adjoints of its inputs, given the adjoints of its outputs. By default the engine
