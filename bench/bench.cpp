@@ -112,7 +112,7 @@ std::string peer_python() {
   return "";
 }
 
-std::string mpm_peer_python(const std::string& module) {
+std::string venv_peer_python(const std::string& module) {
   const char* given = std::getenv("SIMGRAD_MPM_PYTHON");
   const std::string python = given != nullptr ? given : std::string(SIMGRAD_SOURCE_DIR) + "/build-bench-venv/bin/python";
   if (std::system((python + " -c 'import " + module + "' > /dev/null 2>&1").c_str()) == 0) return python;
@@ -256,18 +256,28 @@ json fractions_of_limits(const JellyStepCost& cost, int steps, double seconds, i
           {"fraction_of_vector_sqrt_div", fraction(roots, vector_divider)}};
 }
 
+// The jelly's loss: every node's distance to where it started, 5 mm lower, at the first and the
+// last step (the frame of `target`, n x 3 values, twice).
+std::vector<double> jelly_target(const sb::MassSpringModel<3>& m) {
+  std::vector<double> target(m.initial_position.values().begin(), m.initial_position.values().end());
+  for (std::size_t i = 2; i < target.size(); i += 3) target[i] -= 0.005;
+  return target;
+}
+sb::TrajectoryMatchLoss<3> jelly_loss(sb::MassSpring<3>& system, int steps) {
+  const sb::MassSpringModel<3>& m = system.model();
+  std::vector<std::int32_t> markers;
+  for (Index i = 0; i < m.node_count; ++i) markers.push_back(static_cast<std::int32_t>(i));
+  std::vector<double> frames = jelly_target(m);
+  frames.insert(frames.end(), frames.begin(), frames.end());
+  return sb::TrajectoryMatchLoss<3>(system, markers, steps, frames);
+}
+
 // Forward and gradient of one block under a policy, medians over repeats.
 json measure_rollout(int side, int steps, const std::string& policy, int repeats, int threads) {
   set_thread_count(threads);
   sb::MassSpringModel<3> m = bench_block(side, steps);
   sb::MassSpring<3> system(m);
-  std::vector<std::int32_t> markers;
-  for (Index i = 0; i < m.node_count; ++i) markers.push_back(static_cast<std::int32_t>(i));
-  std::vector<double> reference;
-  for (int frame = 0; frame < 2; ++frame)
-    for (Index i = 0; i < m.node_count; ++i)
-      for (int c = 0; c < 3; ++c) reference.push_back(m.initial_position.values()[3 * i + c] + (c == 2 ? -0.005 : 0.0));
-  sb::TrajectoryMatchLoss<3> loss(system, markers, steps, reference);
+  sb::TrajectoryMatchLoss<3> loss = jelly_loss(system, steps);
   RolloutOptions options;
   options.checkpoint = CheckpointPolicy::parse(policy);
   Rollout rollout(system, loss, steps, options);
@@ -277,6 +287,45 @@ json measure_rollout(int side, int steps, const std::string& policy, int repeats
               {"stored_mb", static_cast<double>(rollout.stats().stored_bytes) / (1024.0 * 1024.0)},
               {"forward_steps", rollout.stats().forward_steps}});
   return out;
+}
+
+// The jelly block as its peers read it (bench/peers/jelly_*.py): nodes, springs, constants, the
+// ground and the loss's target frame.
+json jelly_model_json(int side, int steps) {
+  const sb::MassSpringModel<3> m = bench_block(side, steps);
+  const sb::ContactPlane<3>& ground = m.planes.at(0);
+  std::vector<std::int32_t> springs;
+  for (Index s = 0; s < m.spring_count(); ++s)
+    for (int end = 0; end < 2; ++end) springs.push_back(static_cast<std::int32_t>(m.springs.node(s, end)));
+  return {{"position", m.initial_position.values()},
+          {"velocity", m.initial_velocity.values()},
+          {"springs", springs},
+          {"stiffness", m.stiffness.values()},
+          {"damping", m.damping.values()},
+          {"rest_length", m.rest_length.values()},
+          {"inverse_mass", m.inverse_mass.values()},
+          {"gravity", m.gravity.values()},
+          {"dt", m.settings.dt},
+          {"drag", m.settings.drag},
+          {"length_epsilon", m.settings.length_epsilon},
+          {"penalty", {{"stiffness", m.settings.penalty.stiffness},
+                       {"sharpness", m.settings.penalty.sharpness},
+                       {"friction_speed", m.settings.penalty.friction_speed}}},
+          {"plane", {{"normal", ground.normal.c}, {"offset", ground.offset}, {"friction", ground.friction}}},
+          {"reference", jelly_target(m)}};
+}
+
+// The jelly's loss and its gradient with respect to the initial velocities and the stiffnesses,
+// which the peers must reproduce.
+json jelly_loss_and_gradient(int side, int steps, int threads) {
+  set_thread_count(threads);
+  sb::MassSpringModel<3> m = bench_block(side, steps);
+  sb::MassSpring<3> system(m);
+  sb::TrajectoryMatchLoss<3> loss = jelly_loss(system, steps);
+  Rollout rollout(system, loss, steps);
+  const double value = rollout.loss_and_gradient();
+  return {{"loss", value},
+          {"gradient", {{"initial_velocity", m.initial_velocity.adjoints()}, {"stiffness", m.stiffness.adjoints()}}}};
 }
 
 // Forward time of the engine and of the hand-written loop, single-threaded, interleaved.
@@ -457,6 +506,37 @@ json run_benchmarks(const BenchOptions& options, int threads, const std::functio
     const JellyStepCost cost = jelly_step_cost(run.value("springs", 0.0), run.value("nodes", 0.0));
     b["forward_limits"] = fractions_of_limits(cost, options.steps, run.value("forward_s", 1.0), team, machine_limits());
     b["forward_1thread_limits"] = fractions_of_limits(cost, options.steps, ref.value("forward_1thread_s", 1.0), 1, machine_limits());
+    report(b);
+  }
+
+  // The jelly of about 10^5 springs beside the same model, loss and steps in DiffTaichi's engine
+  // (taichi) and NVIDIA Warp, both on their CPU backends (bench/peers/jelly_*.py, written here;
+  // scripts/setup_bench.sh installs them): times, memory, and whether loss and gradient agree.
+  const int peer_side = side_for(1e5);
+  const std::string peers_name = "mass_spring_peers/springs:" + std::to_string(static_cast<long>(springs_of(peer_side))) +
+                                 "/steps:" + std::to_string(options.steps);
+  if (std::regex_search(peers_name, filter)) {
+    const int steps = options.steps;
+    const json run = in_child([&] { return measure_rollout(peer_side, steps, "all", repeats, threads); });
+    const json ours = in_child([&] { return jelly_loss_and_gradient(peer_side, steps, threads); });
+    json b = entry_without_reference(peers_name, run);
+    b["springs"] = run.value("springs", 0);
+    b["loss"] = ours.value("loss", 0.0);
+    const json settings = {{"model", jelly_model_json(peer_side, steps)}, {"steps", steps}, {"repeats", repeats}, {"threads", team}};
+    for (const std::string peer : {"taichi", "warp"}) {
+      const std::string python = venv_peer_python(peer);
+      json p = python.empty() ? json{{"error", peer + " not installed (scripts/setup_bench.sh)"}}
+                              : run_peer(python, "jelly_" + peer + ".py", settings,
+                                         std::filesystem::temp_directory_path() / ("simgrad_jelly_" + peer + ".json"));
+      if (!p.contains("error")) {
+        p["forward_ours_over_peer"] = b["forward_s"].get<double>() / p["forward_s"].get<double>();
+        p["gradient_ours_over_peer"] = b["gradient_s"].get<double>() / p["gradient_s"].get<double>();
+        p["loss_relative_difference"] = std::abs(p.value("loss", 0.0) - ours.value("loss", 0.0)) / std::abs(ours.value("loss", 1.0));
+        p["gradient_max_rel_difference"] = gradient_difference(ours["gradient"], p["gradient"]);
+        p.erase("gradient");
+      }
+      b[peer] = p;
+    }
     report(b);
   }
 

@@ -29,9 +29,9 @@ nlohmann::json in_child(const std::function<nlohmann::json()>& body);
 // The Python that has torch (SIMGRAD_PYTHON, else Debian's /usr/bin/python3 or python3 if it
 // imports torch); empty if none.
 std::string peer_python();
-// The Python of the MPM peers' virtual environment (SIMGRAD_MPM_PYTHON, else
+// The Python of the taichi and Warp peers' virtual environment (SIMGRAD_MPM_PYTHON, else
 // build-bench-venv/bin/python that scripts/setup_bench.sh makes) if it imports `module`; empty if not.
-std::string mpm_peer_python(const std::string& module);
+std::string venv_peer_python(const std::string& module);
 // Runs bench/peers/SCRIPT with `settings` written to `settings_file`; returns the JSON it prints
 // on its last line, or {"error": ...}.
 nlohmann::json run_peer(const std::string& python, const std::string& script, const nlohmann::json& settings,

@@ -270,7 +270,7 @@ void mpm_benchmarks(const std::regex& filter, int steps, int repeats, int thread
   if (std::regex_search(peers, filter)) {
     const json run = in_child([&] { return measure(128, 35, 200, repeats, threads, CheckpointPolicy::parse("all")); });
     json b = entry_without_reference(peers, run);
-    const std::string python = mpm_peer_python("warp");
+    const std::string python = venv_peer_python("warp");
     const json peer = python.empty() ? json{{"error", "warp-lang not installed (scripts/setup_bench.sh)"}}
                                      : run_peer(python, "mpm_warp.py", {{"nodes", 128}, {"side", 35}, {"steps", 200}, {"repeats", repeats}, {"threads", threads}},
                                                 std::filesystem::temp_directory_path() / "simgrad_mpm_warp.json");
@@ -289,7 +289,7 @@ void mpm_benchmarks(const std::regex& filter, int steps, int repeats, int thread
     b["losses"] = run.value("losses", json::array());
     b["particles"] = run.value("particles", 0);
     // DiffTaichi's own engine on the same task, CPU backend, double precision (bench/peers/diffmpm_taichi.py).
-    const std::string python = mpm_peer_python("taichi");
+    const std::string python = venv_peer_python("taichi");
     const json peer = python.empty() ? json{{"error", "taichi not installed (scripts/setup_bench.sh)"}}
                                      : run_peer(python, "diffmpm_taichi.py", {{"threads", threads}, {"steps", 1023}, {"repeats", repeats}, {"iterations", iterations}},
                                                 std::filesystem::temp_directory_path() / "simgrad_mpm_taichi.json");

@@ -51,7 +51,7 @@ struct Field {
   Index size = 0;
 
   // The same view shifted to entries [first, first + count).
-  Field slice(Index first, Index count) const {
+  SIMGRAD_HD Field slice(Index first, Index count) const {
     return {value + first * D, adjoint ? adjoint + first * D : nullptr, count};
   }
 };
@@ -120,7 +120,7 @@ class Array {
 
 // Loads entry i of a D-wide array as a Value.
 template <class S, int D>
-Value<S, D> load(const double* base, Index i) {
+SIMGRAD_HD Value<S, D> load(const double* base, Index i) {
   if constexpr (D == 1) {
     return S(base[i]);
   } else {
@@ -132,7 +132,7 @@ Value<S, D> load(const double* base, Index i) {
 
 // Component c of a Value (c = 0 for a scalar).
 template <class S, int D>
-const S& component(const Value<S, D>& v, int c) {
+SIMGRAD_HD const S& component(const Value<S, D>& v, int c) {
   if constexpr (D == 1) {
     (void)c;
     return v;
@@ -142,7 +142,7 @@ const S& component(const Value<S, D>& v, int c) {
 }
 
 template <class S, int D>
-S& component(Value<S, D>& v, int c) {
+SIMGRAD_HD S& component(Value<S, D>& v, int c) {
   if constexpr (D == 1) {
     (void)c;
     return v;

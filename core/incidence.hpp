@@ -13,6 +13,7 @@
 
 #include "core/field.hpp"
 #include "core/lanes.hpp"
+#include "core/slot_entries.hpp"
 
 namespace simgrad {
 
@@ -52,6 +53,10 @@ class Incidence {
   // The slots (e * arity + s) that touch node n, in ascending order.
   std::span<const std::int32_t> slots_of(Index n) const {
     return {slots_.data() + offsets_[n], slots_.data() + offsets_[n + 1]};
+  }
+  // The incidence as plain arrays, for code that cannot take this class (a device's).
+  SlotIncidence arrays() const {
+    return {nodes_.data(), offsets_.data(), slots_.data(), arity_, elements_, node_count_};
   }
   // Whether the group of kLaneCount elements that starts at `first` (a multiple of kLaneCount)
   // has a node in different slots of two of its elements: such a group does not run in lanes

@@ -23,6 +23,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/portable.hpp"
+
 namespace simgrad::ad {
 
 // One recorded operation: result = f(a, b), with partials da = df/da and db = df/db.
@@ -32,6 +34,16 @@ struct TapeEntry {
   double da;
   double db;
 };
+
+// Propagates adjoints through tape entries from..to (from >= to, both included): each entry
+// passes its adjoint times its partials to its two parents.
+SIMGRAD_HD inline void sweep_entries(const TapeEntry* e, double* g, std::int32_t from, std::int32_t to) {
+  for (std::int32_t i = from; i >= to; --i) {
+    const double gi = g[i];
+    g[e[i].a] += e[i].da * gi;
+    g[e[i].b] += e[i].db * gi;
+  }
+}
 
 // The adjoint of an external block: adds to `adjoints` (the tape's) what the block's outputs'
 // adjoints contribute to its inputs, from the integers and reals it recorded (the reals may
@@ -106,15 +118,7 @@ class LocalTape {
   };
 
   // Propagates adjoints through entries from..to (from >= to, both included).
-  void sweep_entries(std::int32_t from, std::int32_t to) {
-    const TapeEntry* e = entries_.get();
-    double* g = adjoints_.get();
-    for (std::int32_t i = from; i >= to; --i) {
-      const double gi = g[i];
-      g[e[i].a] += e[i].da * gi;
-      g[e[i].b] += e[i].db * gi;
-    }
-  }
+  void sweep_entries(std::int32_t from, std::int32_t to) { ad::sweep_entries(entries_.get(), adjoints_.get(), from, to); }
 
   // Doubles the capacity, keeping the recorded entries. Out of line, so that every operation
   // inlines only the size test.
@@ -153,104 +157,154 @@ inline LocalTape& thread_tape() {
   return tape;
 }
 
+// A tape over storage its owner provides, of fixed capacity: what a device thread records an
+// element to (device code has neither a heap worth using per element nor thread_local). An
+// element that outgrows it is flagged, never truncated silently; no external blocks.
+struct FixedTape {
+  TapeEntry* entries = nullptr;
+  double* adjoints = nullptr;
+  std::int32_t capacity = 0;
+  std::int32_t count = 0;
+  bool overflow = false;
+
+  SIMGRAD_HD void reset() {
+    entries[0] = {0, 0, 0.0, 0.0};
+    count = 1;
+  }
+  SIMGRAD_HD std::int32_t push(std::int32_t a, double da, std::int32_t b, double db) {
+    if (count == capacity) {
+      overflow = true;
+      return 0;  // the sink: the element's adjoint is void, and the caller reports it
+    }
+    entries[count] = {a, b, da, db};
+    return count++;
+  }
+  SIMGRAD_HD std::int32_t leaf() { return push(0, 0.0, 0, 0.0); }
+  SIMGRAD_HD std::int32_t size() const { return count; }
+  SIMGRAD_HD void clear_adjoints() {
+    for (std::int32_t i = 0; i < count; ++i) adjoints[i] = 0.0;
+  }
+  SIMGRAD_HD double& adjoint(std::int32_t i) { return adjoints[i]; }
+  SIMGRAD_HD void sweep() { sweep_entries(entries, adjoints, count - 1, 1); }
+};
+
+#if defined(__CUDACC__)
+// On the device each thread finds its tape by its index in the launch, in a table the launcher
+// fills (docs/gpu.md).
+static __device__ FixedTape* device_tapes = nullptr;
+__device__ inline FixedTape& device_tape() {
+  return device_tapes[blockIdx.x * blockDim.x + threadIdx.x];
+}
+#endif
+
+// Records one operation on this thread's tape: the host's active LocalTape, or on the device the
+// thread's FixedTape.
+SIMGRAD_HD inline std::int32_t record(std::int32_t a, double da, std::int32_t b, double db) {
+#if SIMGRAD_DEVICE_PASS
+  return device_tape().push(a, da, b, db);
+#else
+  return active_tape->push(a, da, b, db);
+#endif
+}
+
 // A reverse-mode scalar recorded on the active tape. Index 0 marks a constant.
 struct Var {
   double v = 0.0;
   std::int32_t i = 0;
 
   Var() = default;
-  Var(double value) : v(value), i(0) {}  // NOLINT: constants convert implicitly
-  Var(double value, std::int32_t index) : v(value), i(index) {}
+  SIMGRAD_HD Var(double value) : v(value), i(0) {}  // NOLINT: constants convert implicitly
+  SIMGRAD_HD Var(double value, std::int32_t index) : v(value), i(index) {}
 
   // A new independent input on the active tape.
-  static Var input(double value) { return {value, active_tape->leaf()}; }
+  SIMGRAD_HD static Var input(double value) { return {value, record(0, 0.0, 0, 0.0)}; }
 
-  Var& operator+=(const Var& o) { return *this = *this + o; }
-  Var& operator-=(const Var& o) { return *this = *this - o; }
-  Var& operator*=(const Var& o) { return *this = *this * o; }
-  Var& operator/=(const Var& o) { return *this = *this / o; }
+  SIMGRAD_HD Var& operator+=(const Var& o) { return *this = *this + o; }
+  SIMGRAD_HD Var& operator-=(const Var& o) { return *this = *this - o; }
+  SIMGRAD_HD Var& operator*=(const Var& o) { return *this = *this * o; }
+  SIMGRAD_HD Var& operator/=(const Var& o) { return *this = *this / o; }
 
-  friend Var operator+(const Var& a, const Var& b) {
-    return {a.v + b.v, active_tape->push(a.i, 1.0, b.i, 1.0)};
+  SIMGRAD_HD friend Var operator+(const Var& a, const Var& b) {
+    return {a.v + b.v, record(a.i, 1.0, b.i, 1.0)};
   }
-  friend Var operator-(const Var& a, const Var& b) {
-    return {a.v - b.v, active_tape->push(a.i, 1.0, b.i, -1.0)};
+  SIMGRAD_HD friend Var operator-(const Var& a, const Var& b) {
+    return {a.v - b.v, record(a.i, 1.0, b.i, -1.0)};
   }
-  friend Var operator*(const Var& a, const Var& b) {
-    return {a.v * b.v, active_tape->push(a.i, b.v, b.i, a.v)};
+  SIMGRAD_HD friend Var operator*(const Var& a, const Var& b) {
+    return {a.v * b.v, record(a.i, b.v, b.i, a.v)};
   }
-  friend Var operator/(const Var& a, const Var& b) {
+  SIMGRAD_HD friend Var operator/(const Var& a, const Var& b) {
     const double q = a.v / b.v;
-    return {q, active_tape->push(a.i, 1.0 / b.v, b.i, -q / b.v)};
+    return {q, record(a.i, 1.0 / b.v, b.i, -q / b.v)};
   }
-  friend Var operator+(const Var& a, double b) { return {a.v + b, active_tape->push(a.i, 1.0, 0, 0.0)}; }
-  friend Var operator+(double a, const Var& b) { return b + a; }
-  friend Var operator-(const Var& a, double b) { return {a.v - b, active_tape->push(a.i, 1.0, 0, 0.0)}; }
-  friend Var operator-(double a, const Var& b) { return {a - b.v, active_tape->push(b.i, -1.0, 0, 0.0)}; }
-  friend Var operator*(const Var& a, double b) { return {a.v * b, active_tape->push(a.i, b, 0, 0.0)}; }
-  friend Var operator*(double a, const Var& b) { return b * a; }
-  friend Var operator/(const Var& a, double b) { return {a.v / b, active_tape->push(a.i, 1.0 / b, 0, 0.0)}; }
-  friend Var operator/(double a, const Var& b) {
+  SIMGRAD_HD friend Var operator+(const Var& a, double b) { return {a.v + b, record(a.i, 1.0, 0, 0.0)}; }
+  SIMGRAD_HD friend Var operator+(double a, const Var& b) { return b + a; }
+  SIMGRAD_HD friend Var operator-(const Var& a, double b) { return {a.v - b, record(a.i, 1.0, 0, 0.0)}; }
+  SIMGRAD_HD friend Var operator-(double a, const Var& b) { return {a - b.v, record(b.i, -1.0, 0, 0.0)}; }
+  SIMGRAD_HD friend Var operator*(const Var& a, double b) { return {a.v * b, record(a.i, b, 0, 0.0)}; }
+  SIMGRAD_HD friend Var operator*(double a, const Var& b) { return b * a; }
+  SIMGRAD_HD friend Var operator/(const Var& a, double b) { return {a.v / b, record(a.i, 1.0 / b, 0, 0.0)}; }
+  SIMGRAD_HD friend Var operator/(double a, const Var& b) {
     const double q = a / b.v;
-    return {q, active_tape->push(b.i, -q / b.v, 0, 0.0)};
+    return {q, record(b.i, -q / b.v, 0, 0.0)};
   }
-  friend Var operator-(const Var& a) { return {-a.v, active_tape->push(a.i, -1.0, 0, 0.0)}; }
+  SIMGRAD_HD friend Var operator-(const Var& a) { return {-a.v, record(a.i, -1.0, 0, 0.0)}; }
 
   // Comparisons look at values only: branches in a body select a piece of a piecewise function.
-  friend bool operator<(const Var& a, const Var& b) { return a.v < b.v; }
-  friend bool operator>(const Var& a, const Var& b) { return a.v > b.v; }
-  friend bool operator<=(const Var& a, const Var& b) { return a.v <= b.v; }
-  friend bool operator>=(const Var& a, const Var& b) { return a.v >= b.v; }
-  friend bool operator==(const Var& a, const Var& b) { return a.v == b.v; }
-  friend bool operator!=(const Var& a, const Var& b) { return a.v != b.v; }
+  SIMGRAD_HD friend bool operator<(const Var& a, const Var& b) { return a.v < b.v; }
+  SIMGRAD_HD friend bool operator>(const Var& a, const Var& b) { return a.v > b.v; }
+  SIMGRAD_HD friend bool operator<=(const Var& a, const Var& b) { return a.v <= b.v; }
+  SIMGRAD_HD friend bool operator>=(const Var& a, const Var& b) { return a.v >= b.v; }
+  SIMGRAD_HD friend bool operator==(const Var& a, const Var& b) { return a.v == b.v; }
+  SIMGRAD_HD friend bool operator!=(const Var& a, const Var& b) { return a.v != b.v; }
 };
 
 // Applies a unary function with value f and derivative df.
-inline Var unary(const Var& a, double f, double df) { return {f, active_tape->push(a.i, df, 0, 0.0)}; }
+SIMGRAD_HD inline Var unary(const Var& a, double f, double df) { return {f, record(a.i, df, 0, 0.0)}; }
 
-inline Var sqrt(const Var& a) {
+SIMGRAD_HD inline Var sqrt(const Var& a) {
   const double r = std::sqrt(a.v);
   return unary(a, r, 0.5 / r);
 }
-inline Var exp(const Var& a) {
+SIMGRAD_HD inline Var exp(const Var& a) {
   const double e = std::exp(a.v);
   return unary(a, e, e);
 }
-inline Var log(const Var& a) { return unary(a, std::log(a.v), 1.0 / a.v); }
-inline Var log1p(const Var& a) { return unary(a, std::log1p(a.v), 1.0 / (1.0 + a.v)); }
-inline Var expm1(const Var& a) { return unary(a, std::expm1(a.v), std::exp(a.v)); }
-inline Var sin(const Var& a) { return unary(a, std::sin(a.v), std::cos(a.v)); }
-inline Var cos(const Var& a) { return unary(a, std::cos(a.v), -std::sin(a.v)); }
-inline Var tanh(const Var& a) {
+SIMGRAD_HD inline Var log(const Var& a) { return unary(a, std::log(a.v), 1.0 / a.v); }
+SIMGRAD_HD inline Var log1p(const Var& a) { return unary(a, std::log1p(a.v), 1.0 / (1.0 + a.v)); }
+SIMGRAD_HD inline Var expm1(const Var& a) { return unary(a, std::expm1(a.v), std::exp(a.v)); }
+SIMGRAD_HD inline Var sin(const Var& a) { return unary(a, std::sin(a.v), std::cos(a.v)); }
+SIMGRAD_HD inline Var cos(const Var& a) { return unary(a, std::cos(a.v), -std::sin(a.v)); }
+SIMGRAD_HD inline Var tanh(const Var& a) {
   const double t = std::tanh(a.v);
   return unary(a, t, 1.0 - t * t);
 }
-inline Var abs(const Var& a) { return unary(a, std::abs(a.v), a.v < 0.0 ? -1.0 : 1.0); }
-inline Var pow(const Var& a, double p) {
+SIMGRAD_HD inline Var abs(const Var& a) { return unary(a, std::abs(a.v), a.v < 0.0 ? -1.0 : 1.0); }
+SIMGRAD_HD inline Var pow(const Var& a, double p) {
   const double r = std::pow(a.v, p);
   return unary(a, r, p * std::pow(a.v, p - 1.0));
 }
-inline Var pow(const Var& a, const Var& p) { return exp(p * log(a)); }
-inline Var atan2(const Var& y, const Var& x) {
+SIMGRAD_HD inline Var pow(const Var& a, const Var& p) { return exp(p * log(a)); }
+SIMGRAD_HD inline Var atan2(const Var& y, const Var& x) {
   const double r2 = x.v * x.v + y.v * y.v;
-  return {std::atan2(y.v, x.v), active_tape->push(y.i, x.v / r2, x.i, -y.v / r2)};
+  return {std::atan2(y.v, x.v), record(y.i, x.v / r2, x.i, -y.v / r2)};
 }
-inline Var min(const Var& a, const Var& b) { return a.v <= b.v ? a : b; }
-inline Var max(const Var& a, const Var& b) { return a.v >= b.v ? a : b; }
-inline bool isfinite(const Var& a) { return std::isfinite(a.v); }
+SIMGRAD_HD inline Var min(const Var& a, const Var& b) { return a.v <= b.v ? a : b; }
+SIMGRAD_HD inline Var max(const Var& a, const Var& b) { return a.v >= b.v ? a : b; }
+SIMGRAD_HD inline bool isfinite(const Var& a) { return std::isfinite(a.v); }
 
 }  // namespace simgrad::ad
 
 namespace simgrad {
 
 // The plain value of a scalar, for branching and output.
-inline double value_of(double x) { return x; }
-inline double value_of(const ad::Var& x) { return x.v; }
+SIMGRAD_HD inline double value_of(double x) { return x; }
+SIMGRAD_HD inline double value_of(const ad::Var& x) { return x.v; }
 
 // Scalar-generic min/max (std::min on double, value selection on Var).
-inline double smin(double a, double b) { return a <= b ? a : b; }
-inline double smax(double a, double b) { return a >= b ? a : b; }
-inline ad::Var smin(const ad::Var& a, const ad::Var& b) { return ad::min(a, b); }
-inline ad::Var smax(const ad::Var& a, const ad::Var& b) { return ad::max(a, b); }
+SIMGRAD_HD inline double smin(double a, double b) { return a <= b ? a : b; }
+SIMGRAD_HD inline double smax(double a, double b) { return a >= b ? a : b; }
+SIMGRAD_HD inline ad::Var smin(const ad::Var& a, const ad::Var& b) { return ad::min(a, b); }
+SIMGRAD_HD inline ad::Var smax(const ad::Var& a, const ad::Var& b) { return ad::max(a, b); }
 
 }  // namespace simgrad

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <numbers>
 
+#include "core/portable.hpp"
+
 namespace simgrad {
 
 struct CounterRng {
@@ -64,14 +66,14 @@ struct CounterRng {
 };
 
 // Uniform in (0, 1), both ends excluded.
-inline double uniform01(uint64_t seed, uint64_t step, uint64_t element, uint32_t draw = 0) noexcept {
+SIMGRAD_HD inline double uniform01(uint64_t seed, uint64_t step, uint64_t element, uint32_t draw = 0) noexcept {
   const auto words = CounterRng::block(seed, step, element, draw);
   return CounterRng::open_unit(words[0], words[1]);
 }
 
 // Standard normal by Box-Muller on the two uniforms of one block (the sine branch is dropped so
 // that a draw index names exactly one variate).
-inline double standard_normal(uint64_t seed, uint64_t step, uint64_t element,
+SIMGRAD_HD inline double standard_normal(uint64_t seed, uint64_t step, uint64_t element,
                               uint32_t draw = 0) noexcept {
   const auto words = CounterRng::block(seed, step, element, draw);
   const double radius_uniform = CounterRng::open_unit(words[0], words[1]);
@@ -81,7 +83,7 @@ inline double standard_normal(uint64_t seed, uint64_t step, uint64_t element,
 }
 
 // Standard Gumbel, the noise of the Gumbel-max trick and of Gumbel-softmax samplers.
-inline double gumbel(uint64_t seed, uint64_t step, uint64_t element, uint32_t draw = 0) noexcept {
+SIMGRAD_HD inline double gumbel(uint64_t seed, uint64_t step, uint64_t element, uint32_t draw = 0) noexcept {
   return -std::log(-std::log(uniform01(seed, step, element, draw)));
 }
 

@@ -27,8 +27,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc)
+# The CUDA toolkit, where the machine has one, compiles the element bodies as device code
+# (docs/gpu.md); it is often installed off PATH.
+cuda=()
+if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  cuda=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+fi
 # Debian's interpreter, which has the packages above (not one earlier on PATH, such as pyenv's).
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 > /dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 "${cuda[@]}" > /dev/null
 if [ $# -gt 0 ]; then
   cmake --build build -j "$jobs" --target "$@"
 else

@@ -7,6 +7,13 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs=$(nproc)
 
+echo "== device code: the element bodies compiled by nvcc for sm_80 and sm_90 (docs/gpu.md)"
+if [ -f build/CMakeFiles/simgrad_device_kernels.dir/gpu/device_kernels.cu.o ]; then
+  echo "compiled: gpu/device_kernels.cu"
+else
+  echo "not compiled: no CUDA toolkit on this machine"
+fi
+
 echo "== tests (Release)"
 ctest --test-dir build --output-on-failure -j "$jobs"
 

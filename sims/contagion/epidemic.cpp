@@ -8,14 +8,12 @@
 
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
+#include "sims/contagion/hazard.hpp"
 #include "sims/contagion/transition.hpp"
 
 namespace simgrad::contagion {
 
 namespace {
-
-// Draw indices of the three kinds of event, so that no two share a Philox block.
-enum Draw : std::uint32_t { kInfectionDraw = 0, kSeedingDraw = 1, kDeathDraw = 2, kContactDraw = 3 };
 
 // Whether a and b are the same double, bit for bit.
 bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
@@ -76,13 +74,13 @@ Epidemic::Epidemic(const Population& population, DiseaseModel& model)
 }
 
 double Epidemic::infection_draw(int t, Index i) const {
-  return uniform01(model_.settings.seed, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(i), kInfectionDraw);
+  return event_draw(model_.settings.seed, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(i), kInfectionDraw);
 }
 double Epidemic::seeding_draw(Index i) const {
-  return uniform01(model_.settings.seed, 0, static_cast<std::uint64_t>(i), kSeedingDraw);
+  return event_draw(model_.settings.seed, 0, static_cast<std::uint64_t>(i), kSeedingDraw);
 }
 double Epidemic::death_draw(int infection_day, Index i) const {
-  return uniform01(model_.settings.seed, static_cast<std::uint64_t>(infection_day), static_cast<std::uint64_t>(i), kDeathDraw);
+  return event_draw(model_.settings.seed, static_cast<std::uint64_t>(infection_day), static_cast<std::uint64_t>(i), kDeathDraw);
 }
 bool Epidemic::dies(double tau, Index i) const {
   return death_draw(static_cast<int>(tau), i) < model_.parameters.mortality.values()[0];
@@ -180,25 +178,17 @@ double Epidemic::hazard_sum(Index i) const {
   const std::int64_t last = population_.offsets[static_cast<std::size_t>(i) + 1];
   const std::int32_t* nb = population_.neighbors.data();
   const std::uint64_t* mask = shedding_mask_.data();
-  auto sheds = [mask](std::int32_t j) { return (mask[j >> 6] >> (j & 63)) & 1u; };
-  // Terms of agents that do not shed are +0.0 and would not change the sum: skipped.
-  double h = 0.0;
   if (masking_) {
+    auto sheds = [mask](std::int32_t j) { return (mask[j >> 6] >> (j & 63)) & 1u; };
+    double h = 0.0;
     for (std::int64_t e = first; e < last; ++e) {
       const std::size_t l = population_.layers == 1 ? 0 : population_.layer[static_cast<std::size_t>(e)];
       if (sheds(nb[e]) && active_today(i, nb[e], l)) h += layer_weight_[l] * shedding_[static_cast<std::size_t>(nb[e])];
     }
     return h;
   }
-  if (population_.layers == 1) {
-    for (std::int64_t e = first; e < last; ++e)
-      if (sheds(nb[e])) h += shedding_[static_cast<std::size_t>(nb[e])];
-    return layer_weight_[0] * h;
-  }
-  const std::uint8_t* layer = population_.layer.data();
-  for (std::int64_t e = first; e < last; ++e)
-    if (sheds(nb[e])) h += layer_weight_[layer[e]] * shedding_[static_cast<std::size_t>(nb[e])];
-  return h;
+  return contact_hazard(first, last, nb, population_.layers == 1 ? nullptr : population_.layer.data(),
+                        layer_weight_.data(), shedding_.data(), mask);
 }
 
 void Epidemic::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
@@ -294,19 +284,12 @@ void Epidemic::advance(int t, std::span<const double> state, std::span<double> n
         if (hz != 0.0) {
           const int a = population_.age[static_cast<std::size_t>(i)];
           const double k = r * susceptibility[static_cast<std::size_t>(a)] / s.mean_interactions[static_cast<std::size_t>(a)];
-          const double prob = (1.0 - protect) * -std::expm1(-k * hz);
-          double z, hard;
-          if (s.straight_through) {
-            hard = z = hard_event(prob, infection_draw(t, i));
-          } else {
-            const Event ev = sample_event(prob, infection_draw(t, i), s.sampler, s.temperature);
-            hard = ev.hard;
-            z = ev.soft;
-          }
-          infected = x0 * z;
+          const Infection z =
+              infection(k, hz, protect, infection_draw(t, i), s.sampler, s.temperature, s.straight_through);
+          infected = x0 * z.value;
           x1[i] = x0 - infected;
           // The slot of day t + 1 now carries a derivative: the agent's last live slot.
-          tau1[i] = hard > 0.0 ? t + 1.0 : -(t + 2.0);
+          tau1[i] = z.hard > 0.0 ? t + 1.0 : -(t + 2.0);
         }
       } else if (wanes(t, tau0, i)) {
         x1[i] = 1.0;

@@ -20,7 +20,7 @@ namespace simgrad::fem {
 // rest inverse Dm^-1 and volume, and its material: the physics of the element kernel, shared with
 // the stiffness assembly of the implicit integrator (fem_stiffness.hpp).
 template <class S, int D>
-void element_forces(const Vec<S, D> (&x)[D + 1], const Vec<S, D> (&v)[D + 1], const Mat<S, D>& rest_inverse,
+SIMGRAD_HD void element_forces(const Vec<S, D> (&x)[D + 1], const Vec<S, D> (&v)[D + 1], const Mat<S, D>& rest_inverse,
                     const S& rest_volume, MaterialModel material, const S& mu, const S& lambda, const S* beta,
                     Vec<S, D> (&force)[D + 1]) {
   Mat<S, D> ds;
@@ -55,7 +55,7 @@ struct ElasticForce {
   std::array<FieldRef, 1> scattered() const { return {node_force}; }
 
   template <class E>
-  void operator()(E& e) const {
+  SIMGRAD_HD void operator()(E& e) const {
     using S = typename E::Scalar;
     Vec<S, D> xs[D + 1], vs[D + 1], force[D + 1];
     for (int s = 0; s <= D; ++s) {
@@ -75,7 +75,7 @@ struct ElasticForce {
   // Dsbar = Fbar R^T, whose columns go to nodes 1..D and minus their sum to node 0 (likewise
   // Dvbar = Fdotbar R^T to the velocities).
   template <class E>
-  void adjoint(E& e) const {
+  SIMGRAD_HD void adjoint(E& e) const {
     // Actuated rest shapes (creatures, a few elements) are differentiated by the engine.
     if (rest_inverse.adjoint != nullptr) return e.derive(*this);
     using M = Mat<double, D>;
@@ -112,7 +112,7 @@ struct ElasticForce {
   // The adjoint of the edge matrix [y_1 - y_0, ...] of a node field y: column i to node i + 1,
   // minus their sum to node 0.
   template <class E>
-  static void add_to_nodes(E& e, const Field<D>& y, const Mat<double, D>& edges_bar) {
+  SIMGRAD_HD static void add_to_nodes(E& e, const Field<D>& y, const Mat<double, D>& edges_bar) {
     Vec<double, D> first = Vec<double, D>::zero();
     for (int i = 0; i < D; ++i) {
       const Vec<double, D> c = edges_bar.column(i);
@@ -134,7 +134,7 @@ struct ElasticEnergy {
   std::array<FieldRef, 1> gathered() const { return {x}; }
 
   template <class E>
-  typename E::Scalar operator()(E& e) const {
+  SIMGRAD_HD typename E::Scalar operator()(E& e) const {
     using S = typename E::Scalar;
     Mat<S, D> ds;
     for (int i = 0; i < D; ++i) ds.set_column(i, e.slot(x, i + 1) - e.slot(x, 0));
@@ -152,7 +152,7 @@ struct ExpandMaterial {
   std::array<FieldRef, 3> gathered() const { return {youngs, poisson, damping}; }
 
   template <class E>
-  void operator()(E& e) const {
+  SIMGRAD_HD void operator()(E& e) const {
     using S = typename E::Scalar;
     S m, l;
     lame_parameters(e.slot(youngs, 0), e.slot(poisson, 0), m, l);

@@ -21,7 +21,7 @@ enum class MaterialModel { kCorotated, kNeoHookean };
 
 // Lame parameters from Young's modulus E and Poisson ratio nu.
 template <class S>
-void lame_parameters(const S& youngs, const S& poisson, S& mu, S& lambda) {
+SIMGRAD_HD void lame_parameters(const S& youngs, const S& poisson, S& mu, S& lambda) {
   mu = youngs / (2.0 * (1.0 + poisson));
   lambda = youngs * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson));
 }
@@ -31,7 +31,7 @@ void lame_parameters(const S& youngs, const S& poisson, S& mu, S& lambda) {
 // (eight steps reach double precision for principal stretches between 0.1 and 10). The count is
 // fixed so that the forward pass and its derived adjoint see the same function.
 template <class S>
-Mat<S, 2> polar_rotation(const Mat<S, 2>& f) {
+SIMGRAD_HD Mat<S, 2> polar_rotation(const Mat<S, 2>& f) {
   using std::sqrt;
   const S c = f.a[0][0] + f.a[1][1];
   const S s = f.a[1][0] - f.a[0][1];
@@ -44,7 +44,7 @@ Mat<S, 2> polar_rotation(const Mat<S, 2>& f) {
   return r;
 }
 template <class S>
-Mat<S, 3> polar_rotation(const Mat<S, 3>& f) {
+SIMGRAD_HD Mat<S, 3> polar_rotation(const Mat<S, 3>& f) {
   Mat<S, 3> x = f;
   for (int k = 0; k < 8; ++k) x = 0.5 * (x + (1.0 / determinant(x)) * cofactor(x));
   return x;
@@ -52,7 +52,7 @@ Mat<S, 3> polar_rotation(const Mat<S, 3>& f) {
 
 // Strain energy per unit reference volume.
 template <class S, int D>
-S energy_density(MaterialModel model, const Mat<S, D>& f, const S& mu, const S& lambda) {
+SIMGRAD_HD S energy_density(MaterialModel model, const Mat<S, D>& f, const S& mu, const S& lambda) {
   using std::log;
   const S j = determinant(f);
   if (model == MaterialModel::kCorotated) {
@@ -65,7 +65,7 @@ S energy_density(MaterialModel model, const Mat<S, D>& f, const S& mu, const S& 
 
 // First Piola-Kirchhoff stress, d energy_density / dF.
 template <class S, int D>
-Mat<S, D> first_piola(MaterialModel model, const Mat<S, D>& f, const S& mu, const S& lambda) {
+SIMGRAD_HD Mat<S, D> first_piola(MaterialModel model, const Mat<S, D>& f, const S& mu, const S& lambda) {
   using std::log;
   const S j = determinant(f);
   const Mat<S, D> j_f_inv_t = cofactor(f);  // J F^-T
@@ -77,14 +77,14 @@ Mat<S, D> first_piola(MaterialModel model, const Mat<S, D>& f, const S& mu, cons
 
 // The skew matrix of w (2D: a scalar, [[0, -w], [w, 0]]) and the axial vector of a matrix's
 // skew part, for the derivative of the polar rotation.
-inline Mat<double, 2> skew_of(const Vec<double, 1>& w) {
+SIMGRAD_HD inline Mat<double, 2> skew_of(const Vec<double, 1>& w) {
   Mat<double, 2> m;
   m.a[0][0] = m.a[1][1] = 0.0;
   m.a[0][1] = -w[0];
   m.a[1][0] = w[0];
   return m;
 }
-inline Mat<double, 3> skew_of(const Vec<double, 3>& w) {
+SIMGRAD_HD inline Mat<double, 3> skew_of(const Vec<double, 3>& w) {
   Mat<double, 3> m = Mat<double, 3>::zero();
   m.a[0][1] = -w[2];
   m.a[0][2] = w[1];
@@ -94,20 +94,20 @@ inline Mat<double, 3> skew_of(const Vec<double, 3>& w) {
   m.a[2][1] = w[0];
   return m;
 }
-inline Vec<double, 1> axial_of(const Mat<double, 2>& g) { return {{g.a[1][0] - g.a[0][1]}}; }
-inline Vec<double, 3> axial_of(const Mat<double, 3>& g) {
+SIMGRAD_HD inline Vec<double, 1> axial_of(const Mat<double, 2>& g) { return {{g.a[1][0] - g.a[0][1]}}; }
+SIMGRAD_HD inline Vec<double, 3> axial_of(const Mat<double, 3>& g) {
   return {{g.a[2][1] - g.a[1][2], g.a[0][2] - g.a[2][0], g.a[1][0] - g.a[0][1]}};
 }
 
 // Adds to f_bar the adjoint through the polar rotation R(F), given r_bar = dL/dR: with S = R^T F,
 // dR = R skew(w), (tr S I - S) w = axial(R^T dF - dF^T R), so f_bar += R skew(u) with
 // (tr S I - S) u = axial(R^T r_bar) (in 2D the system is the scalar tr S).
-inline void polar_rotation_adjoint(const Mat<double, 2>& f, const Mat<double, 2>& r, const Mat<double, 2>& r_bar,
+SIMGRAD_HD inline void polar_rotation_adjoint(const Mat<double, 2>& f, const Mat<double, 2>& r, const Mat<double, 2>& r_bar,
                                    Mat<double, 2>& f_bar) {
   const Vec<double, 1> u{{axial_of(transpose(r) * r_bar)[0] / trace(transpose(r) * f)}};
   f_bar = f_bar + r * skew_of(u);
 }
-inline void polar_rotation_adjoint(const Mat<double, 3>& f, const Mat<double, 3>& r, const Mat<double, 3>& r_bar,
+SIMGRAD_HD inline void polar_rotation_adjoint(const Mat<double, 3>& f, const Mat<double, 3>& r, const Mat<double, 3>& r_bar,
                                    Mat<double, 3>& f_bar) {
   const Mat<double, 3> s = transpose(r) * f;
   const Mat<double, 3> b = trace(s) * Mat<double, 3>::identity() - s;
@@ -120,10 +120,10 @@ inline void polar_rotation_adjoint(const Mat<double, 3>& f, const Mat<double, 3>
 
 // Adds to f_bar the adjoint of the cofactor matrix C(F), given c_bar = dL/dC: in 2D C is linear
 // in F (its adjoint is cof(c_bar)); in 3D its columns are cross products of F's columns a, b, c.
-inline void cofactor_adjoint(const Mat<double, 2>&, const Mat<double, 2>& c_bar, Mat<double, 2>& f_bar) {
+SIMGRAD_HD inline void cofactor_adjoint(const Mat<double, 2>&, const Mat<double, 2>& c_bar, Mat<double, 2>& f_bar) {
   f_bar = f_bar + cofactor(c_bar);
 }
-inline void cofactor_adjoint(const Mat<double, 3>& f, const Mat<double, 3>& c_bar, Mat<double, 3>& f_bar) {
+SIMGRAD_HD inline void cofactor_adjoint(const Mat<double, 3>& f, const Mat<double, 3>& c_bar, Mat<double, 3>& f_bar) {
   const Vec<double, 3> a = f.column(0), b = f.column(1), c = f.column(2);
   const Vec<double, 3> p0 = c_bar.column(0), p1 = c_bar.column(1), p2 = c_bar.column(2);
   // C = [b x c, c x a, a x b]
@@ -135,7 +135,7 @@ inline void cofactor_adjoint(const Mat<double, 3>& f, const Mat<double, 3>& c_ba
 // The adjoint of first_piola: given p_bar = dL/dP, adds dL/dF to f_bar and returns dL/dmu and
 // dL/dlambda in mu_bar and lambda_bar.
 template <int D>
-void first_piola_adjoint(MaterialModel model, const Mat<double, D>& f, double mu, double lambda,
+SIMGRAD_HD void first_piola_adjoint(MaterialModel model, const Mat<double, D>& f, double mu, double lambda,
                          const Mat<double, D>& p_bar, Mat<double, D>& f_bar, double& mu_bar, double& lambda_bar) {
   const double j = determinant(f);
   const Mat<double, D> c = cofactor(f);  // J F^-T
@@ -163,7 +163,7 @@ void first_piola_adjoint(MaterialModel model, const Mat<double, D>& f, double mu
 // pulled back by F. A rigid motion has Edot = 0, so it is not damped; at small strain the
 // nodal forces are -beta K v, K the stiffness matrix at rest.
 template <class S, int D>
-Mat<S, D> viscous_stress(const Mat<S, D>& f, const Mat<S, D>& f_rate, const S& mu, const S& lambda, const S& beta) {
+SIMGRAD_HD Mat<S, D> viscous_stress(const Mat<S, D>& f, const Mat<S, D>& f_rate, const S& mu, const S& lambda, const S& beta) {
   const Mat<S, D> strain_rate = symmetric_part(transpose(f) * f_rate);
   const Mat<S, D> second_piola = (2.0 * mu) * strain_rate + (lambda * trace(strain_rate)) * Mat<S, D>::identity();
   return beta * (f * second_piola);
@@ -175,7 +175,7 @@ Mat<S, D> viscous_stress(const Mat<S, D>& f, const Mat<S, D>& f_rate, const S& m
 // Sbar = beta F^T Pbar, Edotbar = sym(2 mu Sbar + lambda tr(Sbar) I) and
 // Fbar += beta Pbar S + Fdot Edotbar, Fdotbar += F Edotbar (S and Edotbar symmetric).
 template <int D>
-void viscous_stress_adjoint(const Mat<double, D>& f, const Mat<double, D>& f_rate, double mu, double lambda,
+SIMGRAD_HD void viscous_stress_adjoint(const Mat<double, D>& f, const Mat<double, D>& f_rate, double mu, double lambda,
                             double beta, const Mat<double, D>& p_bar, Mat<double, D>& f_bar,
                             Mat<double, D>& f_rate_bar, double& mu_bar, double& lambda_bar, double& beta_bar) {
   using M = Mat<double, D>;

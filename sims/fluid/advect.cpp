@@ -8,6 +8,7 @@
 #include "core/parallel.hpp"
 #include "sims/fluid/maccormack.hpp"
 #include "sims/fluid/periodic_trace.hpp"
+#include "sims/fluid/semi_lagrangian.hpp"
 
 namespace simgrad::fluid {
 
@@ -53,19 +54,6 @@ Trace<kDerivatives> trace_back(const Grid& grid, const Lattice& l, std::span<con
   return t;
 }
 
-// The bilinear value of lattice l's field f at (x, y) in cell units (length / h): stencil_at and
-// apply in one, without building the stencil (the forward pass's inner loop).
-inline double sample(const Lattice& l, double x, double y, const double* f) {
-  int i0, i1, j0, j1;
-  double fx, fy;
-  bool clamped;
-  locate(x - l.ox, l.cx, l.wrap_x, i0, i1, fx, clamped);
-  locate(y - l.oy, l.cy, l.wrap_y, j0, j1, fy, clamped);
-  const double* r0 = f + static_cast<Index>(j0) * l.cx;
-  const double* r1 = f + static_cast<Index>(j1) * l.cx;
-  return (1 - fx) * (1 - fy) * r0[i0] + fx * (1 - fy) * r0[i1] + (1 - fx) * fy * r1[i0] + fx * fy * r1[i1];
-}
-
 // Steps (i, j) to the next sample of lattice l, row by row: no integer division per sample.
 inline void next_sample(const Lattice& l, int& i, int& j) {
   if (++i == l.cx) {
@@ -77,19 +65,7 @@ inline void next_sample(const Lattice& l, int& i, int& j) {
 // The foot of the trace back of sample (i, j) in cell units, as trace_back finds it (the same bits).
 void foot_of(const Grid& grid, const Lattice& l, const double* u, const double* v, double dt, int i, int j,
              Backtrace backtrace, double& x, double& y) {
-  const double s = dt / grid.h();
-  const Lattice ul = grid.u_lattice(), vl = grid.v_lattice();
-  x = i + l.ox;
-  y = j + l.oy;
-  if (backtrace == Backtrace::kEuler) {
-    const double vx = sample(ul, x, y, u), vy = sample(vl, x, y, v);
-    x -= s * vx;
-    y -= s * vy;
-    return;
-  }
-  const double xm = x - 0.5 * s * sample(ul, x, y, u), ym = y - 0.5 * s * sample(vl, x, y, v);
-  x -= s * sample(ul, xm, ym, u);
-  y -= s * sample(vl, xm, ym, v);
+  trace_foot(grid.u_lattice(), grid.v_lattice(), l, u, v, dt / grid.h(), i, j, backtrace == Backtrace::kEuler, x, y);
 }
 
 // The derivative of a stencil's value along x and y.

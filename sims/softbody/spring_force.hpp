@@ -28,7 +28,7 @@ struct SpringForce {
   static constexpr bool kAdjointLanes = true;
 
   template <class E>
-  [[gnu::always_inline]] void operator()(E& e) const {
+  [[gnu::always_inline]] SIMGRAD_HD void operator()(E& e) const {
     using S = typename E::Scalar;
     const Vec<S, D> d = e.slot(x, 1) - e.slot(x, 0);
     const S length = norm(d) + length_epsilon;
@@ -50,7 +50,7 @@ struct SpringForce {
   // Inlined into the element loop so that the out-of-order core overlaps one spring's square
   // root and division with the next spring's.
   template <class E>
-  [[gnu::always_inline]] void adjoint(E& e) const {
+  [[gnu::always_inline]] SIMGRAD_HD void adjoint(E& e) const {
     using S = typename E::Scalar;
     const Vec<S, D> d = e.slot(x, 1) - e.slot(x, 0);
     const S r = norm(d);
@@ -97,7 +97,7 @@ struct ExpandActuation {
   std::array<FieldRef, 1> gathered() const { return {actuator_signal}; }
 
   template <class E>
-  void operator()(E& e) const {
+  SIMGRAD_HD void operator()(E& e) const {
     e.write(spring_signal, e.slot(actuator_signal, 0));
   }
 };

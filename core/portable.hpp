@@ -1,0 +1,22 @@
+// Code that kernel bodies call compiles for the host and, under nvcc, for CUDA devices too.
+//
+// A function marked SIMGRAD_HD is `__host__ __device__` when CUDA compiles it and plain
+// otherwise: the physics of a kernel body (its law, its hand-written adjoint, the small vectors
+// and matrices and the local reverse-mode scalar it runs on) is written once and serves both.
+// Only what a body reaches needs the mark; the host machinery around kernels (partitions,
+// threads, checkpoints) stays host code. docs/gpu.md sets out the device backend this prepares.
+#pragma once
+
+#if defined(__CUDACC__)
+#define SIMGRAD_HD __host__ __device__
+#else
+#define SIMGRAD_HD
+#endif
+
+// Whether this compilation pass produces device code (nvcc compiles a .cu file twice: once for
+// the host, once for the device).
+#if defined(__CUDA_ARCH__)
+#define SIMGRAD_DEVICE_PASS 1
+#else
+#define SIMGRAD_DEVICE_PASS 0
+#endif
