@@ -59,6 +59,21 @@ nlohmann::json entry_against_reference(const std::string& name, const nlohmann::
 // "_1thread". Best of `repeats` runs each.
 nlohmann::json measure_machine_limits(int threads, int repeats);
 
+// The least one step of a benchmark moves (bytes) and computes (flops, and square roots each
+// with a division: the divider's work), counted on its laws, against which the machine's limits
+// are read.
+struct StepCost {
+  double bytes = 0.0;
+  double flops = 0.0;
+  double square_roots = 0.0;
+};
+// The fractions of the machine's limits (measure_machine_limits) that `steps` steps of `cost` in
+// `seconds` on `threads` threads reach: of the triad's bandwidth, of the widest multiply-add peak
+// (simgrad does not fuse multiply-adds) and, where the step takes square roots, of the
+// square-root-and-division rate of plain scalar code and of the widest vectors.
+nlohmann::json fractions_of_limits(const StepCost& cost, int steps, double seconds, int threads,
+                                   const nlohmann::json& limits);
+
 // The contagion benchmarks whose names match `filter`, each handed to `report`
 // (bench/contagion_bench.cpp).
 void contagion_benchmarks(const std::regex& filter, int repeats, int threads,
@@ -71,8 +86,10 @@ void fluid_benchmarks(const std::regex& filter, int repeats, int threads,
 void creature_benchmarks(const std::regex& filter, int repeats, int threads,
                          const std::function<void(const nlohmann::json&)>& report);
 
-// The FEM benchmarks whose names match `filter` (bench/fem_bench.cpp).
+// The FEM benchmarks whose names match `filter` (bench/fem_bench.cpp); `machine_limits` gives
+// the machine's limits (measured once, when first asked).
 void fem_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
+                    const std::function<const nlohmann::json&()>& machine_limits,
                     const std::function<void(const nlohmann::json&)>& report);
 
 // The rigid-body benchmarks whose names match `filter`, side by side with MuJoCo's C engine when

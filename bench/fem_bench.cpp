@@ -69,7 +69,7 @@ json measure(fem::MaterialModel material, int steps, int repeats, int threads,
   }
   return {{"forward_s", median(forward)}, {"gradient_s", median(gradient)}, {"runs", runs},
           {"forward_cpu_s", median(forward_cpu)}, {"gradient_cpu_s", median(gradient_cpu)},
-          {"tets", bench.model.element_count()}};
+          {"tets", bench.model.element_count()}, {"nodes", bench.model.node_count}};
 }
 
 json measure_reference(fem::MaterialModel material, int steps, int repeats) {
@@ -77,6 +77,19 @@ json measure_reference(fem::MaterialModel material, int steps, int repeats) {
   FemBench bench(material, steps);
   Rollout rollout(*bench.system, *bench.loss, steps);
   return time_against_reference(rollout, [&] { return reference_fem_rollout(bench.model, steps); }, repeats);
+}
+
+// The least one explicit step of the beam moves and computes, counted on its laws (force.hpp,
+// material.hpp). A tetrahedron reads its four node indices, Dm^-1, its rest volume and its Lame
+// parameters: 112 bytes; a node, as the jelly's (bench.cpp), 152. Flops of a tetrahedron: the
+// edge matrix 9, F = Ds Dm^-1 45, the stress, H = -V P Dm^-T 54, the node forces and deposits 21;
+// the corotated stress takes eight polar iterations (a determinant 14, a cofactor matrix 27, the
+// average 27, a division) and 2 mu (F - R) + lambda (J - 1) cof F about 80: 624; the neo-Hookean
+// one F^-T from the cofactor and a division, mu (F - F^-T) + lambda log J F^-T: about 80 and a
+// logarithm. Of a node 21 (integrate.hpp).
+StepCost explicit_step_cost(fem::MaterialModel material, double tets, double nodes) {
+  const double stress = material == fem::MaterialModel::kCorotated ? 8 * (14 + 27 + 27) + 80 : 80;
+  return {112.0 * tets + 152.0 * nodes, (9 + 45 + stress + 54 + 21) * tets + 21.0 * nodes, 0.0};
 }
 
 // The run's tetrahedra and CPU times into its entry.
@@ -91,7 +104,7 @@ void add_cpu_times(json& entry, const json& run) {
 }  // namespace
 
 void fem_benchmarks(const std::regex& filter, int steps, int repeats, int threads,
-                    const std::function<void(const json&)>& report) {
+                    const std::function<const json&()>& machine_limits, const std::function<void(const json&)>& report) {
   for (const fem::MaterialModel material : {fem::MaterialModel::kNeoHookean, fem::MaterialModel::kCorotated}) {
     const std::string name = std::string("fem_explicit/tets:10368/steps:") + std::to_string(steps) + "/" +
                              (material == fem::MaterialModel::kCorotated ? "corotated" : "neo_hookean");
@@ -100,6 +113,11 @@ void fem_benchmarks(const std::regex& filter, int steps, int repeats, int thread
     const json ref = in_child([&] { return measure_reference(material, steps, repeats); });
     json b = entry_against_reference(name, run, ref, "hand-written plain C++ loop, same physics, 1 thread", threads);
     add_cpu_times(b, run);
+    b["thread_speedup"] = ref.value("forward_1thread_s", 0.0) / run.value("forward_s", 1.0);
+    const StepCost cost = explicit_step_cost(material, run.value("tets", 0.0), run.value("nodes", 0.0));
+    const int team = threads > 0 ? threads : thread_count();
+    b["forward_limits"] = fractions_of_limits(cost, steps, run.value("forward_s", 1.0), team, machine_limits());
+    b["forward_1thread_limits"] = fractions_of_limits(cost, steps, ref.value("forward_1thread_s", 1.0), 1, machine_limits());
     report(b);
   }
   // Implicit Euler: a Newton solve with a sparse LU per step and one transposed solve per adjoint
