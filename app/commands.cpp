@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -262,7 +263,32 @@ int run_bench(const BenchOptions& options, const CommonOptions& common) {
   const json benchmarks = run_benchmarks(options, common.threads, [&](const json& b) {
     if (!common.json) std::cerr << b.dump() << "\n";
   });
-  if (common.json) print_json(json{{"benchmarks", benchmarks}});
+  if (!options.peers) {
+    if (common.json) print_json(json{{"benchmarks", benchmarks}});
+    return 0;
+  }
+  const json table = peer_table(benchmarks);
+  if (common.json) {
+    print_json(json{{"benchmarks", benchmarks}, {"peers", table}});
+    return 0;
+  }
+  // One line per pair: times in seconds, ratios ours over the peer's (below 1: simgrad faster).
+  auto number = [](const json& v, const char* format) {
+    if (!v.is_number()) return std::string("-");
+    char text[32];
+    std::snprintf(text, sizeof text, format, v.get<double>());
+    return std::string(text);
+  };
+  std::printf("%-52s %-7s %9s %9s %7s %9s %9s %7s %8s %8s %9s %9s\n", "benchmark", "peer", "fwd_s", "peer_fwd", "ratio",
+              "grad_s", "peer_grad", "ratio", "rss_mb", "peer_mb", "loss_diff", "grad_diff");
+  for (const json& r : table)
+    std::printf("%-52s %-7s %9s %9s %7s %9s %9s %7s %8s %8s %9s %9s\n", r["benchmark"].get<std::string>().c_str(),
+                r["peer"].get<std::string>().c_str(), number(r["forward_s"], "%.3g").c_str(),
+                number(r["peer_forward_s"], "%.3g").c_str(), number(r["forward_ours_over_peer"], "%.2f").c_str(),
+                number(r["gradient_s"], "%.3g").c_str(), number(r["peer_gradient_s"], "%.3g").c_str(),
+                number(r["gradient_ours_over_peer"], "%.2f").c_str(), number(r["peak_rss_mb"], "%.0f").c_str(),
+                number(r["peer_peak_rss_mb"], "%.0f").c_str(), number(r["loss_difference"], "%.1e").c_str(),
+                number(r["gradient_max_rel_difference"], "%.1e").c_str());
   return 0;
 }
 

@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
   bench->add_option("--repeats", bench_options.repeats,
                     "runs per measurement, at least (short ones repeat for about a second); medians are reported");
   bench->add_option("--steps", bench_options.steps, "steps per rollout");
+  bench->add_flag("--peers", bench_options.peers,
+                  "only the benchmarks measured beside taichi, Warp and PyTorch (their --filter unless one is "
+                  "given), then one table of the pairs");
   add_common(bench, common);
 
   try {

@@ -471,8 +471,52 @@ json measure_structure(int members, int cases, int repeats, int threads) {
 
 }  // namespace
 
+json peer_table(const json& benchmarks) {
+  json rows = json::array();
+  auto row = [&](const json& b, const std::string& peer, const json& forward, const json& gradient, const json& memory,
+                 const json& loss_difference, const json& gradient_difference) {
+    const double ours_forward = b.value("forward_s", 0.0), ours_gradient = b.value("gradient_s", 0.0);
+    auto over = [](double ours, const json& theirs) {
+      return theirs.is_number() && theirs.get<double>() > 0.0 ? json(ours / theirs.get<double>()) : json(nullptr);
+    };
+    rows.push_back({{"benchmark", b.value("name", "")},
+                    {"peer", peer},
+                    {"forward_s", ours_forward},
+                    {"peer_forward_s", forward},
+                    {"forward_ours_over_peer", over(ours_forward, forward)},
+                    {"gradient_s", ours_gradient},
+                    {"peer_gradient_s", gradient},
+                    {"gradient_ours_over_peer", over(ours_gradient, gradient)},
+                    {"peak_rss_mb", b.value("peak_rss_mb", json(nullptr))},
+                    {"peer_peak_rss_mb", memory},
+                    {"loss_difference", loss_difference},
+                    {"gradient_max_rel_difference", gradient_difference}});
+  };
+  const json none;
+  for (const json& b : benchmarks) {
+    // Entries beside several peers hold each peer's figures in an object of its own.
+    for (const char* peer : {"taichi", "warp", "torch"})
+      if (b.contains(peer) && b[peer].is_object() && !b[peer].contains("error")) {
+        const json& p = b[peer];
+        row(b, peer, p["forward_s"], p["gradient_s"], p.value("peak_rss_mb", none), p.value("loss_relative_difference", none),
+            p.value("gradient_max_rel_difference", none));
+      }
+    if (b.contains("peer") && b["peer"].is_object() && !b["peer"].contains("error")) {
+      const json& p = b["peer"];
+      row(b, p.contains("taichi") ? "taichi" : "warp", p["forward_s"], p["gradient_s"], p.value("peak_rss_mb", none), none, none);
+    }
+    // The PyTorch peers' figures are the entry's reference_* fields.
+    if (b.contains("reference_s") && b.contains("reference_forward_s"))
+      row(b, "torch", b["reference_forward_s"], b["reference_s"], b.value("reference_peak_rss_mb", none),
+          b.value("loss_difference", none), b.value("gradient_max_rel_difference", none));
+  }
+  return rows;
+}
+
 json run_benchmarks(const BenchOptions& options, int threads, const std::function<void(const json&)>& report_entry) {
-  const std::regex filter(options.filter.empty() ? ".*" : options.filter);
+  const std::regex filter(options.peers && options.filter.empty() ? kPeerBenchmarks
+                          : options.filter.empty()                ? ".*"
+                                                                  : options.filter);
   const int repeats = std::max(1, options.repeats);
   json benchmarks = json::array();
   auto report = [&](const json& b) {
@@ -510,8 +554,9 @@ json run_benchmarks(const BenchOptions& options, int threads, const std::functio
   }
 
   // The jelly of about 10^5 springs beside the same model, loss and steps in DiffTaichi's engine
-  // (taichi) and NVIDIA Warp, both on their CPU backends (bench/peers/jelly_*.py, written here;
-  // scripts/setup_bench.sh installs them): times, memory, and whether loss and gradient agree.
+  // (taichi) and NVIDIA Warp, both on their CPU backends, and in plain PyTorch
+  // (bench/peers/jelly_*.py, written here; scripts/setup_bench.sh installs them): times, memory,
+  // and whether loss and gradient agree.
   const int peer_side = side_for(1e5);
   const std::string peers_name = "mass_spring_peers/springs:" + std::to_string(static_cast<long>(springs_of(peer_side))) +
                                  "/steps:" + std::to_string(options.steps);
@@ -523,8 +568,8 @@ json run_benchmarks(const BenchOptions& options, int threads, const std::functio
     b["springs"] = run.value("springs", 0);
     b["loss"] = ours.value("loss", 0.0);
     const json settings = {{"model", jelly_model_json(peer_side, steps)}, {"steps", steps}, {"repeats", repeats}, {"threads", team}};
-    for (const std::string peer : {"taichi", "warp"}) {
-      const std::string python = venv_peer_python(peer);
+    for (const std::string peer : {"taichi", "warp", "torch"}) {
+      const std::string python = peer == "torch" ? peer_python() : venv_peer_python(peer);
       json p = python.empty() ? json{{"error", peer + " not installed (scripts/setup_bench.sh)"}}
                               : run_peer(python, "jelly_" + peer + ".py", settings,
                                          std::filesystem::temp_directory_path() / ("simgrad_jelly_" + peer + ".json"));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `simgrad bench` compares against beyond the build: Debian's python3-torch for the
-# contagion benchmark's plain-PyTorch peer (bench/peers/contagion_torch.py). Large (about 1 GB),
-# so it is not part of scripts/setup.sh or the tests; without it the benchmark says so.
+# plain-PyTorch peers (bench/peers/*_torch.py). Large (about 1 GB), so it is not part of
+# scripts/setup.sh or the tests; without it the benchmark says so.
 set -euo pipefail
 if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
@@ -9,7 +9,7 @@ if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   apt-get install -y -qq python3-torch
 fi
 
-# The MPM peers (bench/peers/diffmpm_taichi.py, bench/peers/mpm_warp.py): DiffTaichi's engine
+# The taichi and Warp peers (bench/peers/*_taichi.py, bench/peers/*_warp.py): DiffTaichi's engine
 # (taichi) and NVIDIA Warp (warp-lang), both on their CPU backends, pinned, in a virtual
 # environment of their own beside the build (build-bench-venv/, ignored by git) so that nothing
 # of theirs reaches the tests. `simgrad bench` finds it there, or through SIMGRAD_MPM_PYTHON.
