@@ -354,85 +354,39 @@ class ReverseElement : public detail::DepositTargets<true, false> {
 
   template <int D>
   Value<ad::Var, D> own(const Field<D>& f) {
-    return read<D>(f.value + e_ * D, own_target(f));
+    return records_.template read<D>(f.value + e_ * D, own_target(f), misuse_);
   }
   template <int D>
   Value<ad::Var, D> slot(const Field<D>& f, int s) {
-    return read<D>(f.value + incidence_->node(e_, s) * D, slot_target(f, s));
+    return records_.template read<D>(f.value + incidence_->node(e_, s) * D, slot_target(f, s), misuse_);
   }
   template <int D>
   Value<ad::Var, D> shared(const Field<D>& f) {
-    return read<D>(f.value, shared_target(f));
+    return records_.template read<D>(f.value, shared_target(f), misuse_);
   }
   template <int D>
   void write(const Field<D>& f, const Value<ad::Var, D>& v) {
-    if (f.adjoint != nullptr) remember_output<D>(f.adjoint + e_ * D, v);
+    if (f.adjoint != nullptr) records_.template remember_output<D>(f.adjoint + e_ * D, v, misuse_);
   }
   template <int D>
   void write_slot(const Field<D>& f, int s, const Value<ad::Var, D>& v) {
-    if (f.adjoint != nullptr) remember_output<D>(f.adjoint + (e_ * incidence_->arity() + s) * D, v);
+    if (f.adjoint != nullptr)
+      records_.template remember_output<D>(f.adjoint + (e_ * incidence_->arity() + s) * D, v, misuse_);
   }
   // A scattered contribution's adjoint is its node's adjoint: the gather's adjoint is a read.
   template <int D>
   void scatter(const Field<D>& f, int s, const Value<ad::Var, D>& v) {
-    if (f.adjoint != nullptr) remember_output<D>(f.adjoint + incidence_->node(e_, s) * D, v);
+    if (f.adjoint != nullptr) records_.template remember_output<D>(f.adjoint + incidence_->node(e_, s) * D, v, misuse_);
   }
 
   // Seeds the outputs' adjoints (and `seed` on `value`, for a summed body), sweeps the tape and
   // deposits the inputs' adjoints.
   void backpropagate(ad::LocalTape& tape, const ad::Var& value = ad::Var(), double seed = 0.0) {
-    tape.clear_adjoints();
-    for (int k = 0; k < output_count_; ++k) tape.adjoint(outputs_[k].var) += *outputs_[k].adjoint;
-    tape.adjoint(value.i) += seed;
-    tape.sweep();
-    for (int k = 0; k < input_count_; ++k) {
-      const double g = tape.adjoint(inputs_[k].leaf);
-      nonfinite_ |= !std::isfinite(g);
-      *inputs_[k].target += g;
-    }
+    nonfinite_ |= !records_.backpropagate(tape, value.i, seed);
   }
 
  private:
-  struct Input {
-    double* target;
-    std::int32_t leaf;
-  };
-  struct Output {
-    const double* adjoint;
-    std::int32_t var;
-  };
-
-  template <int D>
-  Value<ad::Var, D> read(const double* value, double* target) {
-    Value<ad::Var, D> v;
-    for (int c = 0; c < D; ++c) {
-      if (target == nullptr) {
-        component<ad::Var, D>(v, c) = ad::Var(value[c]);
-      } else if (input_count_ == kMaxRecords) {
-        misuse_ = true;
-        component<ad::Var, D>(v, c) = ad::Var(value[c]);
-      } else {
-        component<ad::Var, D>(v, c) = ad::Var::input(value[c]);
-        inputs_[input_count_++] = {target + c, component<ad::Var, D>(v, c).i};
-      }
-    }
-    return v;
-  }
-  template <int D>
-  void remember_output(const double* adjoint, const Value<ad::Var, D>& v) {
-    for (int c = 0; c < D; ++c) {
-      if (output_count_ == kMaxRecords) {
-        misuse_ = true;
-        return;
-      }
-      outputs_[output_count_++] = {adjoint + c, component<ad::Var, D>(v, c).i};
-    }
-  }
-
-  std::array<Input, kMaxRecords> inputs_;
-  std::array<Output, kMaxRecords> outputs_;
-  int input_count_ = 0;
-  int output_count_ = 0;
+  detail::TapeRecords<kMaxRecords> records_;
 };
 
 // The element view of a hand-written adjoint: plain reads, output adjoints, and deposits.

@@ -20,3 +20,11 @@
 #else
 #define SIMGRAD_DEVICE_PASS 0
 #endif
+
+// Put before a SIMGRAD_HD template that host code also instantiates with host-only types (the
+// host's tape): nvcc then does not check those instantiations as if they ran on the device.
+#if defined(__CUDACC__)
+#define SIMGRAD_HOST_INSTANTIABLE _Pragma("nv_exec_check_disable")
+#else
+#define SIMGRAD_HOST_INSTANTIABLE
+#endif

@@ -18,6 +18,7 @@
 // flagged as misused.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "core/field.hpp"
@@ -117,13 +118,11 @@ class EntryElementBase {
   bool misuse_ = false;
 };
 
-}  // namespace detail
-
-// The forward view: plain reads; scatters go to the element's entries.
-class EntryForwardElement : public detail::EntryElementBase {
+// Reads of plain values, shared by the forward view and the hand-written adjoint's view; the
+// element's entries are zeroed for the deposits to come.
+class EntryPlainReads : public EntryElementBase {
  public:
-  using Scalar = double;
-  SIMGRAD_HD EntryForwardElement(Index e, const SlotIncidence& incidence, const EntryTable& table)
+  SIMGRAD_HD EntryPlainReads(Index e, const SlotIncidence& incidence, const EntryTable& table)
       : EntryElementBase(e, incidence, table) {
     clear_entries();
   }
@@ -140,6 +139,84 @@ class EntryForwardElement : public detail::EntryElementBase {
   SIMGRAD_HD Value<double, D> shared(const Field<D>& f) const {
     return load<double, D>(f.value, 0);
   }
+};
+
+// The inputs and outputs a derived adjoint records for one element: each input's tape leaf and
+// where its adjoint goes, each output's variable and where its adjoint comes from. Shared by the
+// host Kernel's view (kernel.hpp) and the slot-entry view below.
+template <int kMaxRecords>
+class TapeRecords {
+ public:
+  // The value at `value` as a tape input whose adjoint goes to `target`, or as a constant when
+  // target is null; a constant too, and `misuse` set, when the records are full.
+  template <int D>
+  SIMGRAD_HD Value<ad::Var, D> read(const double* value, double* target, bool& misuse) {
+    Value<ad::Var, D> v;
+    for (int c = 0; c < D; ++c) {
+      if (target == nullptr) {
+        component<ad::Var, D>(v, c) = ad::Var(value[c]);
+      } else if (input_count_ == kMaxRecords) {
+        misuse = true;
+        component<ad::Var, D>(v, c) = ad::Var(value[c]);
+      } else {
+        component<ad::Var, D>(v, c) = ad::Var::input(value[c]);
+        inputs_[input_count_++] = {target + c, component<ad::Var, D>(v, c).i};
+      }
+    }
+    return v;
+  }
+  // Remembers output v, whose adjoint is at `adjoint`; `misuse` set when the records are full.
+  template <int D>
+  SIMGRAD_HD void remember_output(const double* adjoint, const Value<ad::Var, D>& v, bool& misuse) {
+    for (int c = 0; c < D; ++c) {
+      if (output_count_ == kMaxRecords) {
+        misuse = true;
+        return;
+      }
+      outputs_[output_count_++] = {adjoint + c, component<ad::Var, D>(v, c).i};
+    }
+  }
+  // Seeds the outputs' adjoints (and `seed` on tape entry `seeded`, for a summed body), sweeps
+  // the tape and adds the inputs' adjoints to their targets; false when one is not finite.
+  SIMGRAD_HOST_INSTANTIABLE
+  template <class Tape>
+  SIMGRAD_HD bool backpropagate(Tape& tape, std::int32_t seeded = 0, double seed = 0.0) {
+    tape.clear_adjoints();
+    for (int k = 0; k < output_count_; ++k) tape.adjoint(outputs_[k].var) += *outputs_[k].adjoint;
+    tape.adjoint(seeded) += seed;
+    tape.sweep();
+    bool finite = true;
+    for (int k = 0; k < input_count_; ++k) {
+      const double g = tape.adjoint(inputs_[k].leaf);
+      finite = finite && std::isfinite(g);
+      *inputs_[k].target += g;
+    }
+    return finite;
+  }
+
+ private:
+  struct Input {
+    double* target;
+    std::int32_t leaf;
+  };
+  struct Output {
+    const double* adjoint;
+    std::int32_t var;
+  };
+  Input inputs_[kMaxRecords];
+  Output outputs_[kMaxRecords];
+  int input_count_ = 0;
+  int output_count_ = 0;
+};
+
+}  // namespace detail
+
+// The forward view: plain reads; scatters go to the element's entries.
+class EntryForwardElement : public detail::EntryPlainReads {
+ public:
+  using Scalar = double;
+  using EntryPlainReads::EntryPlainReads;
+
   template <int D>
   SIMGRAD_HD void write(const Field<D>& f, const Value<double, D>& v) {
     for (int c = 0; c < D; ++c) f.value[e_ * D + c] = component<double, D>(v, c);
@@ -163,75 +240,36 @@ class EntryReverseElement : public detail::EntryElementBase {
 
   template <int D>
   SIMGRAD_HD Value<ad::Var, D> own(const Field<D>& f) {
-    return read<D>(f.value + e_ * D, f.adjoint == nullptr ? nullptr : f.adjoint + e_ * D);
+    return records_.template read<D>(f.value + e_ * D, f.adjoint == nullptr ? nullptr : f.adjoint + e_ * D, misuse_);
   }
   template <int D>
   SIMGRAD_HD Value<ad::Var, D> slot(const Field<D>& f, int s) {
-    return read<D>(f.value + node(s) * D, f.adjoint == nullptr ? nullptr : entry(f.adjoint, s));
+    return records_.template read<D>(f.value + node(s) * D, f.adjoint == nullptr ? nullptr : entry(f.adjoint, s),
+                                     misuse_);
   }
   template <int D>
   SIMGRAD_HD Value<ad::Var, D> shared(const Field<D>& f) {
     if (f.adjoint != nullptr) misuse_ = true;  // shared adjoints: see the header comment
-    return read<D>(f.value, nullptr);
+    return records_.template read<D>(f.value, nullptr, misuse_);
   }
   template <int D>
   SIMGRAD_HD void write(const Field<D>& f, const Value<ad::Var, D>& v) {
-    if (f.adjoint != nullptr) remember_output<D>(f.adjoint + e_ * D, v);
+    if (f.adjoint != nullptr) records_.template remember_output<D>(f.adjoint + e_ * D, v, misuse_);
   }
   // A scattered contribution's adjoint is its node's adjoint.
   template <int D>
   SIMGRAD_HD void scatter(const Field<D>& f, int s, const Value<ad::Var, D>& v) {
-    if (f.adjoint != nullptr) remember_output<D>(f.adjoint + node(s) * D, v);
+    if (f.adjoint != nullptr) records_.template remember_output<D>(f.adjoint + node(s) * D, v, misuse_);
   }
 
   // Seeds the outputs' adjoints, sweeps the tape and deposits the inputs' adjoints.
   template <class Tape>
   SIMGRAD_HD void backpropagate(Tape& tape) {
-    tape.clear_adjoints();
-    for (int k = 0; k < output_count_; ++k) tape.adjoint(outputs_[k].var) += *outputs_[k].adjoint;
-    tape.sweep();
-    for (int k = 0; k < input_count_; ++k) *inputs_[k].target += tape.adjoint(inputs_[k].leaf);
+    records_.backpropagate(tape);
   }
 
  private:
-  struct Input {
-    double* target;
-    std::int32_t leaf;
-  };
-  struct Output {
-    const double* adjoint;
-    std::int32_t var;
-  };
-
-  template <int D>
-  SIMGRAD_HD Value<ad::Var, D> read(const double* value, double* target) {
-    Value<ad::Var, D> v;
-    for (int c = 0; c < D; ++c) {
-      if (target == nullptr || input_count_ == kMaxRecords) {
-        misuse_ = misuse_ || target != nullptr;
-        component<ad::Var, D>(v, c) = ad::Var(value[c]);
-      } else {
-        component<ad::Var, D>(v, c) = ad::Var::input(value[c]);
-        inputs_[input_count_++] = {target + c, component<ad::Var, D>(v, c).i};
-      }
-    }
-    return v;
-  }
-  template <int D>
-  SIMGRAD_HD void remember_output(const double* adjoint, const Value<ad::Var, D>& v) {
-    for (int c = 0; c < D; ++c) {
-      if (output_count_ == kMaxRecords) {
-        misuse_ = true;
-        return;
-      }
-      outputs_[output_count_++] = {adjoint + c, component<ad::Var, D>(v, c).i};
-    }
-  }
-
-  Input inputs_[kMaxRecords];
-  Output outputs_[kMaxRecords];
-  int input_count_ = 0;
-  int output_count_ = 0;
+  detail::TapeRecords<kMaxRecords> records_;
 };
 
 // Runs the derived adjoint of `body` on element e, on this thread's tape (the host's LocalTape,
@@ -257,26 +295,11 @@ SIMGRAD_HD bool derived_adjoint_element(const Body& body, const SlotIncidence& i
 
 // The view of a hand-written adjoint: plain reads and output adjoints; slot deposits go to the
 // element's entries, own ones straight to the field (an element owns its entry).
-class EntryAdjointElement : public detail::EntryElementBase {
+class EntryAdjointElement : public detail::EntryPlainReads {
  public:
   using Scalar = double;
-  SIMGRAD_HD EntryAdjointElement(Index e, const SlotIncidence& incidence, const EntryTable& table)
-      : EntryElementBase(e, incidence, table) {
-    clear_entries();
-  }
+  using EntryPlainReads::EntryPlainReads;
 
-  template <int D>
-  SIMGRAD_HD Value<double, D> own(const Field<D>& f) const {
-    return load<double, D>(f.value, e_);
-  }
-  template <int D>
-  SIMGRAD_HD Value<double, D> slot(const Field<D>& f, int s) const {
-    return load<double, D>(f.value, node(s));
-  }
-  template <int D>
-  SIMGRAD_HD Value<double, D> shared(const Field<D>& f) const {
-    return load<double, D>(f.value, 0);
-  }
   template <int D>
   SIMGRAD_HD Value<double, D> output_adjoint(const Field<D>& f) const {
     return f.adjoint == nullptr ? zero<D>() : load<double, D>(f.adjoint, e_);

@@ -1,6 +1,7 @@
 // FEM gradients against central finite differences: the element kernel for each material, in
-// 2D and 3D, with and without Rayleigh damping; the material expansion; and whole rollouts with
-// gravity, pinned nodes and penalty ground contact with friction.
+// 2D and 3D, with and without Rayleigh damping (and its device form through slot entries against
+// the Kernel, bit for bit); the material expansion; and whole rollouts with gravity, pinned nodes
+// and penalty ground contact with friction.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "sims/fem/fem.hpp"
 #include "sims/fem/mesh.hpp"
 #include "sims/softbody/losses.hpp"
+#include "tests/core/slot_entries_check.hpp"
 
 namespace simgrad::fem {
 namespace {
@@ -94,6 +96,9 @@ void check_element_kernel(MaterialModel material, bool damped) {
   if (!damped) {
     for (double a : v.adjoints()) EXPECT_EQ(a, 0.0);
   }
+  // Through slot entries, the device's scatter (core/slot_entries.hpp), with the elements run
+  // backwards: the Kernel's bits, forward, hand-written and derived adjoints.
+  testing::expect_entries_match_kernel(body, model.elements, adjoints);
 }
 
 TEST(FemGradient, CorotatedTriangle) { check_element_kernel<2>(MaterialModel::kCorotated, false); }
