@@ -33,6 +33,13 @@ px, py = np.meshgrid(0.5 - half + (g + 0.5) * spacing, 0.1 + 4.0 / nodes + (g + 
 x0 = np.stack([px.ravel(), py.ravel()], 1)
 n = len(x0)
 
+# Kernels read module-level numbers as constants; a plain Python float would become a float32
+# constant (rounded before wp.float64() widens it), so each one is declared in double precision.
+const = lambda value: wp.constant(wp.float64(value))
+INV_DX, DT, DX, MASS, LA, TWO_MU = const(inv_dx), const(dt), const(dx), const(mass), const(la), const(2.0 * mu)
+STRESS_SCALE, GRAVITY_DT, FOUR_INV_DX = const(-dt * 4.0 * inv_dx * inv_dx * vol), const(-9.8 * dt), const(4.0 * inv_dx)
+PARTICLES = const(n)
+
 @wp.func
 def spline(f: wp.float64, o: int):
     # The quadratic B-spline weight of the node at offset o (0, 1, 2) of a particle at f cells.
@@ -47,32 +54,32 @@ def spline(f: wp.float64, o: int):
 def p2g(x: wp.array(dtype=wp.vec2d), v: wp.array(dtype=wp.vec2d), C: wp.array(dtype=wp.mat22d), F: wp.array(dtype=wp.mat22d),
         F_out: wp.array(dtype=wp.mat22d), gm: wp.array2d(dtype=wp.float64), gp: wp.array2d(dtype=wp.vec2d)):
     p = wp.tid()
-    xs = x[p] * wp.float64(inv_dx)
+    xs = x[p] * INV_DX
     bx = int(wp.floor(xs[0] - wp.float64(0.5)))
     by = int(wp.floor(xs[1] - wp.float64(0.5)))
     fx = xs - wp.vec2d(wp.float64(bx), wp.float64(by))
-    f = (wp.identity(n=2, dtype=wp.float64) + wp.float64(dt) * C[p]) * F[p]
+    f = (wp.identity(n=2, dtype=wp.float64) + DT * C[p]) * F[p]
     F_out[p] = f
     j = wp.determinant(f)
     c = f[0, 0] + f[1, 1]
     s = f[1, 0] - f[0, 1]
     ir = wp.float64(1.0) / wp.sqrt(c * c + s * s)
     r = wp.mat22d(c * ir, -s * ir, s * ir, c * ir)
-    tau = wp.float64(2.0 * mu) * (f - r) * wp.transpose(f) + wp.float64(la) * (j - wp.float64(1.0)) * j * wp.identity(n=2, dtype=wp.float64)
-    q = wp.float64(-dt * 4.0 * inv_dx * inv_dx * vol) * tau + wp.float64(mass) * C[p]
+    tau = TWO_MU * (f - r) * wp.transpose(f) + LA * (j - wp.float64(1.0)) * j * wp.identity(n=2, dtype=wp.float64)
+    q = STRESS_SCALE * tau + MASS * C[p]
     for i in range(3):
         for k in range(3):
             weight = spline(fx[0], i) * spline(fx[1], k)
-            dpos = (wp.vec2d(wp.float64(i), wp.float64(k)) - fx) * wp.float64(dx)
-            wp.atomic_add(gm, bx + i, by + k, weight * wp.float64(mass))
-            wp.atomic_add(gp, bx + i, by + k, weight * (wp.float64(mass) * v[p] + q * dpos))
+            dpos = (wp.vec2d(wp.float64(i), wp.float64(k)) - fx) * DX
+            wp.atomic_add(gm, bx + i, by + k, weight * MASS)
+            wp.atomic_add(gp, bx + i, by + k, weight * (MASS * v[p] + q * dpos))
 
 @wp.kernel
 def grid(gm: wp.array2d(dtype=wp.float64), gp: wp.array2d(dtype=wp.vec2d), gv: wp.array2d(dtype=wp.vec2d)):
     i, k = wp.tid()
     out = wp.vec2d(wp.float64(0.0), wp.float64(0.0))
     if gm[i, k] > wp.float64(0.0):
-        out = gp[i, k] / gm[i, k] + wp.vec2d(wp.float64(0.0), wp.float64(-9.8 * dt))
+        out = gp[i, k] / gm[i, k] + wp.vec2d(wp.float64(0.0), GRAVITY_DT)
         if (i < 3 and out[0] < wp.float64(0.0)) or (i > nodes - 4 and out[0] > wp.float64(0.0)) or (k < 3 and out[1] < wp.float64(0.0)) or (k > nodes - 4 and out[1] > wp.float64(0.0)):
             out = wp.vec2d(wp.float64(0.0), wp.float64(0.0))
     gv[i, k] = out
@@ -81,7 +88,7 @@ def grid(gm: wp.array2d(dtype=wp.float64), gp: wp.array2d(dtype=wp.vec2d), gv: w
 def g2p(x: wp.array(dtype=wp.vec2d), gv: wp.array2d(dtype=wp.vec2d), x_out: wp.array(dtype=wp.vec2d), v_out: wp.array(dtype=wp.vec2d),
         C_out: wp.array(dtype=wp.mat22d)):
     p = wp.tid()
-    xs = x[p] * wp.float64(inv_dx)
+    xs = x[p] * INV_DX
     bx = int(wp.floor(xs[0] - wp.float64(0.5)))
     by = int(wp.floor(xs[1] - wp.float64(0.5)))
     fx = xs - wp.vec2d(wp.float64(bx), wp.float64(by))
@@ -92,16 +99,16 @@ def g2p(x: wp.array(dtype=wp.vec2d), gv: wp.array2d(dtype=wp.vec2d), x_out: wp.a
             weight = spline(fx[0], i) * spline(fx[1], k)
             gvel = gv[bx + i, by + k]
             nv = nv + weight * gvel
-            nc = nc + wp.float64(4.0 * inv_dx) * weight * wp.outer(gvel, wp.vec2d(wp.float64(i), wp.float64(k)) - fx)
+            nc = nc + FOUR_INV_DX * weight * wp.outer(gvel, wp.vec2d(wp.float64(i), wp.float64(k)) - fx)
     v_out[p] = nv
-    x_out[p] = x[p] + wp.float64(dt) * nv
+    x_out[p] = x[p] + DT * nv
     C_out[p] = nc
 
 @wp.kernel
 def distance(x: wp.array(dtype=wp.vec2d), loss: wp.array(dtype=wp.float64)):
     p = wp.tid()
     d = x[p] - wp.vec2d(wp.float64(0.6), wp.float64(0.2))
-    wp.atomic_add(loss, 0, wp.dot(d, d) / wp.float64(n))
+    wp.atomic_add(loss, 0, wp.dot(d, d) / PARTICLES)
 
 arr = lambda a, t, grad: wp.array(a, dtype=t, device=dev, requires_grad=grad)
 xs = [arr(x0, wp.vec2d, True)] + [wp.zeros(n, wp.vec2d, device=dev, requires_grad=True) for _ in range(steps)]
