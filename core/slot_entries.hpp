@@ -13,7 +13,7 @@
 //
 // The same element bodies run here as in Kernel: the views below offer the calls a body makes
 // (kernel.hpp's list), with the derived adjoint recorded on ad::Var. Everything is SIMGRAD_HD:
-// the host runs it in the tests, the device in gpu/kernels.cu. Shared-parameter adjoints
+// the host runs it in the tests, the device in gpu/device_kernels.cu. Shared-parameter adjoints
 // (add_shared), which the host sums per block, are not offered yet: a body that makes one is
 // flagged as misused.
 #pragma once

@@ -179,11 +179,10 @@ double Epidemic::hazard_sum(Index i) const {
   const std::int32_t* nb = population_.neighbors.data();
   const std::uint64_t* mask = shedding_mask_.data();
   if (masking_) {
-    auto sheds = [mask](std::int32_t j) { return (mask[j >> 6] >> (j & 63)) & 1u; };
     double h = 0.0;
     for (std::int64_t e = first; e < last; ++e) {
       const std::size_t l = population_.layers == 1 ? 0 : population_.layer[static_cast<std::size_t>(e)];
-      if (sheds(nb[e]) && active_today(i, nb[e], l)) h += layer_weight_[l] * shedding_[static_cast<std::size_t>(nb[e])];
+      if (sheds_today(mask, nb[e]) && active_today(i, nb[e], l)) h += layer_weight_[l] * shedding_[static_cast<std::size_t>(nb[e])];
     }
     return h;
   }
