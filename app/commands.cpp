@@ -11,6 +11,7 @@
 
 #include "app/json_output.hpp"
 #include "app/progress.hpp"
+#include "core/csv.hpp"
 #include "core/diagnostics.hpp"
 #include "core/gradcheck.hpp"
 #include "core/parallel.hpp"
@@ -22,6 +23,7 @@
 #include "scenario/run_outputs.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/tuning_run.hpp"
+#include "tune/sweep.hpp"
 
 namespace simgrad::app {
 
@@ -51,31 +53,48 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// True where this process prints and writes files: always, except on ranks other than 0 of
+// an MPI run.
+bool is_root(const CommonOptions& common) { return !common.session || common.session->is_root(); }
+
 // Runs a command, turning exceptions into a message and the exit code the CLI contract names.
+// Under MPI, an error every process agreed on is printed by rank 0 alone; any other error ends
+// every process of the run, since the others may be waiting for this one.
 int guarded(const CommonOptions& common, const std::function<int()>& body) {
-  auto fail = [&](const std::string& message, int code) {
-    std::cerr << "simgrad: " << message << "\n";
-    if (common.json) print_json(json{{"error", message}, {"exit_code", code}});
-    return code;
-  };
   try {
     set_thread_count(common.threads);
     return body();
-  } catch (const ScenarioError& e) {
-    return fail(e.what(), 2);
-  } catch (const std::invalid_argument& e) {
-    return fail(e.what(), 2);
-  } catch (const NonFiniteError& e) {
-    return fail(e.what(), 1);
-  } catch (const std::exception& e) {
-    return fail(e.what(), 1);
+  } catch (...) {
+    std::string message;
+    const int code = exit_code_of(std::current_exception(), message);
+    dist::Session* session = common.session;
+    bool agreed = false;
+    try {
+      throw;
+    } catch (const dist::EveryRankError&) {
+      agreed = true;
+    } catch (...) {
+    }
+    if (session && !agreed && session->size() > 1) {
+      std::cerr << "simgrad (rank " << session->rank() << " of " << session->size() << "): " << message << "\n";
+      session->abort(code);
+    }
+    if (is_root(common)) {
+      std::cerr << "simgrad: " << message << "\n";
+      if (common.json) print_json(json{{"error", message}, {"exit_code", code}});
+    }
+    return code;
   }
 }
 
+// Loads the scenario; under MPI every process loads it, and an error on any is an error on all.
 std::unique_ptr<Scenario> load(const std::filesystem::path& file, const CommonOptions& common) {
   ScenarioOverrides overrides;
   if (!common.checkpoint.empty()) overrides.checkpoint = CheckpointPolicy::parse(common.checkpoint);
-  return load_scenario(file, overrides);
+  if (!common.session) return load_scenario(file, overrides);
+  std::unique_ptr<Scenario> scenario;
+  common.session->agree([&] { scenario = load_scenario(file, overrides); });
+  return scenario;
 }
 
 // Prints a JSON object, or its fields one per line for people.
@@ -96,6 +115,30 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) { g_interrupted = true; }
 
 }  // namespace
+
+int exit_code_of(std::exception_ptr error, std::string& message) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const dist::EveryRankError& e) {
+    message = e.what();
+    return e.exit_code();
+  } catch (const ScenarioError& e) {
+    message = e.what();
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+    return 2;
+  } catch (const NonFiniteError& e) {
+    message = e.what();
+    return 1;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return 1;
+  } catch (...) {
+    message = "an unknown error";
+    return 1;
+  }
+}
 
 int run_run(const std::filesystem::path& file, const RunCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
@@ -180,7 +223,8 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
 
     for (const std::filesystem::path& e : options.exports) scenario::check_export_file(e);
     TuningRun run(*scenario, tuning);  // refuses an unknown optimizer before anything is written
-    std::filesystem::create_directories(options.out);
+    const bool root = is_root(common);
+    if (root) std::filesystem::create_directories(options.out);
     const std::filesystem::path state_file = options.out / "state.txt";
     const std::filesystem::path meta_file = options.out / "run.json";
 
@@ -190,7 +234,8 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
       std::ifstream meta(meta_file);
       run.load(state, json::parse(meta).at("initial_loss").get<double>());
     } else {
-      write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", run.initial_loss()}}));
+      const double initial_loss = run.initial_loss();
+      if (root) write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", initial_loss}}));
     }
 
     g_interrupted = false;
@@ -198,14 +243,19 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     ProgressLine progress(tuning.iterations, common.quiet || common.json);
     while (!run.finished()) {
       const tune::IterationRecord& record = run.iterate();
-      std::ostringstream saved;
-      run.save(saved);
-      write_file_atomically(state_file, saved.str());
+      if (root) {
+        std::ostringstream saved;
+        run.save(saved);
+        write_file_atomically(state_file, saved.str());
+      }
       progress.update(record.iteration, record.loss, record.best_loss, record.rollouts);
-      if (g_interrupted) run.stop("interrupted");
+      // Under MPI the processes stop together, after the same iteration.
+      const bool interrupted = common.session ? common.session->any(g_interrupted) : bool(g_interrupted);
+      if (interrupted) run.stop("interrupted");
     }
     progress.finish();
     std::signal(SIGINT, previous);
+    if (!root) return run.result().stop_reason == "interrupted" ? 1 : 0;
 
     const json out = scenario::write_tune_outputs(options.out, *scenario, run, options.exports);
     json printed = out;
@@ -219,9 +269,71 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
   return guarded(common, [&] {
     auto scenario = load(file, common);
     const scenario::Comparison comparison = scenario::compare_methods(*scenario, {options.target, options.budget});
+    if (!is_root(common)) return 0;
     std::filesystem::create_directories(options.out);
     write_report_files(options.out, comparison.report);
     emit(common, comparison.table);
+    return 0;
+  });
+}
+
+int run_sweep(const std::filesystem::path& file, const SweepCommandOptions& options, const CommonOptions& common) {
+  return guarded(common, [&] {
+    auto scenario = load(file, common);
+    tune::Problem& problem = scenario->problem();
+    const tune::ParameterSpace& space = problem.space();
+    if (options.params.empty() == !options.points) {
+      throw std::invalid_argument("sweep: give --param NAME=... (a grid, repeatable) or --points FILE.csv (a list), not both");
+    }
+    std::vector<tune::SweepAxis> axes;
+    std::vector<double> points;
+    if (options.points) {
+      std::size_t count = 0;
+      axes = tune::read_sweep_points(space, read_text_file(*options.points), options.points->string(), count);
+      points = tune::list_points(space, axes, count);
+    } else {
+      for (const std::string& spec : options.params) axes.push_back(tune::parse_sweep_axis(space, spec));
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        for (std::size_t b = 0; b < a; ++b) {
+          if (axes[a].component == axes[b].component)
+            throw std::invalid_argument("sweep: " + axes[a].name + " is swept twice");
+        }
+      }
+      points = tune::grid_points(space, axes);
+    }
+    const auto start = Clock::now();
+    const tune::SweepTable table = tune::sweep(problem, axes, points, options.gradient);
+    const double wall_s = seconds_since(start);
+    if (!is_root(common)) return 0;
+    std::filesystem::create_directories(options.out);
+    const std::filesystem::path csv = options.out / "sweep.csv";
+    write_file_atomically(csv, tune::sweep_csv(table));
+
+    // The lowest loss and where it is.
+    const std::size_t loss_column = axes.size();
+    std::size_t best = 0;
+    for (std::size_t r = 1; r < table.row_count(); ++r) {
+      if (table.rows[r * table.width() + loss_column] < table.rows[best * table.width() + loss_column]) best = r;
+    }
+    json best_point = json::object();
+    for (std::size_t a = 0; a < axes.size(); ++a) best_point[axes[a].name] = table.rows[best * table.width() + a];
+    json out = {{"file", csv.string()},
+                {"points", table.row_count()},
+                {"columns", table.columns},
+                {"best", {{"parameters", best_point}, {"loss", finite_or_null(table.rows[best * table.width() + loss_column])}}},
+                {"non_finite_rollouts", table.non_finite_rollouts},
+                {"processes", common.session ? common.session->size() : 1},
+                {"wall_s", wall_s}};
+    if (common.json) {
+      json rows = json::array();
+      for (std::size_t r = 0; r < table.row_count(); ++r) {
+        json row = json::array();
+        for (std::size_t c = 0; c < table.width(); ++c) row.push_back(finite_or_null(table.rows[r * table.width() + c]));
+        rows.push_back(row);
+      }
+      out["rows"] = rows;
+    }
+    emit(common, out);
     return 0;
   });
 }

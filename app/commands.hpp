@@ -2,12 +2,14 @@
 // (0 success, 1 a failure while running, 2 bad usage or bad input).
 #pragma once
 
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "dist/session.hpp"
 
 namespace simgrad::app {
 
@@ -17,7 +19,12 @@ struct CommonOptions {
   bool quiet = false;
   int threads = 0;         // 0: all cores
   std::string checkpoint;  // empty: the scenario's own
+  dist::Session* session = nullptr;  // the run's processes under an MPI launcher, else none
 };
+
+// The exit code a failure ends the command with, and its message: 2 for bad input (a scenario
+// error, an invalid argument), 1 for a failure while running.
+int exit_code_of(std::exception_ptr error, std::string& message);
 
 struct GradcheckCommandOptions {
   int directions = 0;  // 0: every coordinate (up to 64, then 16 random directions)
@@ -47,6 +54,13 @@ struct CompareCommandOptions {
   long budget = 0;  // 0: the scenario's baseline budget
 };
 
+struct SweepCommandOptions {
+  std::vector<std::string> params;             // NAME=LOW:HIGH:COUNT or NAME=V1,V2,...; a grid
+  std::optional<std::filesystem::path> points;  // a CSV list of points instead of a grid
+  std::filesystem::path out = "simgrad-out";   // where sweep.csv goes
+  bool gradient = false;                       // also the loss's derivatives along the swept components
+};
+
 struct ExplainCommandOptions {
   int hints = 0;            // 0: the scenario's
   double joint_step = 0.0;  // 0: the scenario's
@@ -64,6 +78,9 @@ int run_tune(const std::filesystem::path& scenario, const TuneCommandOptions& op
 int run_compare(const std::filesystem::path& scenario, const CompareCommandOptions& options,
                 const CommonOptions& common);
 // Rebuilds DIR/report.html from DIR/report.json, without re-simulating.
+// The loss (and with --gradient its derivatives) at every point of a grid or list of parameter
+// values, written as OUT/sweep.csv; under MPI the points spread over the processes.
+int run_sweep(const std::filesystem::path& scenario, const SweepCommandOptions& options, const CommonOptions& common);
 int run_render(const std::filesystem::path& dir, const CommonOptions& common);
 int run_explain(const std::filesystem::path& scenario, const ExplainCommandOptions& options, const CommonOptions& common);
 int run_bench(const BenchOptions& options, const CommonOptions& common);

@@ -1,7 +1,13 @@
 // simgrad: differentiable simulation from the command line. See README.md and `simgrad --help`.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <memory>
+#include <thread>
 
 #include "app/commands.hpp"
 #include "report/version.hpp"
@@ -76,6 +82,16 @@ int main(int argc, char** argv) {
   compare->add_option("--out", compare_options.out, "output folder for report.html (default: simgrad-out)");
   add_common(compare, common);
 
+  SweepCommandOptions sweep_options;
+  CLI::App* sweep = app.add_subcommand("sweep", "the loss at every point of a grid or list of parameter values, as one table");
+  sweep->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
+  sweep->add_option("--param", sweep_options.params,
+                    "NAME=LOW:HIGH:COUNT (COUNT values, ends included) or NAME=V1,V2,...; repeat for a grid over several");
+  sweep->add_option("--points", sweep_options.points, "a CSV list of points instead: a header of parameter names, a row per point");
+  sweep->add_option("--out", sweep_options.out, "output folder for sweep.csv (default: simgrad-out)");
+  sweep->add_flag("--gradient", sweep_options.gradient, "also the loss's derivatives along the swept parameters");
+  add_common(sweep, common);
+
   std::string render_dir;
   CLI::App* render = app.add_subcommand("render", "rebuild DIR/report.html from the saved DIR/report.json, without re-simulating");
   render->add_option("dir", render_dir, "a tune or compare output folder")->required();
@@ -100,11 +116,44 @@ int main(int argc, char** argv) {
                   "given), then one table of the pairs");
   add_common(bench, common);
 
+  // Under an MPI launcher every process runs this same program; rank 0 alone prints.
+  std::unique_ptr<simgrad::dist::Session> session;
+  try {
+    session = simgrad::dist::Session::start_if_launched(exit_code_of);
+  } catch (const std::exception& e) {
+    std::cerr << "simgrad: " << e.what() << "\n";
+    return 2;
+  }
+  if (session && !session->is_root()) std::freopen("/dev/null", "w", stdout);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
+  }
+  if (session) {
+    common.session = session.get();
+    if (!session->is_root()) common.quiet = true;
+    // The processes on a node share its cores, unless told otherwise.
+    if (common.threads == 0) {
+      common.threads = std::max(1, int(std::thread::hardware_concurrency()) / simgrad::dist::launched_local_process_count());
+    }
+    // Every process must run the same simgrad on the same input, or the results would mix.
+    std::string command_line;
+    for (int i = 1; i < argc; ++i) command_line += std::string(argv[i]) + "\n";
+    std::string scenario_bytes;
+    if (!scenario.empty()) {
+      std::ifstream in(scenario, std::ios::binary);
+      scenario_bytes = in ? std::string(std::istreambuf_iterator<char>(in), {}) : "(unreadable)";
+    }
+    try {
+      session->require_same("simgrad version", simgrad::report::kVersion);
+      session->require_same("scenario file (" + scenario + ")", scenario_bytes);
+      session->require_same("command line", command_line);
+    } catch (const simgrad::dist::EveryRankError& e) {
+      if (session->is_root()) std::cerr << "simgrad: " << e.what() << "\n";
+      return e.exit_code();
+    }
   }
   if (*list) return run_list(common);
   if (*describe) return run_describe(simulator_name, common);
@@ -116,6 +165,7 @@ int main(int argc, char** argv) {
   if (*gradcheck) return run_gradcheck(scenario, gradcheck_options, common);
   if (*tune) return run_tune(scenario, tune_options, common);
   if (*compare) return run_compare(scenario, compare_options, common);
+  if (*sweep) return run_sweep(scenario, sweep_options, common);
   if (*render) return run_render(render_dir, common);
   if (*explain) return run_explain(scenario, explain_options, common);
   if (*bench) return run_bench(bench_options, common);

@@ -1,7 +1,7 @@
 # Fails when an #include points the wrong way between layers or simulators: core/ sees only
 # core/; tune/ sees core/ and tune/; a simulator sees core/, tune/, itself and the simulators it
 # is declared to be built on (SIMGRAD_BUILT_ON_<sim> in CMakeLists.txt); report/ sees those and
-# every simulator; scenario/ sees report/ too; only the command line (app/) sees app/. Run by the build (target `layering`) as
+# every simulator; scenario/ sees report/ too; dist/ (MPI) sees core/ and tune/; only the command line (app/) sees app/. Run by the build (target `layering`) as
 #   cmake -DSOURCE_DIR=... -DSIMULATORS=a,b -DBUILT_ON_<sim>=x,y -P cmake/check_layers.cmake
 set(violations "")
 string(REPLACE "," ";" SIMULATORS "${SIMULATORS}")
@@ -13,10 +13,10 @@ function(check_includes files allowed)
     foreach(line ${lines})
       string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*" "\\1" target "${line}")
       # Only the project's own folders are layered; system and generated headers pass.
-      if(NOT target MATCHES "^(core|tune|sims|report|scenario|app)/")
+      if(NOT target MATCHES "^(core|tune|sims|report|scenario|dist|app)/")
         continue()
       endif()
-      string(REGEX MATCH "^(core|tune|report|scenario|app)/|^sims/[a-z_]+/" folder "${target}")
+      string(REGEX MATCH "^(core|tune|report|scenario|dist|app)/|^sims/[a-z_]+/" folder "${target}")
       list(FIND allowed "${folder}" at)
       if(at EQUAL -1)
         file(RELATIVE_PATH relative ${SOURCE_DIR} ${file})
@@ -49,6 +49,8 @@ file(GLOB report_files ${SOURCE_DIR}/report/*.hpp ${SOURCE_DIR}/report/*.cpp)
 check_includes("${report_files}" "core/;tune/;${all_sims};report/")
 file(GLOB scenario_files ${SOURCE_DIR}/scenario/*.hpp ${SOURCE_DIR}/scenario/*.cpp)
 check_includes("${scenario_files}" "core/;tune/;${all_sims};report/;scenario/")
+file(GLOB dist_files ${SOURCE_DIR}/dist/*.hpp ${SOURCE_DIR}/dist/*.cpp)
+check_includes("${dist_files}" "core/;tune/;dist/")
 
 if(violations)
   message(FATAL_ERROR "includes that point the wrong way between layers:${violations}\n"

@@ -81,22 +81,23 @@ double CmaEs::step() {
     if (finished()) return kInfinity;
   }
 
-  // Sample, evaluate at the projection into the box, and rank with the distance penalty.
-  MatrixXd steps(n, population_);
+  // Sample the generation, evaluate it at the projections into the box as one batch, and rank
+  // with the distance penalty.
+  MatrixXd steps(n, population_), repaired(n, population_);
   std::vector<double> losses(population_), distances(population_);
-  VectorXd normal(n), candidate(n), repaired(n);
+  VectorXd normal(n), candidate(n);
   for (int k = 0; k < population_; ++k) {
     for (Index i = 0; i < n; ++i) {
       normal[i] = standard_normal(options().seed, uint64_t(generation), uint64_t(k * n + i));
     }
     steps.col(k) = basis_ * axis_.cwiseProduct(normal);
     candidate = mean_ + sigma_ * steps.col(k);
-    repaired = candidate;
-    project_onto_box(span_of(repaired), lower(), upper());
-    const double loss = evaluate(span_of(repaired));
-    losses[k] = std::isfinite(loss) ? loss : kInfinity;
-    distances[k] = (candidate - repaired).squaredNorm();
+    repaired.col(k) = candidate;
+    project_onto_box({repaired.col(k).data(), std::size_t(n)}, lower(), upper());
+    distances[k] = (candidate - repaired.col(k)).squaredNorm();
   }
+  evaluate_batch({repaired.data(), std::size_t(repaired.size())}, losses);
+  for (double& loss : losses) loss = std::isfinite(loss) ? loss : kInfinity;
   double lowest = kInfinity, highest = -kInfinity;
   for (double loss : losses) {
     if (std::isfinite(loss)) {

@@ -26,6 +26,11 @@ class Objective {
   // Loss at x and dL/dx written into gradient (same size as x), from a rollout and a backward pass.
   virtual double value_and_gradient(std::span<const double> x, std::span<double> gradient) = 0;
 
+  // The losses at losses.size() points, given row after row in `points` (dimension() values
+  // each): what value() gives at each, evaluated as one batch on the process's executor
+  // (batch.hpp), which may spread it over processes. Wrappers forward it to their inner objective.
+  virtual void values(std::span<const double> points, std::span<double> losses);
+
   // For a loss that is a sum of squares, L(x) = sum_k r_k(x)^2: replaces `out` with the residuals
   // r(x) from one rollout and returns true. Other losses return false (least-squares methods
   // such as Levenberg-Marquardt then refuse them).
@@ -50,6 +55,12 @@ class CountingObjective final : public Objective {
   double value(std::span<const double> x) override {
     ++rollouts_;
     return inner_->value(x);
+  }
+
+  // One rollout per point.
+  void values(std::span<const double> points, std::span<double> losses) override {
+    rollouts_ += long(losses.size());
+    inner_->values(points, losses);
   }
 
   // One rollout and one backward pass.

@@ -170,6 +170,12 @@ double Optimizer::evaluate(std::span<const double> x) {
   return loss;
 }
 
+void Optimizer::evaluate_batch(std::span<const double> points, std::span<double> losses) {
+  counter_->values(points, losses);
+  const std::size_t n = dimension();
+  for (std::size_t i = 0; i < losses.size(); ++i) note(points.subspan(i * n, n), losses[i]);
+}
+
 double Optimizer::evaluate_with_gradient(std::span<const double> x, std::span<double> gradient) {
   const double loss = counter_->value_and_gradient(x, gradient);
   note(x, loss);

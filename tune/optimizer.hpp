@@ -148,6 +148,10 @@ class Optimizer {
   // One rollout at x, which must lie in the bounds; tracks the best point.
   double evaluate(std::span<const double> x);
 
+  // One rollout at each point, row after row in `points` (inside the bounds), as one batch
+  // (batch.hpp); tracks the best point as evaluating them one by one in order would.
+  void evaluate_batch(std::span<const double> points, std::span<double> losses);
+
   // One rollout and backward pass at x, which must lie in the bounds; tracks the best point.
   double evaluate_with_gradient(std::span<const double> x, std::span<double> gradient);
 

@@ -274,6 +274,16 @@ double TransformedObjective::value(std::span<const double> z) {
   return physical_->value(physical_x_);
 }
 
+void TransformedObjective::values(std::span<const double> points, std::span<double> losses) {
+  const std::size_t n = dimension();
+  std::vector<double> physical(points.size());
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    space_->to_physical(points.subspan(i * n, n), physical_x_);
+    std::copy(physical_x_.begin(), physical_x_.end(), physical.begin() + std::ptrdiff_t(i * n));
+  }
+  physical_->values(physical, losses);
+}
+
 double TransformedObjective::value_and_gradient(std::span<const double> z,
                                                 std::span<double> gradient) {
   space_->to_physical(z, physical_x_);

@@ -55,6 +55,9 @@ class TransformedObjective final : public Objective {
   // One physical rollout and backward pass; the gradient is mapped by the chain rule.
   double value_and_gradient(std::span<const double> z, std::span<double> gradient) override;
 
+  // The physical losses at to_physical of each row, as one batch of the physical objective.
+  void values(std::span<const double> points, std::span<double> losses) override;
+
   // The physical residuals at to_physical(z).
   bool residuals(std::span<const double> z, std::vector<double>& out) override;
 

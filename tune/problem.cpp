@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/diagnostics.hpp"
+#include "tune/batch.hpp"
 
 namespace simgrad::tune {
 
@@ -112,6 +113,27 @@ double NonFiniteAsInfinite::value(std::span<const double> x) {
     ++failures_;
     last_failure_ = e.what();
     return std::numeric_limits<double>::infinity();
+  }
+}
+
+void NonFiniteAsInfinite::values(std::span<const double> points, std::span<double> losses) {
+  // A row is the loss and whether its rollout went non-finite, so that every process counts
+  // every failure.
+  const std::size_t n = dimension();
+  std::vector<double> rows(2 * losses.size());
+  batch_executor().run(losses.size(), 2, rows, [&](std::size_t i, std::span<double> row) {
+    try {
+      row[0] = inner_->value(points.subspan(i * n, n));
+      row[1] = 0.0;
+    } catch (const NonFiniteError& e) {
+      last_failure_ = e.what();
+      row[0] = std::numeric_limits<double>::infinity();
+      row[1] = 1.0;
+    }
+  });
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    losses[i] = rows[2 * i];
+    failures_ += rows[2 * i + 1] != 0.0 ? 1 : 0;
   }
 }
 

@@ -108,6 +108,9 @@ class NonFiniteAsInfinite final : public Objective {
   std::size_t dimension() const override { return inner_->dimension(); }
   double value(std::span<const double> x) override;
   double value_and_gradient(std::span<const double> x, std::span<double> gradient) override;
+  // Each point guarded as value() guards it, the batch on the process's executor; the failures
+  // of every process are counted (the message kept is the last one this process saw).
+  void values(std::span<const double> points, std::span<double> losses) override;
   // A rollout that goes non-finite gives one infinite residual.
   bool residuals(std::span<const double> x, std::vector<double>& out) override;
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# simgrad under mpirun with 1, 2, 3 and 4 processes gives the same bits as the plain run:
+# a sweep's table with gradients, a CMA-ES tuning run, and a run interrupted on two processes and
+# resumed on three. Bad input under mpirun ends with one clear error and exit 2.
+#   ranks_test.sh SIMGRAD MPIEXEC SOURCE_DIR
+set -euo pipefail
+simgrad=$1 mpiexec=$2 source=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Open MPI refuses root unless told, and CI runs as root; --oversubscribe lets 4 processes share
+# 2 cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi() { local n=$1; shift; "$mpiexec" -n "$n" --oversubscribe "$@"; }
+scenario=$source/examples/mass_spring_simple.json
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The tuning run's result without the figures that differ between any two runs (wall times).
+result_bits() {
+  python3 - "$1" <<'PY'
+import json, sys
+def strip(v):
+    if isinstance(v, dict): return {k: strip(x) for k, x in v.items() if 'wall' not in k}
+    if isinstance(v, list): return [strip(x) for x in v]
+    return v
+print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
+PY
+}
+
+sweep=(sweep "$scenario" --param "rest_length[0]=0.05:0.2:7" --param "rest_length[2]=0.1,0.14,0.2" --gradient --quiet)
+"$simgrad" "${sweep[@]}" --out "$work/sweep_alone" > /dev/null
+tune=(tune "$scenario" --optimizer cmaes --iterations 4 --quiet)
+"$simgrad" "${tune[@]}" --out "$work/tune_alone" > /dev/null
+result_bits "$work/tune_alone/result.json" > "$work/tune_alone.bits"
+for n in 1 2 3 4; do
+  mpi "$n" "$simgrad" "${sweep[@]}" --out "$work/sweep_$n" > "$work/sweep_$n.out"
+  cmp "$work/sweep_alone/sweep.csv" "$work/sweep_$n/sweep.csv" || fail "sweep on $n processes differs from the plain run"
+  grep -q "processes: $n" "$work/sweep_$n.out" || fail "sweep on $n processes does not say so"
+  mpi "$n" "$simgrad" "${tune[@]}" --out "$work/tune_$n" > /dev/null
+  result_bits "$work/tune_$n/result.json" | cmp - "$work/tune_alone.bits" || fail "CMA-ES tuning on $n processes differs"
+  echo "ok: $n processes give the plain run's bits (sweep of 21 points with gradients, 4 CMA-ES generations)"
+done
+
+# Two generations on two processes, then resumed to four on three: the four-generation bits.
+mpi 2 "$simgrad" tune "$scenario" --optimizer cmaes --iterations 2 --quiet --out "$work/resumed" > /dev/null
+mpi 3 "$simgrad" tune "$scenario" --optimizer cmaes --iterations 4 --quiet --out "$work/resumed" --resume > /dev/null
+result_bits "$work/resumed/result.json" | cmp - "$work/tune_alone.bits" || fail "a run resumed on another number of processes differs"
+echo "ok: 2 generations on 2 processes resumed to 4 on 3 give the uninterrupted run's bits"
+
+# Bad input: one message (from rank 0), exit 2, nothing written.
+set +e
+mpi 3 "$simgrad" sweep "$scenario" --param "stiffnes=1,2" --out "$work/bad" > /dev/null 2> "$work/bad.err"
+code=$?
+set -e
+[ "$code" = 2 ] || fail "an unknown parameter under mpirun exits $code, not 2"
+[ "$(grep -c "no tuned parameter 'stiffnes'" "$work/bad.err")" = 1 ] || { cat "$work/bad.err"; fail "the error is not printed once"; }
+[ ! -e "$work/bad" ] || fail "a failed sweep wrote its folder"
+sed 's/"stiffness": 10/"stiffness": 11/' "$scenario" > "$work/other.json"
+set +e
+"$mpiexec" --oversubscribe -n 1 "$simgrad" run "$scenario" --quiet : -n 1 "$simgrad" run "$work/other.json" --quiet \
+  > /dev/null 2> "$work/mixed.err"
+code=$?
+set -e
+[ "$code" = 2 ] || fail "processes with different scenario files exit $code, not 2"
+grep -q "rank 1 of 2 has a different scenario file" "$work/mixed.err" || { cat "$work/mixed.err"; fail "no clear error for different scenario files"; }
+echo "ok: bad input under mpirun is one clear error and exit 2"
