@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "app/json_output.hpp"
@@ -87,13 +88,24 @@ int guarded(const CommonOptions& common, const std::function<int()>& body) {
   }
 }
 
-// Loads the scenario; under MPI every process loads it, and an error on any is an error on all.
+// Runs a step every process takes on the same input (loading, checking the request): under
+// MPI an error in it is agreed, so that rank 0 reports it once and every process exits alike.
+void on_every_process(const CommonOptions& common, const std::function<void()>& step) {
+  if (common.session) {
+    common.session->agree(step);
+  } else {
+    step();
+  }
+}
+
+// Loads the scenario, on every process under MPI.
 std::unique_ptr<Scenario> load(const std::filesystem::path& file, const CommonOptions& common) {
   ScenarioOverrides overrides;
-  if (!common.checkpoint.empty()) overrides.checkpoint = CheckpointPolicy::parse(common.checkpoint);
-  if (!common.session) return load_scenario(file, overrides);
   std::unique_ptr<Scenario> scenario;
-  common.session->agree([&] { scenario = load_scenario(file, overrides); });
+  on_every_process(common, [&] {
+    if (!common.checkpoint.empty()) overrides.checkpoint = CheckpointPolicy::parse(common.checkpoint);
+    scenario = load_scenario(file, overrides);
+  });
   return scenario;
 }
 
@@ -221,20 +233,27 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     if (!options.optimizer.empty()) tuning.optimizer = options.optimizer;
     if (options.iterations > 0) tuning.iterations = options.iterations;
 
-    for (const std::filesystem::path& e : options.exports) scenario::check_export_file(e);
-    TuningRun run(*scenario, tuning);  // refuses an unknown optimizer before anything is written
+    std::unique_ptr<TuningRun> made;
+    on_every_process(common, [&] {
+      for (const std::filesystem::path& e : options.exports) scenario::check_export_file(e);
+      made = std::make_unique<TuningRun>(*scenario, tuning);  // refuses an unknown optimizer before anything is written
+    });
+    TuningRun& run = *made;
     const bool root = is_root(common);
     if (root) std::filesystem::create_directories(options.out);
     const std::filesystem::path state_file = options.out / "state.txt";
     const std::filesystem::path meta_file = options.out / "run.json";
 
     if (options.resume) {
-      std::ifstream state(state_file);
-      if (!state) throw std::invalid_argument("--resume: no saved state in " + state_file.string());
-      std::ifstream meta(meta_file);
-      run.load(state, json::parse(meta).at("initial_loss").get<double>());
+      on_every_process(common, [&] {
+        std::ifstream state(state_file);
+        if (!state) throw std::invalid_argument("--resume: no saved state in " + state_file.string());
+        std::ifstream meta(meta_file);
+        run.load(state, json::parse(meta).at("initial_loss").get<double>());
+      });
     } else {
-      const double initial_loss = run.initial_loss();
+      double initial_loss = 0;
+      on_every_process(common, [&] { initial_loss = run.initial_loss(); });  // a start that blows up is an error
       if (root) write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", initial_loss}}));
     }
 
@@ -282,16 +301,18 @@ int run_sweep(const std::filesystem::path& file, const SweepCommandOptions& opti
     auto scenario = load(file, common);
     tune::Problem& problem = scenario->problem();
     const tune::ParameterSpace& space = problem.space();
-    if (options.params.empty() == !options.points) {
-      throw std::invalid_argument("sweep: give --param NAME=... (a grid, repeatable) or --points FILE.csv (a list), not both");
-    }
     std::vector<tune::SweepAxis> axes;
     std::vector<double> points;
-    if (options.points) {
-      std::size_t count = 0;
-      axes = tune::read_sweep_points(space, read_text_file(*options.points), options.points->string(), count);
-      points = tune::list_points(space, axes, count);
-    } else {
+    on_every_process(common, [&] {
+      if (options.params.empty() == !options.points) {
+        throw std::invalid_argument("sweep: give --param NAME=... (a grid, repeatable) or --points FILE.csv (a list), not both");
+      }
+      if (options.points) {
+        std::size_t count = 0;
+        axes = tune::read_sweep_points(space, read_text_file(*options.points), options.points->string(), count);
+        points = tune::list_points(space, axes, count);
+        return;
+      }
       for (const std::string& spec : options.params) axes.push_back(tune::parse_sweep_axis(space, spec));
       for (std::size_t a = 0; a < axes.size(); ++a) {
         for (std::size_t b = 0; b < a; ++b) {
@@ -300,7 +321,7 @@ int run_sweep(const std::filesystem::path& file, const SweepCommandOptions& opti
         }
       }
       points = tune::grid_points(space, axes);
-    }
+    });
     const auto start = Clock::now();
     const tune::SweepTable table = tune::sweep(problem, axes, points, options.gradient);
     const double wall_s = seconds_since(start);
