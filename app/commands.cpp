@@ -58,6 +58,12 @@ double seconds_since(Clock::time_point start) {
 // an MPI run.
 bool is_root(const CommonOptions& common) { return !common.session || common.session->is_root(); }
 
+// Under MPI, how many batch evaluations each process computed, by rank (a collective: every
+// process calls it); null in a plain run.
+json batch_items_per_process(const CommonOptions& common) {
+  return common.session ? json(common.session->items_per_process()) : json();
+}
+
 // Runs a command, turning exceptions into a message and the exit code the CLI contract names.
 // Under MPI, an error every process agreed on is printed by rank 0 alone; any other error ends
 // every process of the run, since the others may be waiting for this one.
@@ -274,11 +280,13 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     }
     progress.finish();
     std::signal(SIGINT, previous);
+    const json spread = batch_items_per_process(common);
     if (!root) return run.result().stop_reason == "interrupted" ? 1 : 0;
 
     const json out = scenario::write_tune_outputs(options.out, *scenario, run, options.exports);
     json printed = out;
     printed.erase("history");
+    if (!spread.is_null()) printed["batch_items_per_process"] = spread;
     emit(common, printed);
     return out["stop_reason"] == "interrupted" ? 1 : 0;
   });
@@ -288,10 +296,13 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
   return guarded(common, [&] {
     auto scenario = load(file, common);
     const scenario::Comparison comparison = scenario::compare_methods(*scenario, {options.target, options.budget});
+    const json spread = batch_items_per_process(common);
     if (!is_root(common)) return 0;
     std::filesystem::create_directories(options.out);
     write_report_files(options.out, comparison.report);
-    emit(common, comparison.table);
+    json table = comparison.table;
+    if (!spread.is_null()) table["batch_items_per_process"] = spread;
+    emit(common, table);
     return 0;
   });
 }
@@ -325,6 +336,7 @@ int run_sweep(const std::filesystem::path& file, const SweepCommandOptions& opti
     const auto start = Clock::now();
     const tune::SweepTable table = tune::sweep(problem, axes, points, options.gradient);
     const double wall_s = seconds_since(start);
+    const json spread = batch_items_per_process(common);
     if (!is_root(common)) return 0;
     std::filesystem::create_directories(options.out);
     const std::filesystem::path csv = options.out / "sweep.csv";
@@ -345,6 +357,7 @@ int run_sweep(const std::filesystem::path& file, const SweepCommandOptions& opti
                 {"non_finite_rollouts", table.non_finite_rollouts},
                 {"processes", common.session ? common.session->size() : 1},
                 {"wall_s", wall_s}};
+    if (!spread.is_null()) out["batch_items_per_process"] = spread;
     if (common.json) {
       json rows = json::array();
       for (std::size_t r = 0; r < table.row_count(); ++r) {

@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
   }
   if (session) {
     common.session = session.get();
+    simgrad::tune::set_batch_executor(&session->executor());
     if (!session->is_root()) common.quiet = true;
     // The processes on a node share its cores, unless told otherwise.
     if (common.threads == 0) {

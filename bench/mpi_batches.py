@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Batches of rollouts over MPI processes on this machine: wall time of a CMA-ES tuning run
-(tune --optimizer cmaes) and of a sweep, for 1 process with 1 and with all threads, and for
-2 and 4 processes of one thread each, medians of --repeats runs; and whether every configuration
-gave the same bits. Usage: bench/mpi_batches.py [--simgrad build/simgrad] [--repeats 3]
-(docs/distributed.md; figures in docs/benchmarks.md)."""
+"""Batches of rollouts over MPI processes on this machine: wall time of a CMA-ES tuning run, of
+a compare (its CMA-ES leg is the batched part) and of a sweep, for 1 process with 1 and with all
+threads, and for 2 and 4 processes of one thread each; medians of --repeats runs, the whole
+command and its batched part (the optimizer's, the CMA-ES leg's or the sweep's own wall_s); and
+whether every configuration wrote the same bits. Usage:
+  bench/mpi_batches.py [--simgrad build/simgrad] [--repeats 3]
+(docs/distributed.md; the figures are in docs/benchmarks.md)."""
 import argparse, json, os, shutil, statistics, subprocess, tempfile, time
 
 parser = argparse.ArgumentParser()
@@ -12,17 +14,23 @@ parser.add_argument("--repeats", type=int, default=3)
 args = parser.parse_args()
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
 cores = os.cpu_count()
+# name: (command, the output file whose bits must not change, the batched part's wall time)
 jobs = {
-    "tune jelly_fit, CMA-ES, 6 generations of 5": (
-        ["tune", "examples/jelly_fit.json", "--optimizer", "cmaes", "--iterations", "6"], "result.json"),
+    "tune jelly_fit, CMA-ES, 6 generations of 6": (
+        ["tune", "examples/jelly_fit.json", "--optimizer", "cmaes", "--iterations", "6"], "result.json",
+        lambda out: out["wall_s"]),
+    "compare jelly_fit, budget 60": (
+        ["compare", "examples/jelly_fit.json", "--budget", "60"], "report.json",
+        lambda out: out["cmaes"]["wall_s"]),
     "sweep vent_room, 16 points with gradients": (
-        ["sweep", "examples/vent_room.json", "--param", "vent_speed=-1:1:4", "--param", "vent_position=0.5:2.5:4",
-         "--gradient"], "sweep.csv"),
+        ["sweep", "examples/vent_room.json", "--param", "source_x=0.5:3:4", "--param", "source_y=0.3:1.4:4",
+         "--gradient"], "sweep.csv", lambda out: out["wall_s"]),
 }
 configurations = [(1, 1), (1, cores), (2, 1), (4, 1)]
 
 
 def bits(path):
+    """The file's content, without the figures that differ between any two runs (wall times)."""
     if path.endswith(".json"):
         def strip(v):
             if isinstance(v, dict): return {k: strip(x) for k, x in v.items() if "wall" not in k}
@@ -32,21 +40,24 @@ def bits(path):
     return open(path).read()
 
 
-print(f"{'job':46} {'processes x threads':>20} {'median wall s':>14} {'speed-up':>9} same bits")
-for name, (command, output) in jobs.items():
+print(f"{'job':44} {'processes x threads':>19} {'total s':>8} {'speed-up':>8} {'batched s':>9} {'speed-up':>8} same bits")
+for name, (command, output, batched_part) in jobs.items():
     reference_bits, base = None, None
     for processes, threads in configurations:
-        walls = []
+        totals, parts = [], []
         for _ in range(args.repeats):
             out = tempfile.mkdtemp()
             launch = [] if processes == 1 else ["mpiexec", "-n", str(processes), "--oversubscribe", "--bind-to", "none"]
             start = time.perf_counter()
-            subprocess.run(launch + [args.simgrad] + command + ["--threads", str(threads), "--quiet", "--out", out],
-                           env=env, check=True, stdout=subprocess.DEVNULL)
-            walls.append(time.perf_counter() - start)
+            printed = subprocess.run(launch + [args.simgrad] + command +
+                                     ["--threads", str(threads), "--quiet", "--json", "--out", out],
+                                     env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
+            totals.append(time.perf_counter() - start)
+            parts.append(batched_part(json.loads(printed)))
             result = bits(os.path.join(out, output))
             shutil.rmtree(out)
         reference_bits = reference_bits or result
-        wall = statistics.median(walls)
-        base = base or wall
-        print(f"{name:46} {f'{processes} x {threads}':>20} {wall:14.2f} {base / wall:9.2f} {result == reference_bits}")
+        total, part = statistics.median(totals), statistics.median(parts)
+        base = base or (total, part)
+        print(f"{name:44} {f'{processes} x {threads}':>19} {total:8.2f} {base[0] / total:8.2f} {part:9.2f} "
+              f"{base[1] / part:8.2f} {result == reference_bits}", flush=True)

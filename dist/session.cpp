@@ -69,6 +69,12 @@ class MpiSession final : public Session, private tune::BatchExecutor {
 
   tune::BatchExecutor& executor() override { return *this; }
 
+  std::vector<long> items_per_process() override {
+    std::vector<long> counts(static_cast<std::size_t>(size_));
+    MPI_Allgather(&items_evaluated_, 1, MPI_LONG, counts.data(), 1, MPI_LONG, MPI_COMM_WORLD);
+    return counts;
+  }
+
   [[noreturn]] void abort(int exit_code) override {
     MPI_Abort(MPI_COMM_WORLD, exit_code);
     std::abort();
@@ -84,7 +90,10 @@ class MpiSession final : public Session, private tune::BatchExecutor {
     const Block mine = block_of(count, size_, rank_);
     std::exception_ptr error;
     try {
-      for (std::size_t i = mine.begin; i < mine.end; ++i) evaluate(i, rows.subspan(i * width, width));
+      for (std::size_t i = mine.begin; i < mine.end; ++i) {
+        evaluate(i, rows.subspan(i * width, width));
+        ++items_evaluated_;
+      }
     } catch (...) {
       error = std::current_exception();
     }
@@ -127,6 +136,7 @@ class MpiSession final : public Session, private tune::BatchExecutor {
   }
 
   ExitCodeOf exit_code_of_;
+  long items_evaluated_ = 0;
   int rank_ = 0;
   int size_ = 1;
 };

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tune/batch.hpp"
 
@@ -72,6 +73,10 @@ class Session {
 
   // Spreads batches over the processes (tune/batch.hpp).
   virtual tune::BatchExecutor& executor() = 0;
+
+  // How many batch items each process has evaluated so far, by rank, on every process: the
+  // measure that the work was spread.
+  virtual std::vector<long> items_per_process() = 0;
 
   // Ends every process of the run now, with this exit code.
   [[noreturn]] virtual void abort(int exit_code) = 0;

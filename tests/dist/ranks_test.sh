@@ -35,8 +35,14 @@ for n in 1 2 3 4; do
   mpi "$n" "$simgrad" "${sweep[@]}" --out "$work/sweep_$n" > "$work/sweep_$n.out"
   cmp "$work/sweep_alone/sweep.csv" "$work/sweep_$n/sweep.csv" || fail "sweep on $n processes differs from the plain run"
   grep -q "processes: $n" "$work/sweep_$n.out" || fail "sweep on $n processes does not say so"
-  mpi "$n" "$simgrad" "${tune[@]}" --out "$work/tune_$n" > /dev/null
+  # The work was spread: 21 points in blocks that differ by at most one.
+  expected=$(python3 -c "n=$n; print(','.join(str(21 // n + (r < 21 % n)) for r in range(n)))")
+  grep -q "batch_items_per_process: \[$expected\]" "$work/sweep_$n.out" || { cat "$work/sweep_$n.out"; fail "the sweep's points were not split $expected over $n processes"; }
+  mpi "$n" "$simgrad" "${tune[@]}" --out "$work/tune_$n" > "$work/tune_$n.out"
   result_bits "$work/tune_$n/result.json" | cmp - "$work/tune_alone.bits" || fail "CMA-ES tuning on $n processes differs"
+  # 4 generations of 7 samples, each generation split over the processes.
+  expected=$(python3 -c "n=$n; print(','.join(str(4 * (7 // n + (r < 7 % n))) for r in range(n)))")
+  grep -q "batch_items_per_process: \[$expected\]" "$work/tune_$n.out" || { cat "$work/tune_$n.out"; fail "the CMA-ES generations were not split $expected over $n processes"; }
   echo "ok: $n processes give the plain run's bits (sweep of 21 points with gradients, 4 CMA-ES generations)"
 done
 
