@@ -24,6 +24,7 @@
 #include "scenario/run_outputs.hpp"
 #include "scenario/scenario.hpp"
 #include "scenario/tuning_run.hpp"
+#include "tune/batch.hpp"
 #include "tune/sweep.hpp"
 
 namespace simgrad::app {
@@ -58,10 +59,15 @@ double seconds_since(Clock::time_point start) {
 // an MPI run.
 bool is_root(const CommonOptions& common) { return !common.session || common.session->is_root(); }
 
-// Under MPI, how many batch evaluations each process computed, by rank (a collective: every
-// process calls it); null in a plain run.
-json batch_items_per_process(const CommonOptions& common) {
-  return common.session ? json(common.session->items_per_process()) : json();
+// Ends the part of a command that runs on every process: under MPI, returns how many batch
+// evaluations each process computed, by rank (every process calls this), and makes the batches
+// that follow (rank 0's reports, which re-score over noise seeds) run whole on the process that
+// asks, since the other processes are done; null in a plain run.
+json finish_spreading(const CommonOptions& common) {
+  if (!common.session) return json();
+  const json spread = common.session->items_per_process();
+  tune::set_batch_executor(nullptr);
+  return spread;
 }
 
 // Runs a command, turning exceptions into a message and the exit code the CLI contract names.
@@ -280,7 +286,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     }
     progress.finish();
     std::signal(SIGINT, previous);
-    const json spread = batch_items_per_process(common);
+    const json spread = finish_spreading(common);
     if (!root) return run.result().stop_reason == "interrupted" ? 1 : 0;
 
     const json out = scenario::write_tune_outputs(options.out, *scenario, run, options.exports);
@@ -296,7 +302,7 @@ int run_compare(const std::filesystem::path& file, const CompareCommandOptions& 
   return guarded(common, [&] {
     auto scenario = load(file, common);
     const scenario::Comparison comparison = scenario::compare_methods(*scenario, {options.target, options.budget});
-    const json spread = batch_items_per_process(common);
+    const json spread = finish_spreading(common);
     if (!is_root(common)) return 0;
     std::filesystem::create_directories(options.out);
     write_report_files(options.out, comparison.report);
@@ -336,7 +342,7 @@ int run_sweep(const std::filesystem::path& file, const SweepCommandOptions& opti
     const auto start = Clock::now();
     const tune::SweepTable table = tune::sweep(problem, axes, points, options.gradient);
     const double wall_s = seconds_since(start);
-    const json spread = batch_items_per_process(common);
+    const json spread = finish_spreading(common);
     if (!is_root(common)) return 0;
     std::filesystem::create_directories(options.out);
     const std::filesystem::path csv = options.out / "sweep.csv";

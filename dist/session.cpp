@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "dist/partition.hpp"
 
 #ifdef SIMGRAD_MPI
 #include <mpi.h>
@@ -87,8 +86,15 @@ class MpiSession final : public Session, private tune::BatchExecutor {
       throw std::invalid_argument("a batch of " + std::to_string(count) + " rows of " + std::to_string(width) +
                                   " numbers is more than one MPI message carries");
     }
-    const Block mine = block_of(count, size_, rank_);
+    if (inside_batch_) {
+      // A batch inside another's item (the noise seeds of one CMA-ES sample): the other
+      // processes are busy with other items, so this one computes it all.
+      for (std::size_t i = 0; i < count; ++i) evaluate(i, rows.subspan(i * width, width));
+      return;
+    }
+    const tune::BatchBlock mine = tune::block_of(count, size_, rank_);
     std::exception_ptr error;
+    inside_batch_ = true;
     try {
       for (std::size_t i = mine.begin; i < mine.end; ++i) {
         evaluate(i, rows.subspan(i * width, width));
@@ -97,10 +103,11 @@ class MpiSession final : public Session, private tune::BatchExecutor {
     } catch (...) {
       error = std::current_exception();
     }
+    inside_batch_ = false;
     settle(error);
     std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
     for (int r = 0; r < size_; ++r) {
-      const Block block = block_of(count, size_, r);
+      const tune::BatchBlock block = tune::block_of(count, size_, r);
       counts[std::size_t(r)] = int(block.size() * width);
       offsets[std::size_t(r)] = int(block.begin * width);
     }
@@ -137,6 +144,7 @@ class MpiSession final : public Session, private tune::BatchExecutor {
 
   ExitCodeOf exit_code_of_;
   long items_evaluated_ = 0;
+  bool inside_batch_ = false;
   int rank_ = 0;
   int size_ = 1;
 };

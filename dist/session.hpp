@@ -4,7 +4,7 @@
 //
 // Every process runs the same program on the same input in lockstep: the optimizer's state is
 // the same on each, because everything it computes is deterministic. Only batches differ: each
-// process evaluates its block of a batch (partition.hpp) and then every process holds every
+// process evaluates its block of a batch (tune::block_of) and then every process holds every
 // result, copied bit for bit (MPI_Allgatherv of doubles moves numbers, it adds nothing). So a
 // run gives the same bits on any number of processes, and rank 0 alone prints and writes files.
 //

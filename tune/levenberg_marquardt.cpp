@@ -32,25 +32,36 @@ void LevenbergMarquardt::on_init(std::span<const double> x0) {
 
 MatrixXd LevenbergMarquardt::jacobian() {
   const Index n = x_.size(), m = residuals_.size();
+  const std::size_t columns = std::size_t(n), rows = std::size_t(m);
+  // Each column's shifted point, one batch; a step goes towards the farther bound, so that the
+  // shifted point stays inside the box.
+  std::vector<double> steps(columns), points(columns * columns), shifted_residuals(columns * rows), losses(columns);
+  for (std::size_t i = 0; i < columns; ++i) {
+    double h = 1e-6 * std::max(1.0, std::fabs(x_(Index(i))));
+    if (x_(Index(i)) + h > upper()[i]) h = -h;
+    steps[i] = h;
+    std::copy(x_.data(), x_.data() + n, points.begin() + std::ptrdiff_t(i * columns));
+    points[i * columns + i] = x_(Index(i)) + h;
+  }
+  evaluate_residuals_batch(points, rows, shifted_residuals, losses);
   MatrixXd J(m, n);
   std::vector<double> shifted(x_.data(), x_.data() + n), r;
-  for (Index i = 0; i < n; ++i) {
-    // Step towards the farther bound, so that the shifted point stays inside the box.
-    double h = 1e-6 * std::max(1.0, std::fabs(x_(i)));
-    if (x_(i) + h > upper()[std::size_t(i)]) h = -h;
-    shifted[std::size_t(i)] = x_(i) + h;
-    double loss = evaluate_residuals(shifted, r);
-    const double other_side = x_(i) - h;
-    if (!std::isfinite(loss) && other_side >= lower()[std::size_t(i)] && other_side <= upper()[std::size_t(i)]) {
+  for (std::size_t i = 0; i < columns; ++i) {
+    double h = steps[i];
+    std::span<const double> column_residuals(&shifted_residuals[i * rows], rows);
+    const double other_side = x_(Index(i)) - h;
+    if (!std::isfinite(losses[i]) && other_side >= lower()[i] && other_side <= upper()[i]) {
       // A rollout that blew up (an infinite residual): difference to the other side.
       h = -h;
-      shifted[std::size_t(i)] = x_(i) + h;
-      loss = evaluate_residuals(shifted, r);
+      shifted[i] = x_(Index(i)) + h;
+      losses[i] = evaluate_residuals(shifted, r);
+      shifted[i] = x_(Index(i));
+      if (r.size() != rows) throw std::runtime_error("levenberg_marquardt: the residuals are not finite next to the current point");
+      column_residuals = r;
     }
-    shifted[std::size_t(i)] = x_(i);
-    if (!std::isfinite(loss) || Index(r.size()) != m)
+    if (!std::isfinite(losses[i]))
       throw std::runtime_error("levenberg_marquardt: the residuals are not finite next to the current point");
-    for (Index k = 0; k < m; ++k) J(k, i) = (r[std::size_t(k)] - residuals_(k)) / h;
+    for (Index k = 0; k < m; ++k) J(k, Index(i)) = (column_residuals[std::size_t(k)] - residuals_(k)) / h;
   }
   return J;
 }

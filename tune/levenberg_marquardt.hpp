@@ -2,7 +2,7 @@
 
 // Levenberg-Marquardt for losses that are sums of squares, L(x) = |r(x)|^2 (a fit to recorded
 // data): each iteration forms the residuals' Jacobian J by forward differences (one rollout per
-// parameter), then solves (J^T J + lambda diag(J^T J)) d = -J^T r for a step, raising the
+// parameter, as one batch: under MPI they spread over the processes), then solves (J^T J + lambda diag(J^T J)) d = -J^T r for a step, raising the
 // damping lambda until the step lowers the loss and lowering it after each success. Near a good
 // fit the step is the Gauss-Newton step, which takes the loss's curvature from J alone and so
 // crosses the narrow valleys of correlated constants that stall first-order methods and L-BFGS.

@@ -39,7 +39,16 @@ class Objective {
     out.clear();
     return false;
   }
+
+  // For a sum of squares: the residuals at each point of `points` (rows of dimension()), as one
+  // batch on the process's executor, into `rows` (one row of `width` residuals per point); a
+  // point that gives another number of residuals (a rollout that blew up gives one infinite
+  // residual) gets a row of +inf. Returns false when the loss is not a sum of squares.
+  virtual bool residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows);
 };
+
+// A point's residuals into its row of a residual batch: copied when they fill it, else +inf.
+void copy_residuals(std::span<const double> residuals, std::span<double> row);
 
 // Forwards to another objective and counts what it costs, by the project's convention: every
 // evaluation is one rollout; a gradient evaluation additionally counts one backward pass.
@@ -74,6 +83,12 @@ class CountingObjective final : public Objective {
   bool residuals(std::span<const double> x, std::vector<double>& out) override {
     ++rollouts_;
     return inner_->residuals(x, out);
+  }
+
+  // One rollout per point.
+  bool residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows) override {
+    rollouts_ += long(rows.size() / width);
+    return inner_->residuals_batch(points, width, rows);
   }
 
   // Rollouts so far, gradient evaluations included.

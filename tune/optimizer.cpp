@@ -191,6 +191,19 @@ double Optimizer::evaluate_residuals(std::span<const double> x, std::vector<doub
   return loss;
 }
 
+void Optimizer::evaluate_residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows,
+                                         std::span<double> losses) {
+  if (!counter_->residuals_batch(points, width, rows))
+    throw std::invalid_argument(std::string(name()) + " needs a loss that is a sum of squares (residuals)");
+  const std::size_t n = dimension();
+  for (std::size_t i = 0; i < losses.size(); ++i) {
+    double loss = 0.0;
+    for (double v : rows.subspan(i * width, width)) loss += v * v;
+    losses[i] = loss;
+    note(points.subspan(i * n, n), loss);
+  }
+}
+
 void Optimizer::note(std::span<const double> x, double loss) {
   if (loss < best_loss_) {
     best_loss_ = loss;

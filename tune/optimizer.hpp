@@ -160,6 +160,14 @@ class Optimizer {
   // std::invalid_argument when the objective is not a sum of squares.
   double evaluate_residuals(std::span<const double> x, std::vector<double>& r);
 
+  // For a least-squares loss, the residuals at each point (rows inside the bounds) as one batch
+  // into `rows` (`width` residuals per point, +inf where a point gave another number) and each
+  // point's loss, their sum of squares, into `losses`; tracks the best point as evaluating them
+  // one by one in order would. Throws std::invalid_argument when the objective is not a sum of
+  // squares.
+  void evaluate_residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows,
+                                std::span<double> losses);
+
   // Ends the run for a method-specific reason (converged, no progress); saved by save().
   void converge(std::string reason) { method_stop_ = std::move(reason); }
 

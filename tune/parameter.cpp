@@ -275,13 +275,21 @@ double TransformedObjective::value(std::span<const double> z) {
 }
 
 void TransformedObjective::values(std::span<const double> points, std::span<double> losses) {
+  physical_->values(physical_points(points), losses);
+}
+
+bool TransformedObjective::residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows) {
+  return physical_->residuals_batch(physical_points(points), width, rows);
+}
+
+std::vector<double> TransformedObjective::physical_points(std::span<const double> points) {
   const std::size_t n = dimension();
   std::vector<double> physical(points.size());
-  for (std::size_t i = 0; i < losses.size(); ++i) {
+  for (std::size_t i = 0; i < points.size() / n; ++i) {
     space_->to_physical(points.subspan(i * n, n), physical_x_);
     std::copy(physical_x_.begin(), physical_x_.end(), physical.begin() + std::ptrdiff_t(i * n));
   }
-  physical_->values(physical, losses);
+  return physical;
 }
 
 double TransformedObjective::value_and_gradient(std::span<const double> z,

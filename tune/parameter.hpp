@@ -61,7 +61,13 @@ class TransformedObjective final : public Objective {
   // The physical residuals at to_physical(z).
   bool residuals(std::span<const double> z, std::vector<double>& out) override;
 
+  // The physical residuals at to_physical of each row, as one batch of the physical objective.
+  bool residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows) override;
+
  private:
+  // Each row of optimizer coordinates as physical values.
+  std::vector<double> physical_points(std::span<const double> points);
+
   const ParameterSpace* space_;
   Objective* physical_;
   std::vector<double> physical_x_;

@@ -148,6 +148,33 @@ bool NonFiniteAsInfinite::residuals(std::span<const double> x, std::vector<doubl
   }
 }
 
+bool NonFiniteAsInfinite::residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows) {
+  // A row is whether the loss is a sum of squares, whether the rollout went non-finite, then
+  // the residuals.
+  const std::size_t n = dimension(), count = rows.size() / width;
+  std::vector<double> results(count * (2 + width));
+  std::vector<double> residual;
+  batch_executor().run(count, 2 + width, results, [&](std::size_t i, std::span<double> row) {
+    try {
+      row[0] = inner_->residuals(points.subspan(i * n, n), residual) ? 1.0 : 0.0;
+      row[1] = 0.0;
+    } catch (const NonFiniteError& e) {
+      last_failure_ = e.what();
+      residual.assign(1, std::numeric_limits<double>::infinity());
+      row[0] = 1.0;
+      row[1] = 1.0;
+    }
+    copy_residuals(residual, row.subspan(2));
+  });
+  for (std::size_t i = 0; i < count; ++i) {
+    const double* result = &results[i * (2 + width)];
+    if (result[0] == 0.0) return false;
+    failures_ += result[1] != 0.0 ? 1 : 0;
+    std::copy_n(result + 2, width, rows.begin() + std::ptrdiff_t(i * width));
+  }
+  return true;
+}
+
 double NonFiniteAsInfinite::value_and_gradient(std::span<const double> x, std::span<double> gradient) {
   try {
     return inner_->value_and_gradient(x, gradient);

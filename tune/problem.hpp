@@ -113,6 +113,8 @@ class NonFiniteAsInfinite final : public Objective {
   void values(std::span<const double> points, std::span<double> losses) override;
   // A rollout that goes non-finite gives one infinite residual.
   bool residuals(std::span<const double> x, std::vector<double>& out) override;
+  // Each point guarded as residuals() guards it, the failures of every process counted.
+  bool residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows) override;
 
   // How many rollouts went non-finite, and the last one's message.
   long failures() const { return failures_; }

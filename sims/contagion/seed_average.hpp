@@ -3,6 +3,9 @@
 // ..., seed + K - 1 follows the expected loss more closely at K times the cost.
 #pragma once
 
+#include <functional>
+#include <span>
+
 #include "sims/contagion/disease_model.hpp"
 #include "tune/problem.hpp"
 
@@ -22,10 +25,13 @@ class SeedAveragedProblem final : public tune::Problem {
   void assign(std::span<const double> x) override { inner_.assign(x); }
 
  private:
+  // Calls evaluate with the model's seed set to each seed in turn, as one batch of `width`-long
+  // rows, and restores the base seed.
+  void for_each_seed(std::size_t width, std::span<double> rows, const std::function<void(std::span<double> row)>& evaluate);
+
   tune::Problem& inner_;
   DiseaseModel& model_;
   int seeds_;
-  std::vector<double> seed_gradient_;
 };
 
 }  // namespace simgrad::contagion

@@ -14,12 +14,12 @@ mpi() { local n=$1; shift; "$mpiexec" -n "$n" --oversubscribe "$@"; }
 scenario=$source/examples/mass_spring_simple.json
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# The tuning run's result without the figures that differ between any two runs (wall times).
+# The tuning run's result without the figures that differ between any two runs (wall and load times).
 result_bits() {
   python3 - "$1" <<'PY'
 import json, sys
 def strip(v):
-    if isinstance(v, dict): return {k: strip(x) for k, x in v.items() if 'wall' not in k}
+    if isinstance(v, dict): return {k: strip(x) for k, x in v.items() if 'wall' not in k and not k.endswith('load_s')}
     if isinstance(v, list): return [strip(x) for x in v]
     return v
 print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
@@ -44,6 +44,29 @@ for n in 1 2 3 4; do
   expected=$(python3 -c "n=$n; print(','.join(str(4 * (7 // n + (r < 7 % n))) for r in range(n)))")
   grep -q "batch_items_per_process: \[$expected\]" "$work/tune_$n.out" || { cat "$work/tune_$n.out"; fail "the CMA-ES generations were not split $expected over $n processes"; }
   echo "ok: $n processes give the plain run's bits (sweep of 21 points with gradients, 4 CMA-ES generations)"
+done
+
+# The other batches: Levenberg-Marquardt's finite-difference Jacobian (a telemetry fit) and a
+# loss averaged over 5 noise seeds (the boarding-school epidemic, tuned by Adam, whose every
+# gradient is a batch of the seeds).
+seeded=$work/contagion_boarding_school_seeds.json
+ln -s "$source/examples/data" "$work/data"  # the data file the scenario names, relative to it
+sed 's/"loss": {"scale": "sqrt"}/"loss": {"scale": "sqrt", "seeds": 5}/' "$source/examples/contagion_boarding_school.json" > "$seeded"
+grep -q '"seeds": 5' "$seeded" || fail "the seeded scenario was not written"
+lm=(tune "$source/examples/vehicle/orca_fit.json" --optimizer levenberg_marquardt --iterations 2 --quiet)
+seeds=(tune "$seeded" --iterations 3 --quiet)
+"$simgrad" "${lm[@]}" --out "$work/lm_alone" > /dev/null
+"$simgrad" "${seeds[@]}" --out "$work/seeds_alone" > /dev/null
+for n in 2 3; do
+  mpi "$n" "$simgrad" "${lm[@]}" --out "$work/lm_$n" > /dev/null
+  diff <(result_bits "$work/lm_$n/result.json") <(result_bits "$work/lm_alone/result.json") > /dev/null ||
+    fail "Levenberg-Marquardt on $n processes differs"
+  mpi "$n" "$simgrad" "${seeds[@]}" --out "$work/seeds_$n" > "$work/seeds_$n.out"
+  diff <(result_bits "$work/seeds_$n/result.json") <(result_bits "$work/seeds_alone/result.json") > /dev/null ||
+    fail "the seed-averaged tuning on $n processes differs"
+  grep -q "batch_items_per_process: \[$(python3 -c "n=$n; print(','.join(str(4 * (5 // n + (r < 5 % n))) for r in range(n)))")\]" \
+    "$work/seeds_$n.out" || { cat "$work/seeds_$n.out"; fail "the seeds were not split over $n processes"; }
+  echo "ok: $n processes give the plain run's bits (Levenberg-Marquardt's Jacobian, an average over 5 seeds)"
 done
 
 # Two generations on two processes, then resumed to four on three: the four-generation bits.

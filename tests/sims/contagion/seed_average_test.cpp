@@ -9,6 +9,7 @@
 #include "sims/contagion/epidemic.hpp"
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/tunables.hpp"
+#include "tests/tune/simulated_ranks.hpp"
 
 namespace simgrad::contagion {
 namespace {
@@ -45,6 +46,36 @@ TEST(SeedAverage, MeanOfTheSeedsLossesAndGradientMatchesFiniteDifferences) {
   const GradCheckReport report = check_gradient([&](std::span<const double> p) { return averaged.value(p); }, x, g);
   for (const auto& c : report.checks) EXPECT_TRUE(c.ok) << c.label << " ad " << c.ad << " fd " << c.fd;
   EXPECT_NE(g[0], 0.0);
+}
+
+// The seeds are a batch: spread over processes (each block on its own) the mean and its gradient
+// are the plain run's bits, because the rows are summed in seed order wherever they ran.
+TEST(SeedAverage, SeedsSpreadOverProcessesGiveThePlainRunsBits) {
+  const int days = 20;
+  const Population pop = testing::small_population(400);
+  DiseaseModel model = testing::small_model(pop, days);
+  model.settings.straight_through = false;
+  model.settings.temperature = 0.7;
+  Epidemic system(pop, model);
+  Series cases{Count::kCases, {}, 1.0};
+  for (int d = 7; d <= days; d += 7) cases.observations.push_back({d, 7, 10.0});
+  CountLoss loss(system, {cases}, Scale::kSqrt);
+  std::vector<tune::BoundParameter> bound{tune::bind(epidemic_tunables(), model.parameters, "reproduction", {.sharing = tune::Sharing::uniform}),
+                                          tune::bind(epidemic_tunables(), model.parameters, "initial_infected", {})};
+  tune::RolloutProblem inner(system, loss, days, {}, std::move(bound));
+  SeedAveragedProblem averaged(inner, model, 5);
+  const std::vector<double> x = averaged.initial();
+  std::vector<double> g_alone(x.size()), g_spread(x.size());
+  const double alone = averaged.value_and_gradient(x, g_alone);
+  for (int ranks : {2, 3, 7}) {
+    tune::testing::SimulatedRanks executor(ranks);
+    tune::testing::UseExecutor use(executor);
+    EXPECT_EQ(averaged.value(x), alone) << ranks << " processes";
+    EXPECT_EQ(averaged.value_and_gradient(x, g_spread), alone);
+    EXPECT_EQ(g_spread, g_alone);
+    EXPECT_EQ(executor.batches(), 2);
+  }
+  EXPECT_EQ(model.settings.seed, 1u);  // restored
 }
 
 }  // namespace
