@@ -75,6 +75,29 @@ mpi 3 "$simgrad" tune "$scenario" --optimizer cmaes --iterations 4 --quiet --out
 result_bits "$work/resumed/result.json" | cmp - "$work/tune_alone.bits" || fail "a run resumed on another number of processes differs"
 echo "ok: 2 generations on 2 processes resumed to 4 on 3 give the uninterrupted run's bits"
 
+# A process killed mid-run: the launcher ends the job, the state on disk is the last whole
+# iteration's, and resuming it on another number of processes gives the uninterrupted run's bits.
+long=(tune "$scenario" --optimizer cmaes --iterations 300 --quiet)
+"$simgrad" "${long[@]}" --out "$work/long_alone" > /dev/null
+mpi 2 "$simgrad" "${long[@]}" --out "$work/killed" > /dev/null 2>&1 &
+launcher=$!
+for _ in $(seq 200); do [ -f "$work/killed/state.txt" ] && break; sleep 0.05; done
+sleep 0.2
+victim=$(pgrep -f "^$simgrad tune .*$work/killed" | tail -1)
+[ -n "$victim" ] || fail "no process of the run to kill"
+kill -9 "$victim"
+set +e
+wait "$launcher"
+code=$?
+set -e
+[ "$code" != 0 ] || fail "the run finished before one of its processes was killed, or did not notice"
+saved=$(grep -c . "$work/killed/state.txt")
+[ "$saved" -gt 10 ] || fail "the saved state is not whole after a process was killed"
+mpi 3 "$simgrad" "${long[@]}" --out "$work/killed" --resume > /dev/null
+diff <(result_bits "$work/killed/result.json") <(result_bits "$work/long_alone/result.json") > /dev/null ||
+  fail "a run resumed after a process was killed differs from the uninterrupted run"
+echo "ok: a process killed mid-run ends the job (exit $code); the saved state resumes on 3 processes to the plain run's bits"
+
 # Bad input: one message (from rank 0), exit 2, nothing written.
 set +e
 mpi 3 "$simgrad" sweep "$scenario" --param "stiffnes=1,2" --out "$work/bad" > /dev/null 2> "$work/bad.err"
