@@ -14,19 +14,34 @@
 namespace simgrad::contagion {
 namespace {
 
+// A small relaxed epidemic fitted to weekly cases, its reproduction number and initial share
+// infected tuned: the problem whose loss the tests average over seeds.
+struct RelaxedEpidemic {
+  static constexpr int kDays = 20;
+  Population pop = testing::small_population(400);
+  DiseaseModel model = relaxed(testing::small_model(pop, kDays));
+  Epidemic system{pop, model};
+  CountLoss loss{system, {weekly_cases()}, Scale::kSqrt};
+  tune::RolloutProblem inner{system, loss, kDays, {},
+                             {tune::bind(epidemic_tunables(), model.parameters, "reproduction", {.sharing = tune::Sharing::uniform}),
+                              tune::bind(epidemic_tunables(), model.parameters, "initial_infected", {})}};
+
+  static DiseaseModel relaxed(DiseaseModel model) {
+    model.settings.straight_through = false;
+    model.settings.temperature = 0.7;
+    return model;
+  }
+  static Series weekly_cases() {
+    Series cases{Count::kCases, {}, 1.0};
+    for (int d = 7; d <= kDays; d += 7) cases.observations.push_back({d, 7, 10.0});
+    return cases;
+  }
+};
+
 TEST(SeedAverage, MeanOfTheSeedsLossesAndGradientMatchesFiniteDifferences) {
-  const int days = 20;
-  const Population pop = testing::small_population(400);
-  DiseaseModel model = testing::small_model(pop, days);
-  model.settings.straight_through = false;
-  model.settings.temperature = 0.7;
-  Epidemic system(pop, model);
-  Series cases{Count::kCases, {}, 1.0};
-  for (int d = 7; d <= days; d += 7) cases.observations.push_back({d, 7, 10.0});
-  CountLoss loss(system, {cases}, Scale::kSqrt);
-  std::vector<tune::BoundParameter> bound{tune::bind(epidemic_tunables(), model.parameters, "reproduction", {.sharing = tune::Sharing::uniform}),
-                                          tune::bind(epidemic_tunables(), model.parameters, "initial_infected", {})};
-  tune::RolloutProblem inner(system, loss, days, {}, std::move(bound));
+  RelaxedEpidemic e;
+  tune::RolloutProblem& inner = e.inner;
+  DiseaseModel& model = e.model;
   SeedAveragedProblem averaged(inner, model, 3);
   const std::vector<double> x = averaged.initial();
 
@@ -51,19 +66,9 @@ TEST(SeedAverage, MeanOfTheSeedsLossesAndGradientMatchesFiniteDifferences) {
 // The seeds are a batch: spread over processes (each block on its own) the mean and its gradient
 // are the plain run's bits, because the rows are summed in seed order wherever they ran.
 TEST(SeedAverage, SeedsSpreadOverProcessesGiveThePlainRunsBits) {
-  const int days = 20;
-  const Population pop = testing::small_population(400);
-  DiseaseModel model = testing::small_model(pop, days);
-  model.settings.straight_through = false;
-  model.settings.temperature = 0.7;
-  Epidemic system(pop, model);
-  Series cases{Count::kCases, {}, 1.0};
-  for (int d = 7; d <= days; d += 7) cases.observations.push_back({d, 7, 10.0});
-  CountLoss loss(system, {cases}, Scale::kSqrt);
-  std::vector<tune::BoundParameter> bound{tune::bind(epidemic_tunables(), model.parameters, "reproduction", {.sharing = tune::Sharing::uniform}),
-                                          tune::bind(epidemic_tunables(), model.parameters, "initial_infected", {})};
-  tune::RolloutProblem inner(system, loss, days, {}, std::move(bound));
-  SeedAveragedProblem averaged(inner, model, 5);
+  RelaxedEpidemic e;
+  DiseaseModel& model = e.model;
+  SeedAveragedProblem averaged(e.inner, model, 5);
   const std::vector<double> x = averaged.initial();
   std::vector<double> g_alone(x.size()), g_spread(x.size());
   const double alone = averaged.value_and_gradient(x, g_alone);
