@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "app/json_output.hpp"
@@ -273,7 +274,10 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     auto previous = std::signal(SIGINT, on_interrupt);
     ProgressLine progress(tuning.iterations, common.quiet || common.json);
     while (!run.finished()) {
-      const tune::IterationRecord& record = run.iterate();
+      // Every process computes the same iteration, so an error in it is everyone's.
+      const tune::IterationRecord* iterated = nullptr;
+      on_every_process(common, [&] { iterated = &run.iterate(); });
+      const tune::IterationRecord& record = *iterated;
       if (root) {
         std::ostringstream saved;
         run.save(saved);
@@ -301,7 +305,9 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
 int run_compare(const std::filesystem::path& file, const CompareCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common);
-    const scenario::Comparison comparison = scenario::compare_methods(*scenario, {options.target, options.budget});
+    std::optional<scenario::Comparison> made;
+    on_every_process(common, [&] { made = scenario::compare_methods(*scenario, {options.target, options.budget}); });
+    const scenario::Comparison& comparison = *made;
     const json spread = finish_spreading(common);
     if (!is_root(common)) return 0;
     std::filesystem::create_directories(options.out);

@@ -193,6 +193,7 @@ double Optimizer::evaluate_residuals(std::span<const double> x, std::vector<doub
 
 void Optimizer::evaluate_residuals_batch(std::span<const double> points, std::size_t width, std::span<double> rows,
                                          std::span<double> losses) {
+  if (width == 0 || losses.empty()) throw std::invalid_argument("evaluate_residuals_batch: no residuals or no points");
   if (!counter_->residuals_batch(points, width, rows))
     throw std::invalid_argument(std::string(name()) + " needs a loss that is a sum of squares (residuals)");
   const std::size_t n = dimension();

@@ -106,6 +106,15 @@ set -e
 [ "$code" = 2 ] || fail "an unknown parameter under mpirun exits $code, not 2"
 [ "$(grep -c "no tuned parameter 'stiffnes'" "$work/bad.err")" = 1 ] || { cat "$work/bad.err"; fail "the error is not printed once"; }
 [ ! -e "$work/bad" ] || fail "a failed sweep wrote its folder"
+# An error inside an iteration, which every process meets (Levenberg-Marquardt on a loss that
+# is not a sum of squares): agreed, printed once, no abort.
+set +e
+mpi 2 "$simgrad" tune "$scenario" --optimizer levenberg_marquardt --quiet --out "$work/not_squares" > /dev/null 2> "$work/lm.err"
+code=$?
+set -e
+[ "$code" = 2 ] || { cat "$work/lm.err"; fail "an error every process meets in an iteration exits $code, not 2"; }
+[ "$(grep -c "needs a loss that is a sum of squares" "$work/lm.err")" = 1 ] || { cat "$work/lm.err"; fail "the iteration's error is not printed once"; }
+! grep -q MPI_ABORT "$work/lm.err" || fail "an error every process meets aborted the job"
 sed 's/"stiffness": 10/"stiffness": 11/' "$scenario" > "$work/other.json"
 set +e
 "$mpiexec" --oversubscribe -n 1 "$simgrad" run "$scenario" --quiet : -n 1 "$simgrad" run "$work/other.json" --quiet \
