@@ -3,13 +3,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <thread>
 
 #include "app/commands.hpp"
+#include "core/csv.hpp"
 #include "report/version.hpp"
 
 namespace {
@@ -144,8 +143,11 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) command_line += std::string(argv[i]) + "\n";
     std::string scenario_bytes;
     if (!scenario.empty()) {
-      std::ifstream in(scenario, std::ios::binary);
-      scenario_bytes = in ? std::string(std::istreambuf_iterator<char>(in), {}) : "(unreadable)";
+      try {
+        scenario_bytes = simgrad::read_text_file(scenario);
+      } catch (const std::invalid_argument&) {
+        scenario_bytes = "(unreadable)";  // loading it reports why, on every process
+      }
     }
     try {
       session->require_same("simgrad version", simgrad::report::kVersion);

@@ -41,14 +41,18 @@ TEST(BlockOf, BlocksTileTheItemsInProcessOrderAndDifferByAtMostOne) {
   EXPECT_EQ(block_of(2, 4, 3).size(), 0u);
 }
 
-OptimizeResult cmaes_on_rosenbrock() {
-  testing::Rosenbrock rosenbrock(4);
+// A run of Method on the chained Rosenbrock function of this dimension from its standard start.
+template <class Method>
+OptimizeResult on_rosenbrock(std::size_t dimension, int iterations) {
+  testing::Rosenbrock rosenbrock(dimension);
   OptimizerOptions options;
   options.seed = 7;
-  options.max_iterations = 40;
-  CmaEs cmaes(options);
-  return minimize(cmaes, rosenbrock, testing::rosenbrock_start(4));
+  options.max_iterations = iterations;
+  Method method(options);
+  return minimize(method, rosenbrock, testing::rosenbrock_start(dimension));
 }
+
+OptimizeResult cmaes_on_rosenbrock() { return on_rosenbrock<CmaEs>(4, 40); }
 
 TEST(Batch, CmaEsGivesTheSameBitsWhateverTheNumberOfProcesses) {
   const OptimizeResult alone = cmaes_on_rosenbrock();
@@ -69,13 +73,7 @@ TEST(Batch, CmaEsGivesTheSameBitsWhateverTheNumberOfProcesses) {
   }
 }
 
-OptimizeResult levenberg_marquardt_on_rosenbrock() {
-  testing::Rosenbrock rosenbrock(6);
-  OptimizerOptions options;
-  options.max_iterations = 8;
-  LevenbergMarquardt method(options);
-  return minimize(method, rosenbrock, testing::rosenbrock_start(6));
-}
+OptimizeResult levenberg_marquardt_on_rosenbrock() { return on_rosenbrock<LevenbergMarquardt>(6, 8); }
 
 TEST(Batch, LevenbergMarquardtsJacobianGivesTheSameBitsWhateverTheNumberOfProcesses) {
   const OptimizeResult alone = levenberg_marquardt_on_rosenbrock();
