@@ -37,19 +37,26 @@ PartialLayout layout_of(const DiseaseModel& m) {
           m.parameters.contact_reduction.values().size()};
 }
 
-// Adds the blocks' partials at [offset, offset + count) to target, block by block in order.
-void flush(const std::vector<double>& partials, std::size_t stride, Index blocks, std::size_t offset,
-           std::size_t count, double* target, double scale = 1.0) {
-  for (Index b = 0; b < blocks; ++b)
-    for (std::size_t k = 0; k < count; ++k) target[k] += scale * partials[static_cast<std::size_t>(b) * stride + offset + k];
+// Adds the reduced partials at [offset, offset + count) to target, in the partition's order.
+void flush(const BlockSums& partials, std::size_t offset, std::size_t count, double* target, double scale = 1.0) {
+  partials.add_to(static_cast<Index>(offset), static_cast<Index>(count), target, scale);
 }
 
 }  // namespace
 
-Epidemic::Epidemic(const Population& population, DiseaseModel& model)
-    : population_(population), model_(model), history_(model.settings.history_days()) {
-  const std::size_t n = static_cast<std::size_t>(population.agents);
-  if (population.complete && population.agents < 2) throw std::invalid_argument("a complete population needs two agents");
+Epidemic::Epidemic(const Population& population, DiseaseModel& model, const Partition* partition)
+    : population_(population),
+      model_(model),
+      partition_(partition),
+      history_(model.settings.history_days()),
+      partials_(population.agents, static_cast<Index>(layout_of(model).size), partition) {
+  // Own agents and ghosts.
+  const std::size_t n = static_cast<std::size_t>(population.agents) + population.ghosts.size();
+  if (population.complete && population.total_agents() < 2) throw std::invalid_argument("a complete population needs two agents");
+  if ((population.whole_agents > 0) != (partition != nullptr) ||
+      (partition && (partition->first() != population.first_agent || partition->owned() != population.agents ||
+                     partition->total() != population.whole_agents)))
+    throw std::invalid_argument("an epidemic on a part of a population needs the partition that part belongs to, and only then one");
   shedding_.assign(n, 0.0);
   shedding_mask_.assign((n + 63) / 64, 0);
   adjoint_mask_.assign((n + 63) / 64, 0);
@@ -70,17 +77,18 @@ Epidemic::Epidemic(const Population& population, DiseaseModel& model)
     throw std::invalid_argument("the model has fewer susceptibility entries than the population has age groups");
   if (model.parameters.contact_reduction.values().size() < static_cast<std::size_t>(population.layers))
     throw std::invalid_argument("the model has fewer contact layers than the population");
-  partials_.assign(static_cast<std::size_t>(block_count(population.agents)) * layout_of(model).size, 0.0);
 }
 
 double Epidemic::infection_draw(int t, Index i) const {
-  return event_draw(model_.settings.seed, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(i), kInfectionDraw);
+  return event_draw(model_.settings.seed, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(population_.first_agent + i),
+                    kInfectionDraw);
 }
 double Epidemic::seeding_draw(Index i) const {
-  return event_draw(model_.settings.seed, 0, static_cast<std::uint64_t>(i), kSeedingDraw);
+  return event_draw(model_.settings.seed, 0, static_cast<std::uint64_t>(population_.first_agent + i), kSeedingDraw);
 }
 double Epidemic::death_draw(int infection_day, Index i) const {
-  return event_draw(model_.settings.seed, static_cast<std::uint64_t>(infection_day), static_cast<std::uint64_t>(i), kDeathDraw);
+  return event_draw(model_.settings.seed, static_cast<std::uint64_t>(infection_day),
+                    static_cast<std::uint64_t>(population_.first_agent + i), kDeathDraw);
 }
 bool Epidemic::dies(double tau, Index i) const {
   return death_draw(static_cast<int>(tau), i) < model_.parameters.mortality.values()[0];
@@ -119,9 +127,10 @@ void Epidemic::initial_state_adjoint(std::span<const double> state_adjoint) {
       const double z_bar = state_adjoint[slot(i, 0)] - state_adjoint[static_cast<std::size_t>(i)];
       sum += z_bar * sample_event(p, seeding_draw(i), s.sampler, s.temperature).slope;
     }
-    partials_[static_cast<std::size_t>(b) * layout.size + layout.seeding] = sum;
+    partials_.block(b)[layout.seeding] = sum;
   });
-  flush(partials_, layout.size, block_count(n), layout.seeding, 1, model_.parameters.initial_infected.adjoints().data());
+  partials_.reduce(static_cast<Index>(layout.seeding), 1);
+  flush(partials_, layout.seeding, 1, model_.parameters.initial_infected.adjoints().data());
 }
 
 void Epidemic::set_layer_weights(int t) {
@@ -136,8 +145,10 @@ void Epidemic::set_layer_weights(int t) {
 
 bool Epidemic::contact_drawn(int t, Index i, Index j, double share) const {
   if (share >= 1.0) return true;
-  // Keyed by the unordered pair, so both rows of a contact see one draw.
-  const std::uint64_t pair = (static_cast<std::uint64_t>(std::min(i, j)) << 32) | static_cast<std::uint64_t>(std::max(i, j));
+  // Keyed by the unordered pair of the whole population's agents, so both rows of a contact see
+  // one draw, on whichever processes they lie.
+  const Index a = population_.whole_index(i), b = population_.whole_index(j);
+  const std::uint64_t pair = (static_cast<std::uint64_t>(std::min(a, b)) << 32) | static_cast<std::uint64_t>(std::max(a, b));
   return uniform01(model_.settings.seed, static_cast<std::uint64_t>(t), pair, kContactDraw) < share;
 }
 
@@ -148,7 +159,6 @@ void Epidemic::refresh_shedding_table() {
 
 void Epidemic::shed(int t, std::span<const double> state) {
   const Index n = population_.agents;
-  const PartialLayout layout = layout_of(model_);
   // Blocks hold a whole number of mask words (kBlockSize is a multiple of 64), so no two threads
   // write one word.
   static_assert(kBlockSize % 64 == 0);
@@ -162,18 +172,30 @@ void Epidemic::shed(int t, std::span<const double> state) {
       if (c != 0.0) shedding_mask_[static_cast<std::size_t>(i / 64)] |= std::uint64_t{1} << (i % 64);
       sum += c;
     }
-    partials_[static_cast<std::size_t>(b) * layout.size] = sum;
+    partials_.block(b)[0] = sum;
   });
+  fill_ghosts(shedding_, shedding_mask_);
   if (population_.complete) {
-    total_shedding_ = 0.0;
-    flush(partials_, layout.size, block_count(n), 0, 1, &total_shedding_);
+    partials_.reduce(0, 1);
+    total_shedding_ = partials_.total(0);
+  }
+}
+
+void Epidemic::fill_ghosts(std::vector<double>& values, std::vector<std::uint64_t>& mask) const {
+  if (!partition_) return;
+  partition_->fill_ghosts(values);
+  const Index all = population_.agents + static_cast<Index>(population_.ghosts.size());
+  for (Index i = population_.agents; i < all; ++i) {
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    std::uint64_t& word = mask[static_cast<std::size_t>(i / 64)];
+    word = values[static_cast<std::size_t>(i)] != 0.0 ? word | bit : word & ~bit;
   }
 }
 
 double Epidemic::hazard_sum(Index i) const {
   if (population_.complete)
     return layer_weight_[0] * (total_shedding_ - shedding_[static_cast<std::size_t>(i)]) /
-           static_cast<double>(population_.agents - 1);
+           static_cast<double>(population_.total_agents() - 1);
   const std::int64_t first = population_.offsets[static_cast<std::size_t>(i)];
   const std::int64_t last = population_.offsets[static_cast<std::size_t>(i) + 1];
   const std::int32_t* nb = population_.neighbors.data();
@@ -325,14 +347,13 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   double d_protect_d_rate = 0.0;
   const double protect = model_.protected_share(t, &d_protect_d_rate);
   const PartialLayout layout = layout_of(model_);
-  const Index blocks = block_count(n);
   const std::size_t next_offset = day_offset(t + 1), today_offset = day_offset(t);
   const std::span<const double> susceptibility = p.susceptibility.values();
 
   // Infection's adjoint: the history's, x's, H-bar per agent, and the partials of R, S and the
   // vaccination rate.
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
-    double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
+    double* part = partials_.block(b);
     std::fill(part, part + layout.size, 0.0);
     for (Index w = first / 64; w < (last + 63) / 64; ++w) adjoint_mask_[static_cast<std::size_t>(w)] = 0;
     double h_bar_sum = 0.0;
@@ -375,21 +396,23 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
     }
     part[layout.seeding] = h_bar_sum;  // reused: complete populations need the total of H-bar
   });
+  fill_ghosts(hazard_adjoint_, adjoint_mask_);
   if (population_.complete) {
-    total_hazard_adjoint_ = 0.0;
-    flush(partials_, layout.size, blocks, layout.seeding, 1, &total_hazard_adjoint_);
+    partials_.reduce(static_cast<Index>(layout.seeding), 1);
+    total_hazard_adjoint_ = partials_.total(static_cast<Index>(layout.seeding));
   }
+  partials_.reduce(0, static_cast<Index>(layout.infectiousness));  // R, S and the vaccination rate
   const DiseaseModel::Knots knots = model_.reproduction_knots(t);
   if (knots.next_share == 0.0) {
-    flush(partials_, layout.size, blocks, layout.reproduction, 1, &p.reproduction.adjoints()[knots.week]);
+    flush(partials_, layout.reproduction, 1, &p.reproduction.adjoints()[knots.week]);
   } else {
     double r_bar = 0.0;
-    flush(partials_, layout.size, blocks, layout.reproduction, 1, &r_bar);
+    flush(partials_, layout.reproduction, 1, &r_bar);
     p.reproduction.adjoints()[knots.week] += (1.0 - knots.next_share) * r_bar;
     p.reproduction.adjoints()[knots.week + 1] += knots.next_share * r_bar;
   }
-  flush(partials_, layout.size, blocks, layout.susceptibility, susceptibility.size(), p.susceptibility.adjoints().data());
-  flush(partials_, layout.size, blocks, layout.vaccination, 1, p.vaccination_rate.adjoints().data());
+  flush(partials_, layout.susceptibility, susceptibility.size(), p.susceptibility.adjoints().data());
+  flush(partials_, layout.vaccination, 1, p.vaccination_rate.adjoints().data());
 
   // Shedding's adjoint: c-bar_j gathers H-bar over j's contacts (symmetric rows); then the
   // history of the last `removal` days, A and g.
@@ -417,7 +440,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
   const double* weight = layer_weight_.data();
   const bool masking = masking_;
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
-    double* part = partials_.data() + static_cast<std::size_t>(b) * layout.size;
+    double* part = partials_.block(b);
     std::fill(part, part + layout.size, 0.0);
     for (Index j = first; j < last; ++j) {
       const int live = last_live_day(tau[j]);
@@ -434,7 +457,7 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
       double c_bar = 0.0;
       if (population_.complete) {
         const double spread = (total_hazard_adjoint_ - hazard_adjoint_[static_cast<std::size_t>(j)]) /
-                              static_cast<double>(n - 1);
+                              static_cast<double>(population_.total_agents() - 1);
         c_bar = layer_weight_[0] * spread;
         part[layout.reduction] += c * spread;
       } else if (c == 0.0 && !masking) {
@@ -479,17 +502,17 @@ void Epidemic::step_adjoint(int t, std::span<const double> state, std::span<cons
       }
     }
   });
-  flush(partials_, layout.size, blocks, layout.infectiousness, 2, p.infectiousness.adjoints().data());
-  flush(partials_, layout.size, blocks, layout.profile, profile.size(), p.profile.adjoints().data());
+  partials_.reduce(static_cast<Index>(layout.infectiousness), static_cast<Index>(layout.seeding - layout.infectiousness));
+  flush(partials_, layout.infectiousness, 2, p.infectiousness.adjoints().data());
+  flush(partials_, layout.profile, profile.size(), p.profile.adjoints().data());
   // d weight / d reduction = -layer weight, from the start day on.
   if (t >= s.reduction_start)
     for (std::size_t l = 0; l < layers; ++l)
-      flush(partials_, layout.size, blocks, layout.reduction + l, 1, &p.contact_reduction.adjoints()[l],
-            -s.layer_weight[l]);
+      flush(partials_, layout.reduction + l, 1, &p.contact_reduction.adjoints()[l], -s.layer_weight[l]);
 }
 
 void Epidemic::pack_hazard_adjoints() {
-  const Index n = population_.agents;
+  const Index n = population_.agents + static_cast<Index>(population_.ghosts.size());
   const std::size_t words = adjoint_mask_.size();
   std::uint32_t count = 0;
   for (std::size_t w = 0; w < words; ++w) {

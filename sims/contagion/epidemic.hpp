@@ -22,14 +22,23 @@
 // The step's residual is H (the adjoint replays the hazard sums where the rollout keeps none).
 // The adjoint is hand-written: infection's adjoint per agent (H-bar), then shedding's as a
 // gather of H-bar over the same rows (the contacts are symmetric).
-// Parameter adjoints are summed per block of agents and then in block order: the same bits for
-// any thread count.
+// Parameter adjoints are summed per block of agents, then per group of blocks and over groups in
+// order (core/partition.hpp): the same bits for any thread count.
+//
+// Split over processes, a system runs one part of the population (Population::part_of) with
+// the partition that says where the others are: the same stages on its own agents, with two
+// exchanges a day, each a copy of the owners' values for the ghosts the part's rows name: c
+// after shedding, H-bar after infection's adjoint (the contacts are symmetric: the agents whose
+// c a part reads are those whose H-bar it reads). Draws are keyed by the agent's number in the
+// whole population, and sums over agents are the partition's fixed-order sums, so every process
+// holds the loss and parameter gradient of the whole model, the same bits as one process.
 #pragma once
 
 #include <algorithm>
 #include <span>
 #include <vector>
 
+#include "core/partition.hpp"
 #include "core/system.hpp"
 #include "sims/contagion/disease_model.hpp"
 #include "sims/contagion/population.hpp"
@@ -38,8 +47,9 @@ namespace simgrad::contagion {
 
 class Epidemic : public System {
  public:
-  // Both must outlive the system; the model's parameters may change between rollouts.
-  Epidemic(const Population& population, DiseaseModel& model);
+  // Both must outlive the system; the model's parameters may change between rollouts. A part of
+  // a split population needs its partition (which must outlive the system too).
+  Epidemic(const Population& population, DiseaseModel& model, const Partition* partition = nullptr);
 
   Index state_size() const override { return (2 + history_) * population_.agents; }
   Index residual_size() const override { return population_.agents; }
@@ -60,9 +70,12 @@ class Epidemic : public System {
   void record_steps(bool record) { record_steps_ = record; }
 
   const Population& population() const { return population_; }
+  // The split this system's population is a part of (null: the whole population).
+  const Partition* partition() const { return partition_; }
   DiseaseModel& model() { return model_; }
   const DiseaseModel& model() const { return model_; }
-  // The uniform draw of agent i's infection on day t, of its seeding, and of its death.
+  // The uniform draw of agent i's infection on day t, of its seeding, and of its death (i: an
+  // agent of this system's population; the draws are keyed by its number in the whole one).
   double infection_draw(int t, Index i) const;
   double seeding_draw(Index i) const;
   double death_draw(int infection_day, Index i) const;
@@ -107,6 +120,8 @@ class Epidemic : public System {
     }
     return c;
   }
+  // Split: the ghosts' values from their owners, and their bits of `mask` (value != 0).
+  void fill_ghosts(std::vector<double>& values, std::vector<std::uint64_t>& mask) const;
   // Packs the non-zero H-bar (pack_hazard_adjoints) for the gather of shedding's adjoint.
   void pack_hazard_adjoints();
   // A[stage] g[k] for every day since infection k, from the model's parameters.
@@ -123,12 +138,13 @@ class Epidemic : public System {
 
   const Population& population_;
   DiseaseModel& model_;
-  std::vector<double> shedding_;       // c, per agent
+  const Partition* partition_;
+  std::vector<double> shedding_;       // c, per agent (and ghost)
   std::vector<std::uint64_t> shedding_mask_;  // bit per agent: c != 0 (fits in cache: the gather
                                                // reads c only for the few agents that shed)
   std::vector<std::uint64_t> adjoint_mask_;   // bit per agent: H-bar != 0, likewise
   int history_;
-  std::vector<double> hazard_adjoint_; // H-bar, per agent
+  std::vector<double> hazard_adjoint_; // H-bar, per agent (and ghost)
   std::vector<double> packed_adjoint_; // the non-zero H-bar, in agent order
   std::vector<std::uint32_t> adjoint_rank_;  // per word of adjoint_mask_: set bits before it
   std::vector<double> layer_weight_;   // this day's weight per layer
@@ -137,7 +153,7 @@ class Epidemic : public System {
   int day_ = 0;                        // the day set_layer_weights last set
   bool skip_dead_history_ = true;
   std::vector<double> shedding_table_; // A[stage] g[k] per day since infection k (+ a trailing 0)
-  std::vector<double> partials_;       // per block: parameter adjoint partial sums
+  BlockSums partials_;                 // per block: parameter adjoint partial sums
   double total_shedding_ = 0.0;        // complete populations: sum of c
   double total_hazard_adjoint_ = 0.0;  // complete populations: sum of H-bar
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/parallel.hpp"
+#include "core/partition.hpp"
 #include "sims/contagion/transition.hpp"
 
 namespace simgrad::contagion {
@@ -46,18 +47,19 @@ Event death_share(const Epidemic& system, int d, Index i) {
   return sample_event(mortality, system.death_draw(d, i), s.sampler, s.temperature);
 }
 
-// Sum over agents of f(i), per block and then in block order.
+// Sum over the system's agents of f(i), per block and then in the partition's fixed order (over
+// every process's agents when the population is split).
 template <class F>
-double ordered_sum(Index n, const F& f) {
-  std::vector<double> sums(static_cast<std::size_t>(block_count(n)), 0.0);
+double ordered_sum(const Epidemic& system, const F& f) {
+  const Index n = system.population().agents;
+  BlockSums sums(n, 1, system.partition());
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double s = 0.0;
     for (Index i = first; i < last; ++i) s += f(i);
-    sums[static_cast<std::size_t>(b)] = s;
+    *sums.block(b) = s;
   });
-  double total = 0.0;
-  for (double s : sums) total += s;
-  return total;
+  sums.reduce(0, 1);
+  return sums.total(0);
 }
 
 }  // namespace
@@ -66,7 +68,7 @@ double model_count(const Epidemic& system, Count count, int t, int window, std::
   const DayRange r = checked_days(system, count, t, window, delay);
   const bool hard = system.model().settings.straight_through;
   const std::size_t first_offset = system.day_offset(r.first), h = static_cast<std::size_t>(system.history());
-  return ordered_sum(system.population().agents, [&](Index i) {
+  return ordered_sum(system, [&](Index i) {
     double total = 0.0;
     // The slots of the days in order, wrapping around the history (no division per agent).
     std::size_t k = system.history_start(i) + first_offset;
@@ -88,7 +90,7 @@ void model_count_adjoint(Epidemic& system, Count count, int t, int window, std::
   // Only where it saves death draws: a plain add costs less than the test.
   const bool skip = system.skips_dead_history() && count == Count::kDeaths && system.model().settings.sampled_deaths;
   const std::size_t first_offset = system.day_offset(r.first), h = static_cast<std::size_t>(system.history());
-  const double mortality_bar = ordered_sum(n, [&](Index i) {
+  const double mortality_bar = ordered_sum(system, [&](Index i) {
     double mortality_part = 0.0;
     std::size_t k = system.history_start(i) + first_offset;  // as in model_count
     const std::size_t wrap = system.history_start(i) + h;

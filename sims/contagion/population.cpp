@@ -1,5 +1,6 @@
 #include "sims/contagion/population.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace simgrad::contagion {
@@ -28,6 +29,39 @@ void build_contacts(Population& p, const EdgeList& edges) {
     p.neighbors[static_cast<std::size_t>(kb)] = a;
     p.layer[static_cast<std::size_t>(kb++)] = edges.layer[e];
   }
+}
+
+Population part_of(const Population& whole, Index first, Index last) {
+  if (whole.whole_agents > 0) throw std::invalid_argument("part_of: the population is already a part");
+  if (!(0 <= first && first < last && last <= whole.agents)) throw std::invalid_argument("part_of: agents out of range");
+  Population part;
+  part.agents = last - first;
+  part.age_groups = whole.age_groups;
+  part.age.assign(whole.age.begin() + first, whole.age.begin() + last);
+  part.layers = whole.layers;
+  part.layer_names = whole.layer_names;
+  part.complete = whole.complete;
+  part.whole_agents = whole.agents;
+  part.first_agent = first;
+  if (whole.complete) return part;
+  const std::int64_t e0 = whole.offsets[static_cast<std::size_t>(first)], e1 = whole.offsets[static_cast<std::size_t>(last)];
+  for (std::int64_t e = e0; e < e1; ++e)
+    if (const std::int32_t j = whole.neighbors[static_cast<std::size_t>(e)]; j < first || j >= last) part.ghosts.push_back(j);
+  std::sort(part.ghosts.begin(), part.ghosts.end());
+  part.ghosts.erase(std::unique(part.ghosts.begin(), part.ghosts.end()), part.ghosts.end());
+  if (part.agents + static_cast<Index>(part.ghosts.size()) > INT32_MAX) throw std::length_error("part_of: too many agents in a part");
+  part.offsets.resize(static_cast<std::size_t>(part.agents) + 1);
+  for (Index i = 0; i <= part.agents; ++i) part.offsets[static_cast<std::size_t>(i)] = whole.offsets[static_cast<std::size_t>(first + i)] - e0;
+  part.neighbors.resize(static_cast<std::size_t>(e1 - e0));
+  part.layer.assign(whole.layer.begin() + e0, whole.layer.begin() + e1);
+  for (std::int64_t e = e0; e < e1; ++e) {
+    const std::int32_t j = whole.neighbors[static_cast<std::size_t>(e)];
+    const Index local = j >= first && j < last
+                            ? j - first
+                            : part.agents + (std::lower_bound(part.ghosts.begin(), part.ghosts.end(), j) - part.ghosts.begin());
+    part.neighbors[static_cast<std::size_t>(e - e0)] = static_cast<std::int32_t>(local);
+  }
+  return part;
 }
 
 Population make_complete_population(Index agents) {

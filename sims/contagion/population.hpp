@@ -4,6 +4,10 @@
 // hazard "sum over my contacts" and its adjoint "sum over the contacts I infect" are both
 // gathers over the same rows, in a fixed order, without atomics. A population may instead be
 // complete (everyone meets everyone, the well-mixed model) and then stores no edges at all.
+//
+// A part of a population split over processes (part_of) is a population too: its own agents
+// are the whole's [first_agent, first_agent + agents), its rows are theirs, and a contact with
+// an agent of another part names a ghost, agents + k for the whole's agent ghosts[k].
 #pragma once
 
 #include <cstdint>
@@ -26,6 +30,16 @@ struct Population {
   std::vector<std::int64_t> offsets;     // CSR: agents + 1 entries
   std::vector<std::int32_t> neighbors;   // per directed contact
   std::vector<std::uint8_t> layer;       // per directed contact
+  // A part of a split population: the whole's agent count (0: this is the whole), its first
+  // agent here, and the ghosts' agents in the whole, in increasing order.
+  Index whole_agents = 0;
+  Index first_agent = 0;
+  std::vector<std::int64_t> ghosts;
+
+  // Agents of the whole population.
+  Index total_agents() const { return whole_agents > 0 ? whole_agents : agents; }
+  // The whole's number of agent i here (own or ghost): the key of its random draws.
+  Index whole_index(Index i) const { return i < agents ? first_agent + i : ghosts[static_cast<std::size_t>(i - agents)]; }
 
   // Directed contacts stored (twice the undirected ones, less self-loops).
   Index directed_contacts() const { return static_cast<Index>(neighbors.size()); }
@@ -48,6 +62,9 @@ struct EdgeList {
 // Builds the CSR rows: each row lists its contacts in edge-list order, so a population is the
 // same bits whatever built it.
 void build_contacts(Population& population, const EdgeList& edges);
+
+// The agents [run.first, run.last) of `whole`, their rows, and the ghosts those rows name.
+Population part_of(const Population& whole, Index first, Index last);
 
 // A well-mixed population of n agents, all in age group 0.
 Population make_complete_population(Index agents);

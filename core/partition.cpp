@@ -1,0 +1,72 @@
+#include "core/partition.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "core/parallel.hpp"
+
+namespace simgrad {
+
+Index group_blocks(Index total) { return std::max<Index>(1, (block_count(total) + kMaxGroups - 1) / kMaxGroups); }
+
+Index group_count(Index total) {
+  const Index per_group = group_blocks(total);
+  return (block_count(total) + per_group - 1) / per_group;
+}
+
+ElementRun partition_run(Index total, int processes, int process) {
+  const Index groups = group_count(total);
+  if (processes > groups)
+    throw std::invalid_argument("cannot split " + std::to_string(total) + " elements over " + std::to_string(processes) +
+                                " processes: they make " + std::to_string(groups) + " group" + (groups == 1 ? "" : "s") +
+                                " of " + std::to_string(group_blocks(total) * kBlockSize) +
+                                " (a process holds whole groups); use at most " + std::to_string(groups) + " processes");
+  const Index share = groups / processes, extra = groups % processes;
+  const Index g0 = process * share + std::min<Index>(process, extra);
+  const Index g1 = g0 + share + (process < extra ? 1 : 0);
+  const Index group_size = group_blocks(total) * kBlockSize;
+  return {std::min(total, g0 * group_size), std::min(total, g1 * group_size)};
+}
+
+BlockSums::BlockSums(Index elements, Index width, const Partition* partition)
+    : width_(width),
+      blocks_per_group_(group_blocks(partition ? partition->total() : elements)),
+      groups_(group_count(partition ? partition->total() : elements)),
+      local_groups_((block_count(elements) + blocks_per_group_ - 1) / blocks_per_group_),
+      partition_(partition),
+      blocks_(static_cast<std::size_t>(block_count(elements) * width), 0.0),
+      mine_(static_cast<std::size_t>(local_groups_ * width), 0.0),
+      all_(static_cast<std::size_t>(groups_ * width), 0.0) {
+  if (partition && partition->first() % (blocks_per_group_ * kBlockSize) != 0)
+    throw std::invalid_argument("a process's elements must start at a group's first element");
+}
+
+void BlockSums::reduce(Index column, Index count) {
+  const Index blocks = static_cast<Index>(blocks_.size()) / std::max<Index>(width_, 1);
+  // A group's sum starts from its first block's value: a group of one block is that block's
+  // value, bit for bit (-0 included).
+  for (Index g = 0; g < local_groups_; ++g) {
+    const Index b0 = g * blocks_per_group_, b1 = std::min(blocks, b0 + blocks_per_group_);
+    double* sum = mine_.data() + static_cast<std::size_t>(g * count);
+    std::copy_n(blocks_.data() + static_cast<std::size_t>(b0 * width_ + column), count, sum);
+    for (Index b = b0 + 1; b < b1; ++b)
+      for (Index k = 0; k < count; ++k) sum[k] += blocks_[static_cast<std::size_t>(b * width_ + column + k)];
+  }
+  const std::span<const double> mine(mine_.data(), static_cast<std::size_t>(local_groups_ * count));
+  const std::span<double> all(all_.data(), static_cast<std::size_t>(groups_ * count));
+  if (partition_) partition_->gather_groups(mine, all, count);
+  else std::copy(mine.begin(), mine.end(), all.begin());
+  reduced_column_ = column;
+  reduced_count_ = count;
+}
+
+void BlockSums::add_to(Index column, Index count, double* target, double scale) const {
+  if (column < reduced_column_ || column + count > reduced_column_ + reduced_count_)
+    throw std::logic_error("BlockSums::add_to: columns not reduced");
+  const Index offset = column - reduced_column_;
+  for (Index g = 0; g < groups_; ++g)
+    for (Index k = 0; k < count; ++k) target[k] += scale * all_[static_cast<std::size_t>(g * reduced_count_ + offset + k)];
+}
+
+}  // namespace simgrad

@@ -1,0 +1,91 @@
+// A model split over processes, and sums over its elements that do not depend on the split.
+//
+// A split model's elements (an epidemic's agents) are numbered 0 .. total - 1 once, for the
+// whole model; a process holds the contiguous run [first, first + owned) of them and, after its
+// own, copies ("ghosts") of the others' elements that its own read (the other ends of contacts).
+// A step computes its own elements, then fill_ghosts() copies the ghosts' values from their
+// owners: values are moved, never added, so they are the same bits on every process.
+//
+// Sums over elements are the other traffic. Adding partial sums in the order they arrive, or by
+// MPI_Allreduce in an order the library chooses, would give different bits for different
+// numbers of processes. Here a sum is taken per block of kBlockSize elements (as every threaded
+// loop already does), per group of consecutive blocks in block order, and over groups in group
+// order. The number of blocks in a group depends on the model's size alone, a process holds
+// whole groups, and gather_groups() hands every process every group's sums: so a sum is the
+// same bits on one process or many, with any number of threads. Up to kMaxGroups groups: for a
+// model below kMaxGroups blocks a group is one block, and the order is the plain block order.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/vec.hpp"
+
+namespace simgrad {
+
+inline constexpr Index kMaxGroups = 1024;
+
+// Blocks per group, and groups, for a model of `total` elements.
+Index group_blocks(Index total);
+Index group_count(Index total);
+
+// One process's share of a split model; the whole model on one process is no Partition at all.
+class Partition {
+ public:
+  virtual ~Partition() = default;
+  // The whole model's element count, this process's first element and how many it holds.
+  Index total() const { return total_; }
+  Index first() const { return first_; }
+  Index owned() const { return owned_; }
+  // Copies into values[owned() + k] the owner's value of ghost k, for every ghost. Collective:
+  // every process calls it at the same point.
+  virtual void fill_ghosts(std::span<double> values) const = 0;
+  // Every group's `width` values, in group order, into `all` (group_count(total()) x width):
+  // this process's groups from `mine`, the others' from theirs. Collective.
+  virtual void gather_groups(std::span<const double> mine, std::span<double> all, Index width) const = 0;
+
+ protected:
+  Partition(Index total, Index first, Index owned) : total_(total), first_(first), owned_(owned) {}
+
+ private:
+  Index total_, first_, owned_;
+};
+
+// The elements [first, last) of `total` that process `process` of `processes` holds: whole
+// groups, split as evenly as groups allow. Throws std::invalid_argument when there are more
+// processes than groups (some would hold nothing).
+struct ElementRun {
+  Index first = 0, last = 0;
+};
+ElementRun partition_run(Index total, int processes, int process);
+
+// Per-block partial sums over a process's elements, `width` values a block, and their sums over
+// the whole model in the fixed order above. Sized once; reduce() allocates nothing.
+class BlockSums {
+ public:
+  // `elements`: this process's (partition->owned(), or the whole model's when partition is null).
+  BlockSums(Index elements, Index width, const Partition* partition = nullptr);
+  // Block b's row of partial sums (a block of this process's elements).
+  double* block(Index b) { return blocks_.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(width_); }
+  // Sums columns [column, column + count) of the blocks per group, and gathers every process's
+  // groups (collective when split).
+  void reduce(Index column, Index count);
+  // target[k] += scale x sum over groups of column + k, in group order, for k < count: as
+  // reduce() left them.
+  void add_to(Index column, Index count, double* target, double scale = 1.0) const;
+  // 0 + the sum over groups of a column, in group order.
+  double total(Index column) const {
+    double sum = 0.0;
+    add_to(column, 1, &sum);
+    return sum;
+  }
+
+ private:
+  Index width_, blocks_per_group_, groups_, local_groups_;
+  const Partition* partition_;
+  std::vector<double> blocks_;      // local blocks x width
+  std::vector<double> mine_, all_;  // local groups x count; all groups x width
+  Index reduced_column_ = 0, reduced_count_ = 0;
+};
+
+}  // namespace simgrad

@@ -1,0 +1,80 @@
+// Processes simulated by threads of one test: each thread runs its part of a split model with a
+// ThreadedPartition, and the exchanges go through a shared board between two barriers, so a
+// split model's tests run (under the sanitizers too) in a build without MPI.
+#pragma once
+
+#include <barrier>
+#include <functional>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "core/partition.hpp"
+
+namespace simgrad::testing {
+
+struct PartitionBoard {
+  explicit PartitionBoard(int processes, Index total)
+      : processes(processes), total(total), sync(processes), values(static_cast<std::size_t>(processes)),
+        groups(static_cast<std::size_t>(processes)) {
+    for (int p = 0; p < processes; ++p) runs.push_back(partition_run(total, processes, p));
+  }
+  int processes;
+  Index total;
+  std::vector<ElementRun> runs;
+  std::barrier<> sync;
+  std::vector<std::span<double>> values;        // each process's array, while fill_ghosts runs
+  std::vector<std::span<const double>> groups;  // each process's group sums, while gather_groups runs
+};
+
+class ThreadedPartition final : public Partition {
+ public:
+  // `ghosts`: the whole model's elements this process copies, in increasing order.
+  ThreadedPartition(PartitionBoard& board, int process, std::vector<std::int64_t> ghosts)
+      : Partition(board.total, board.runs[static_cast<std::size_t>(process)].first,
+                  board.runs[static_cast<std::size_t>(process)].last - board.runs[static_cast<std::size_t>(process)].first),
+        board_(board), process_(process), ghosts_(std::move(ghosts)) {}
+
+  void fill_ghosts(std::span<double> values) const override {
+    board_.values[static_cast<std::size_t>(process_)] = values;
+    board_.sync.arrive_and_wait();
+    for (std::size_t k = 0; k < ghosts_.size(); ++k) {
+      std::size_t owner = 0;
+      while (ghosts_[k] >= board_.runs[owner].last) ++owner;
+      values[static_cast<std::size_t>(owned()) + k] =
+          board_.values[owner][static_cast<std::size_t>(ghosts_[k] - board_.runs[owner].first)];
+    }
+    board_.sync.arrive_and_wait();
+  }
+
+  void gather_groups(std::span<const double> mine, std::span<double> all, Index) const override {
+    board_.groups[static_cast<std::size_t>(process_)] = mine;
+    board_.sync.arrive_and_wait();
+    std::size_t at = 0;
+    for (const std::span<const double> g : board_.groups) {
+      std::copy(g.begin(), g.end(), all.begin() + static_cast<std::ptrdiff_t>(at));
+      at += g.size();
+    }
+    board_.sync.arrive_and_wait();
+  }
+
+ private:
+  PartitionBoard& board_;
+  int process_;
+  std::vector<std::int64_t> ghosts_;
+};
+
+// Runs body(process) on `processes` threads at once, each with `threads` threads of its own for
+// its parallel loops, and waits for them.
+inline void run_processes(int processes, int threads, const std::function<void(int process)>& body) {
+  std::vector<std::thread> team;
+  for (int p = 0; p < processes; ++p)
+    team.emplace_back([&, p] {
+      ThreadScope scope(threads);
+      body(p);
+    });
+  for (std::thread& t : team) t.join();
+}
+
+}  // namespace simgrad::testing
