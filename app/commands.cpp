@@ -111,9 +111,14 @@ void on_every_process(const CommonOptions& common, const std::function<void()>& 
   }
 }
 
-// Loads the scenario, on every process under MPI.
-std::unique_ptr<Scenario> load(const std::filesystem::path& file, const CommonOptions& common) {
+// Loads the scenario, on every process under MPI; `split`: its model split over the processes.
+std::unique_ptr<Scenario> load(const std::filesystem::path& file, const CommonOptions& common, bool split = false) {
   ScenarioOverrides overrides;
+  if (split && common.session) {
+    overrides.split = common.session;
+    // Every process takes part in every rollout of a split model: batches run whole on each.
+    tune::set_batch_executor(nullptr);
+  }
   std::unique_ptr<Scenario> scenario;
   on_every_process(common, [&] {
     if (!common.checkpoint.empty()) overrides.checkpoint = CheckpointPolicy::parse(common.checkpoint);
@@ -190,9 +195,18 @@ int run_run(const std::filesystem::path& file, const RunCommandOptions& options,
   });
 }
 
-int run_grad(const std::filesystem::path& file, const CommonOptions& common) {
+// Under --split, how the model was split: each process's elements, ghosts and bytes sent, by rank.
+json split_json(const CommonOptions& common, const Scenario& scenario) {
+  const Subdomain* subdomain = scenario.subdomain();
+  if (!subdomain) return json();
+  return {{"elements_per_process", common.session->gather(long(subdomain->owned()))},
+          {"ghosts_per_process", common.session->gather(long(subdomain->ghosts()))},
+          {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))}};
+}
+
+int run_grad(const std::filesystem::path& file, const GradCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
-    auto scenario = load(file, common);
+    auto scenario = load(file, common, options.split);
     tune::Problem& problem = scenario->problem();
     const std::vector<double> x = problem.initial();
     std::vector<double> g(x.size());
@@ -201,11 +215,17 @@ int run_grad(const std::filesystem::path& file, const CommonOptions& common) {
     json norm_list = json::array();
     if (auto* rollout_problem = dynamic_cast<tune::RolloutProblem*>(&problem))
       for (double n : rollout_problem->rollout().adjoint_norms()) norm_list.push_back(finite_or_null(n));
-    emit(common, json{{"loss", finite_or_null(loss)},
-                      {"gradient", parameters_json(problem.space(), g)},
-                      {"steps", scenario->steps},
-                      {"wall_s", seconds_since(start)},
-                      {"adjoint_norms", norm_list}});
+    json out{{"loss", finite_or_null(loss)},
+             {"gradient", parameters_json(problem.space(), g)},
+             {"steps", scenario->steps},
+             {"wall_s", seconds_since(start)},
+             {"adjoint_norms", norm_list}};
+    if (const json split = split_json(common, *scenario); !split.is_null()) {
+      out["processes"] = common.session->size();
+      out["split"] = split;
+      out.erase("adjoint_norms");  // each process holds its part of the state's adjoint
+    }
+    emit(common, out);
     return 0;
   });
 }

@@ -72,7 +72,10 @@ int run_list(const CommonOptions& common);
 int run_describe(const std::string& simulator, const CommonOptions& common);
 // Runs forward and prints the loss; with --frames, also draws the run as PNG frames.
 int run_run(const std::filesystem::path& scenario, const RunCommandOptions& options, const CommonOptions& common);
-int run_grad(const std::filesystem::path& scenario, const CommonOptions& common);
+struct GradCommandOptions {
+  bool split = false;  // under mpirun: one model split over the processes
+};
+int run_grad(const std::filesystem::path& scenario, const GradCommandOptions& options, const CommonOptions& common);
 int run_gradcheck(const std::filesystem::path& scenario, const GradcheckCommandOptions& options, const CommonOptions& common);
 int run_tune(const std::filesystem::path& scenario, const TuneCommandOptions& options, const CommonOptions& common);
 int run_compare(const std::filesystem::path& scenario, const CompareCommandOptions& options,

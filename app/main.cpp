@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
 
   CLI::App* grad = app.add_subcommand("grad", "loss and its gradient with respect to the tuned parameters");
   grad->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
+  GradCommandOptions grad_options;
+  grad->add_flag("--split", grad_options.split,
+                 "under mpirun: split the model over the processes (the contagion agent model), not batches");
   add_common(grad, common);
 
   GradcheckCommandOptions gradcheck_options;
@@ -164,7 +167,7 @@ int main(int argc, char** argv) {
     run_options.frame_height = run_options.frame_width * 3 / 4;
     return run_run(scenario, run_options, common);
   }
-  if (*grad) return run_grad(scenario, common);
+  if (*grad) return run_grad(scenario, grad_options, common);
   if (*gradcheck) return run_gradcheck(scenario, gradcheck_options, common);
   if (*tune) return run_tune(scenario, tune_options, common);
   if (*compare) return run_compare(scenario, compare_options, common);

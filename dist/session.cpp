@@ -1,5 +1,7 @@
 #include "dist/session.hpp"
 
+#include "dist/mpi_subdomain.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -39,6 +41,10 @@ class MpiSession final : public Session, private tune::BatchExecutor {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
+  std::unique_ptr<Subdomain> subdomain(Index total, std::vector<std::int64_t> ghosts) override {
+    return make_mpi_subdomain(total, rank_, size_, std::move(ghosts));
+  }
+
   void agree(const std::function<void()>& body) override {
     std::exception_ptr error;
     try {
@@ -68,10 +74,12 @@ class MpiSession final : public Session, private tune::BatchExecutor {
 
   tune::BatchExecutor& executor() override { return *this; }
 
-  std::vector<long> items_per_process() override {
-    std::vector<long> counts(static_cast<std::size_t>(size_));
-    MPI_Allgather(&items_evaluated_, 1, MPI_LONG, counts.data(), 1, MPI_LONG, MPI_COMM_WORLD);
-    return counts;
+  std::vector<long> items_per_process() override { return gather(items_evaluated_); }
+
+  std::vector<long> gather(long value) override {
+    std::vector<long> values(static_cast<std::size_t>(size_));
+    MPI_Allgather(&value, 1, MPI_LONG, values.data(), 1, MPI_LONG, MPI_COMM_WORLD);
+    return values;
   }
 
   [[noreturn]] void abort(int exit_code) override {

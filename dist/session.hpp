@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/subdomain.hpp"
 #include "tune/batch.hpp"
 
 namespace simgrad::dist {
@@ -48,16 +49,15 @@ int launched_local_process_count();
 // True when this simgrad was built with SIMGRAD_MPI.
 bool built_with_mpi();
 
-class Session {
+// The run's processes; as a Splitter (core/subdomain.hpp), what a model split over them asks of
+// MPI (dist/mpi_subdomain.hpp).
+class Session : public Splitter {
  public:
-  virtual ~Session() = default;
 
   // Starts MPI when a launcher started this process, else returns nullptr. Throws
   // std::invalid_argument when launched with several processes by a simgrad built without MPI.
   static std::unique_ptr<Session> start_if_launched(ExitCodeOf exit_code_of);
 
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
   bool is_root() const { return rank() == 0; }
 
   // Runs body on every process; when it throws on any, throws EveryRankError on every process
@@ -77,6 +77,9 @@ class Session {
   // How many batch items each process has evaluated so far, by rank, on every process: the
   // measure that the work was spread.
   virtual std::vector<long> items_per_process() = 0;
+
+  // Each process's `value`, by rank, on every process. Collective.
+  virtual std::vector<long> gather(long value) = 0;
 
   // Ends every process of the run now, with this exit code.
   [[noreturn]] virtual void abort(int exit_code) = 0;

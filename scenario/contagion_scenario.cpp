@@ -97,6 +97,7 @@ class ContagionScenario final : public Scenario {
  public:
   ContagionScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
     read_population(root.child("population"));
+    if (overrides.split) split_population(*overrides.split);
     const ScenarioNode disease = root.child("disease");
     cg::DiseaseSettings& s = model_.settings;
     s.exposed_days = static_cast<int>(disease.integer("exposed_days", 0, 60, 3));
@@ -128,7 +129,7 @@ class ContagionScenario final : public Scenario {
     model_.reset(population_.age_groups, population_.layers);
     if (auto p = root.optional_child("parameters")) read_parameters(*p);
 
-    system_ = std::make_unique<cg::Epidemic>(population_, model_);
+    system_ = std::make_unique<cg::Epidemic>(population_, model_, subdomain_.get());
     const std::optional<ScenarioNode> loss_node = root.optional_child("loss");
     const std::string scale = loss_node ? loss_node->choice("scale", {"sqrt", "log", "linear"}, "sqrt") : "sqrt";
     data_.scale = scale == "sqrt" ? cg::Scale::kSqrt : scale == "log" ? cg::Scale::kLog : cg::Scale::kLinear;
@@ -167,6 +168,7 @@ class ContagionScenario final : public Scenario {
   }
 
   std::string simulator() const override { return "contagion"; }
+  const Subdomain* subdomain() const override { return subdomain_.get(); }
   tune::Problem& problem() override { return averaged_ ? static_cast<tune::Problem&>(*averaged_) : *problem_; }
 
   // The loss at x on the hard model (straight-through events are already hard in value; the
@@ -175,7 +177,7 @@ class ContagionScenario final : public Scenario {
   double hard_loss(std::span<const double> x) override {
     problem_->assign(x);
     cg::DiseaseModel hard = model_.hard_twin();
-    cg::Epidemic system(population_, hard);
+    cg::Epidemic system(population_, hard, subdomain_.get());
     const std::unique_ptr<cg::CountLoss> loss = count_loss(system);
     tune::RolloutProblem twin(system, *loss, problem_->steps(), problem_->options(), {});
     if (!averaged_) return twin.value({});
@@ -220,6 +222,15 @@ class ContagionScenario final : public Scenario {
       });
     }
     load_seconds_ = seconds_since(start);
+  }
+
+  // Keeps this process's part of the population (its agents, their rows and the ghosts they
+  // name), and the subdomain that exchanges with the other parts.
+  void split_population(Splitter& split) {
+    const ElementRun run = partition_run(population_.agents, split.size(), split.rank());
+    cg::Population part = cg::part_of(population_, run.first, run.last);
+    population_ = std::move(part);
+    subdomain_ = split.subdomain(population_.whole_agents, population_.ghosts);
   }
 
   // The observed series: fitted windows first, then held-out ones.
@@ -306,7 +317,8 @@ class ContagionScenario final : public Scenario {
     }
   }
 
-  cg::Population population_;
+  cg::Population population_;        // the whole, or this process's part when split
+  std::unique_ptr<Subdomain> subdomain_;  // when split
   cg::DiseaseModel model_;
   std::unique_ptr<cg::Epidemic> system_;
   cg::CalibrationData data_;  // the observed series, fitted and held out, and how they are fitted

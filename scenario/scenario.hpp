@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/checkpoint.hpp"
+#include "core/subdomain.hpp"
 #include "report/animation.hpp"
 #include "scenario/scenario_reader.hpp"
 #include "tune/problem.hpp"
@@ -38,6 +39,9 @@ struct TuneOptions {
 // Command-line settings that override the scenario file.
 struct ScenarioOverrides {
   std::optional<CheckpointPolicy> checkpoint;
+  // Splits the model over these processes (`grad --split` under mpirun); the agent epidemic
+  // alone splits. Null: the whole model on each process.
+  Splitter* split = nullptr;
 };
 
 // How `explain` sizes its hints; zeros keep the scenario's own settings.
@@ -53,6 +57,8 @@ class Scenario {
 
   // The simulator's name as in `simgrad list`.
   virtual std::string simulator() const = 0;
+  // The split this process's model is a part of (ScenarioOverrides::split); null: the whole.
+  virtual const Subdomain* subdomain() const { return nullptr; }
   // The loss as a function of the tuned parameters (physical values).
   virtual tune::Problem& problem() = 0;
   // The loss at physical parameters x on the hard model: every relaxation at its hard twin.

@@ -37,26 +37,26 @@ PartialLayout layout_of(const DiseaseModel& m) {
           m.parameters.contact_reduction.values().size()};
 }
 
-// Adds the reduced partials at [offset, offset + count) to target, in the partition's order.
+// Adds the reduced partials at [offset, offset + count) to target, in the subdomain's order.
 void flush(const BlockSums& partials, std::size_t offset, std::size_t count, double* target, double scale = 1.0) {
   partials.add_to(static_cast<Index>(offset), static_cast<Index>(count), target, scale);
 }
 
 }  // namespace
 
-Epidemic::Epidemic(const Population& population, DiseaseModel& model, const Partition* partition)
+Epidemic::Epidemic(const Population& population, DiseaseModel& model, const Subdomain* subdomain)
     : population_(population),
       model_(model),
-      partition_(partition),
+      subdomain_(subdomain),
       history_(model.settings.history_days()),
-      partials_(population.agents, static_cast<Index>(layout_of(model).size), partition) {
+      partials_(population.agents, static_cast<Index>(layout_of(model).size), subdomain) {
   // Own agents and ghosts.
   const std::size_t n = static_cast<std::size_t>(population.agents) + population.ghosts.size();
   if (population.complete && population.total_agents() < 2) throw std::invalid_argument("a complete population needs two agents");
-  if ((population.whole_agents > 0) != (partition != nullptr) ||
-      (partition && (partition->first() != population.first_agent || partition->owned() != population.agents ||
-                     partition->total() != population.whole_agents)))
-    throw std::invalid_argument("an epidemic on a part of a population needs the partition that part belongs to, and only then one");
+  if ((population.whole_agents > 0) != (subdomain != nullptr) ||
+      (subdomain && (subdomain->first() != population.first_agent || subdomain->owned() != population.agents ||
+                     subdomain->total() != population.whole_agents)))
+    throw std::invalid_argument("an epidemic on a part of a population needs the subdomain of that part, and only then one");
   shedding_.assign(n, 0.0);
   shedding_mask_.assign((n + 63) / 64, 0);
   adjoint_mask_.assign((n + 63) / 64, 0);
@@ -182,8 +182,8 @@ void Epidemic::shed(int t, std::span<const double> state) {
 }
 
 void Epidemic::fill_ghosts(std::vector<double>& values, std::vector<std::uint64_t>& mask) const {
-  if (!partition_) return;
-  partition_->fill_ghosts(values);
+  if (!subdomain_) return;
+  subdomain_->fill_ghosts(values);
   const Index all = population_.agents + static_cast<Index>(population_.ghosts.size());
   for (Index i = population_.agents; i < all; ++i) {
     const std::uint64_t bit = std::uint64_t{1} << (i % 64);

@@ -23,14 +23,14 @@
 // The adjoint is hand-written: infection's adjoint per agent (H-bar), then shedding's as a
 // gather of H-bar over the same rows (the contacts are symmetric).
 // Parameter adjoints are summed per block of agents, then per group of blocks and over groups in
-// order (core/partition.hpp): the same bits for any thread count.
+// order (core/subdomain.hpp): the same bits for any thread count.
 //
 // Split over processes, a system runs one part of the population (Population::part_of) with
-// the partition that says where the others are: the same stages on its own agents, with two
+// the subdomain that says where the others are: the same stages on its own agents, with two
 // exchanges a day, each a copy of the owners' values for the ghosts the part's rows name: c
 // after shedding, H-bar after infection's adjoint (the contacts are symmetric: the agents whose
 // c a part reads are those whose H-bar it reads). Draws are keyed by the agent's number in the
-// whole population, and sums over agents are the partition's fixed-order sums, so every process
+// whole population, and sums over agents are the subdomain's fixed-order sums (core/subdomain.hpp), so every process
 // holds the loss and parameter gradient of the whole model, the same bits as one process.
 #pragma once
 
@@ -38,7 +38,7 @@
 #include <span>
 #include <vector>
 
-#include "core/partition.hpp"
+#include "core/subdomain.hpp"
 #include "core/system.hpp"
 #include "sims/contagion/disease_model.hpp"
 #include "sims/contagion/population.hpp"
@@ -48,8 +48,8 @@ namespace simgrad::contagion {
 class Epidemic : public System {
  public:
   // Both must outlive the system; the model's parameters may change between rollouts. A part of
-  // a split population needs its partition (which must outlive the system too).
-  Epidemic(const Population& population, DiseaseModel& model, const Partition* partition = nullptr);
+  // a split population needs its subdomain (which must outlive the system too).
+  Epidemic(const Population& population, DiseaseModel& model, const Subdomain* subdomain = nullptr);
 
   Index state_size() const override { return (2 + history_) * population_.agents; }
   Index residual_size() const override { return population_.agents; }
@@ -71,7 +71,7 @@ class Epidemic : public System {
 
   const Population& population() const { return population_; }
   // The split this system's population is a part of (null: the whole population).
-  const Partition* partition() const { return partition_; }
+  const Subdomain* subdomain() const { return subdomain_; }
   DiseaseModel& model() { return model_; }
   const DiseaseModel& model() const { return model_; }
   // The uniform draw of agent i's infection on day t, of its seeding, and of its death (i: an
@@ -138,7 +138,7 @@ class Epidemic : public System {
 
   const Population& population_;
   DiseaseModel& model_;
-  const Partition* partition_;
+  const Subdomain* subdomain_;
   std::vector<double> shedding_;       // c, per agent (and ghost)
   std::vector<std::uint64_t> shedding_mask_;  // bit per agent: c != 0 (fits in cache: the gather
                                                // reads c only for the few agents that shed)

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/parallel.hpp"
-#include "core/partition.hpp"
+#include "core/subdomain.hpp"
 #include "sims/contagion/transition.hpp"
 
 namespace simgrad::contagion {
@@ -47,12 +47,12 @@ Event death_share(const Epidemic& system, int d, Index i) {
   return sample_event(mortality, system.death_draw(d, i), s.sampler, s.temperature);
 }
 
-// Sum over the system's agents of f(i), per block and then in the partition's fixed order (over
+// Sum over the system's agents of f(i), per block and then in the subdomain's fixed order (over
 // every process's agents when the population is split).
 template <class F>
 double ordered_sum(const Epidemic& system, const F& f) {
   const Index n = system.population().agents;
-  BlockSums sums(n, 1, system.partition());
+  BlockSums sums(n, 1, system.subdomain());
   parallel_for_indexed_blocks(n, [&](Index b, Index first, Index last) {
     double s = 0.0;
     for (Index i = first; i < last; ++i) s += f(i);

@@ -1,6 +1,6 @@
 // The epidemic split over processes: each part runs its agents and copies its ghosts' values,
 // and every process ends with the whole model's loss and gradient, the bits of one process.
-// Processes are threads here (tests/core/threaded_partition.hpp); tests/dist runs them on MPI.
+// Processes are threads here (tests/core/threaded_subdomain.hpp); tests/dist runs them on MPI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include "sims/contagion/epidemic.hpp"
 #include "sims/contagion/losses.hpp"
 #include "sims/contagion/tunables.hpp"
-#include "tests/core/threaded_partition.hpp"
+#include "tests/core/threaded_subdomain.hpp"
 
 namespace simgrad::contagion {
 namespace {
@@ -34,8 +34,8 @@ struct Evaluation {
   std::vector<double> gradient;
 };
 
-Evaluation evaluate(const Population& population, DiseaseModel model, const Partition* partition, const char* checkpoint) {
-  Epidemic system(population, model, partition);
+Evaluation evaluate(const Population& population, DiseaseModel model, const Subdomain* subdomain, const char* checkpoint) {
+  Epidemic system(population, model, subdomain);
   CountLoss loss(system, weekly_series(), Scale::kSqrt);
   std::vector<tune::BoundParameter> bound;
   for (const char* name : {"reproduction", "initial_infected", "susceptibility", "infectiousness", "profile",
@@ -59,8 +59,8 @@ std::vector<Evaluation> evaluate_split(const Population& whole, const DiseaseMod
   simgrad::testing::run_processes(processes, threads, [&](int p) {
     const ElementRun run = board.runs[static_cast<std::size_t>(p)];
     const Population part = part_of(whole, run.first, run.last);
-    const simgrad::testing::ThreadedPartition partition(board, p, part.ghosts);
-    results[static_cast<std::size_t>(p)] = evaluate(part, model, &partition, checkpoint);
+    const simgrad::testing::ThreadedSubdomain subdomain(board, p, part.ghosts);
+    results[static_cast<std::size_t>(p)] = evaluate(part, model, &subdomain, checkpoint);
   });
   return results;
 }

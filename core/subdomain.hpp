@@ -16,6 +16,8 @@
 // model below kMaxGroups blocks a group is one block, and the order is the plain block order.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -29,26 +31,31 @@ inline constexpr Index kMaxGroups = 1024;
 Index group_blocks(Index total);
 Index group_count(Index total);
 
-// One process's share of a split model; the whole model on one process is no Partition at all.
-class Partition {
+// One process's share of a split model; the whole model on one process is no Subdomain at all.
+class Subdomain {
  public:
-  virtual ~Partition() = default;
+  virtual ~Subdomain() = default;
   // The whole model's element count, this process's first element and how many it holds.
   Index total() const { return total_; }
   Index first() const { return first_; }
   Index owned() const { return owned_; }
+  // The others' elements this process copies.
+  Index ghosts() const { return ghosts_; }
   // Copies into values[owned() + k] the owner's value of ghost k, for every ghost. Collective:
   // every process calls it at the same point.
   virtual void fill_ghosts(std::span<double> values) const = 0;
   // Every group's `width` values, in group order, into `all` (group_count(total()) x width):
   // this process's groups from `mine`, the others' from theirs. Collective.
   virtual void gather_groups(std::span<const double> mine, std::span<double> all, Index width) const = 0;
+  // Bytes this process has sent to others so far: ghost values and group sums.
+  virtual std::size_t bytes_sent() const = 0;
 
  protected:
-  Partition(Index total, Index first, Index owned) : total_(total), first_(first), owned_(owned) {}
+  Subdomain(Index total, Index first, Index owned, Index ghosts)
+      : total_(total), first_(first), owned_(owned), ghosts_(ghosts) {}
 
  private:
-  Index total_, first_, owned_;
+  Index total_, first_, owned_, ghosts_;
 };
 
 // The elements [first, last) of `total` that process `process` of `processes` holds: whole
@@ -59,12 +66,24 @@ struct ElementRun {
 };
 ElementRun partition_run(Index total, int processes, int process);
 
+// A run's processes, as a model splits over them: the process of rank() of size() holds the
+// elements partition_run(total, size(), rank()).
+class Splitter {
+ public:
+  virtual ~Splitter() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // This process's share of a model of `total` elements, where `ghosts` are the others'
+  // elements it copies (the whole model's numbers, in increasing order). Collective.
+  virtual std::unique_ptr<Subdomain> subdomain(Index total, std::vector<std::int64_t> ghosts) = 0;
+};
+
 // Per-block partial sums over a process's elements, `width` values a block, and their sums over
 // the whole model in the fixed order above. Sized once; reduce() allocates nothing.
 class BlockSums {
  public:
-  // `elements`: this process's (partition->owned(), or the whole model's when partition is null).
-  BlockSums(Index elements, Index width, const Partition* partition = nullptr);
+  // `elements`: this process's (subdomain->owned(), or the whole model's when subdomain is null).
+  BlockSums(Index elements, Index width, const Subdomain* subdomain = nullptr);
   // Block b's row of partial sums (a block of this process's elements).
   double* block(Index b) { return blocks_.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(width_); }
   // Sums columns [column, column + count) of the blocks per group, and gathers every process's
@@ -82,7 +101,7 @@ class BlockSums {
 
  private:
   Index width_, blocks_per_group_, groups_, local_groups_;
-  const Partition* partition_;
+  const Subdomain* subdomain_;
   std::vector<double> blocks_;      // local blocks x width
   std::vector<double> mine_, all_;  // local groups x count; all groups x width
   Index reduced_column_ = 0, reduced_count_ = 0;

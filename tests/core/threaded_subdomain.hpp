@@ -1,5 +1,5 @@
 // Processes simulated by threads of one test: each thread runs its part of a split model with a
-// ThreadedPartition, and the exchanges go through a shared board between two barriers, so a
+// ThreadedSubdomain, and the exchanges go through a shared board between two barriers, so a
 // split model's tests run (under the sanitizers too) in a build without MPI.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/parallel.hpp"
-#include "core/partition.hpp"
+#include "core/subdomain.hpp"
 
 namespace simgrad::testing {
 
@@ -28,12 +28,13 @@ struct PartitionBoard {
   std::vector<std::span<const double>> groups;  // each process's group sums, while gather_groups runs
 };
 
-class ThreadedPartition final : public Partition {
+class ThreadedSubdomain final : public Subdomain {
  public:
   // `ghosts`: the whole model's elements this process copies, in increasing order.
-  ThreadedPartition(PartitionBoard& board, int process, std::vector<std::int64_t> ghosts)
-      : Partition(board.total, board.runs[static_cast<std::size_t>(process)].first,
-                  board.runs[static_cast<std::size_t>(process)].last - board.runs[static_cast<std::size_t>(process)].first),
+  ThreadedSubdomain(PartitionBoard& board, int process, std::vector<std::int64_t> ghosts)
+      : Subdomain(board.total, board.runs[static_cast<std::size_t>(process)].first,
+                  board.runs[static_cast<std::size_t>(process)].last - board.runs[static_cast<std::size_t>(process)].first,
+                  static_cast<Index>(ghosts.size())),
         board_(board), process_(process), ghosts_(std::move(ghosts)) {}
 
   void fill_ghosts(std::span<double> values) const override {
@@ -46,6 +47,7 @@ class ThreadedPartition final : public Partition {
           board_.values[owner][static_cast<std::size_t>(ghosts_[k] - board_.runs[owner].first)];
     }
     board_.sync.arrive_and_wait();
+    bytes_sent_ += ghosts_.size() * sizeof(double);  // (received, here: the totals agree)
   }
 
   void gather_groups(std::span<const double> mine, std::span<double> all, Index) const override {
@@ -57,12 +59,16 @@ class ThreadedPartition final : public Partition {
       at += g.size();
     }
     board_.sync.arrive_and_wait();
+    bytes_sent_ += mine.size() * sizeof(double) * static_cast<std::size_t>(board_.processes - 1);
   }
+
+  std::size_t bytes_sent() const override { return bytes_sent_; }
 
  private:
   PartitionBoard& board_;
   int process_;
   std::vector<std::int64_t> ghosts_;
+  mutable std::size_t bytes_sent_ = 0;
 };
 
 // Runs body(process) on `processes` threads at once, each with `threads` threads of its own for

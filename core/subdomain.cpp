@@ -1,4 +1,4 @@
-#include "core/partition.hpp"
+#include "core/subdomain.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -29,16 +29,16 @@ ElementRun partition_run(Index total, int processes, int process) {
   return {std::min(total, g0 * group_size), std::min(total, g1 * group_size)};
 }
 
-BlockSums::BlockSums(Index elements, Index width, const Partition* partition)
+BlockSums::BlockSums(Index elements, Index width, const Subdomain* subdomain)
     : width_(width),
-      blocks_per_group_(group_blocks(partition ? partition->total() : elements)),
-      groups_(group_count(partition ? partition->total() : elements)),
+      blocks_per_group_(group_blocks(subdomain ? subdomain->total() : elements)),
+      groups_(group_count(subdomain ? subdomain->total() : elements)),
       local_groups_((block_count(elements) + blocks_per_group_ - 1) / blocks_per_group_),
-      partition_(partition),
+      subdomain_(subdomain),
       blocks_(static_cast<std::size_t>(block_count(elements) * width), 0.0),
       mine_(static_cast<std::size_t>(local_groups_ * width), 0.0),
       all_(static_cast<std::size_t>(groups_ * width), 0.0) {
-  if (partition && partition->first() % (blocks_per_group_ * kBlockSize) != 0)
+  if (subdomain && subdomain->first() % (blocks_per_group_ * kBlockSize) != 0)
     throw std::invalid_argument("a process's elements must start at a group's first element");
 }
 
@@ -55,7 +55,7 @@ void BlockSums::reduce(Index column, Index count) {
   }
   const std::span<const double> mine(mine_.data(), static_cast<std::size_t>(local_groups_ * count));
   const std::span<double> all(all_.data(), static_cast<std::size_t>(groups_ * count));
-  if (partition_) partition_->gather_groups(mine, all, count);
+  if (subdomain_) subdomain_->gather_groups(mine, all, count);
   else std::copy(mine.begin(), mine.end(), all.begin());
   reduced_column_ = column;
   reduced_count_ = count;
