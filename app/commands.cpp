@@ -71,6 +71,15 @@ json finish_spreading(const CommonOptions& common) {
   return spread;
 }
 
+// Under --split, how the model was split: each process's elements, ghosts and bytes sent, by rank.
+json split_json(const CommonOptions& common, const Scenario& scenario) {
+  const Subdomain* subdomain = scenario.subdomain();
+  if (!subdomain) return json();
+  return {{"elements_per_process", common.session->gather(long(subdomain->owned()))},
+          {"ghosts_per_process", common.session->gather(long(subdomain->ghosts()))},
+          {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))}};
+}
+
 // Runs a command, turning exceptions into a message and the exit code the CLI contract names.
 // Under MPI, an error every process agreed on is printed by rank 0 alone; any other error ends
 // every process of the run, since the others may be waiting for this one.
@@ -195,15 +204,6 @@ int run_run(const std::filesystem::path& file, const RunCommandOptions& options,
   });
 }
 
-// Under --split, how the model was split: each process's elements, ghosts and bytes sent, by rank.
-json split_json(const CommonOptions& common, const Scenario& scenario) {
-  const Subdomain* subdomain = scenario.subdomain();
-  if (!subdomain) return json();
-  return {{"elements_per_process", common.session->gather(long(subdomain->owned()))},
-          {"ghosts_per_process", common.session->gather(long(subdomain->ghosts()))},
-          {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))}};
-}
-
 int run_grad(const std::filesystem::path& file, const GradCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     auto scenario = load(file, common, options.split);
@@ -261,7 +261,10 @@ int run_gradcheck(const std::filesystem::path& file, const GradcheckCommandOptio
 
 int run_tune(const std::filesystem::path& file, const TuneCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
-    auto scenario = load(file, common);
+    if (options.split && !options.exports.empty())
+      throw std::invalid_argument("--split: --export needs the whole model on one process; export the tuned parameters with `simgrad run`");
+    auto scenario = load(file, common, options.split);
+    const bool split = scenario->subdomain() != nullptr;
     TuneOptions tuning = scenario->tune;
     if (!options.optimizer.empty()) tuning.optimizer = options.optimizer;
     if (options.iterations > 0) tuning.iterations = options.iterations;
@@ -310,8 +313,23 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     }
     progress.finish();
     std::signal(SIGINT, previous);
+    const int finished = run.result().stop_reason == "interrupted" ? 1 : 0;
+    if (split) {
+      // Every process replays the tuned model; the report, which replays the whole population
+      // on one process, is not written.
+      json out;
+      on_every_process(common, [&] { out = scenario::tune_result(*scenario, run); });
+      const json layout = split_json(common, *scenario);
+      if (!root) return finished;
+      scenario::write_tune_result(options.out, *scenario, run, out);
+      out.erase("history");
+      out["processes"] = common.session->size();
+      out["split"] = layout;
+      emit(common, out);
+      return finished;
+    }
     const json spread = finish_spreading(common);
-    if (!root) return run.result().stop_reason == "interrupted" ? 1 : 0;
+    if (!root) return finished;
 
     const json out = scenario::write_tune_outputs(options.out, *scenario, run, options.exports);
     json printed = out;

@@ -46,6 +46,7 @@ struct TuneCommandOptions {
   std::string optimizer;  // empty: the scenario's
   int iterations = 0;     // 0: the scenario's
   std::vector<std::filesystem::path> exports;  // of the tuned run: .gltf or .pvd files
+  bool split = false;  // under mpirun: one model split over the processes
 };
 
 struct CompareCommandOptions {

@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
   tune->add_option("--optimizer", tune_options.optimizer, "lbfgs | adam | normalized_gd | levenberg_marquardt (default: the scenario's)");
   tune->add_option("--iterations", tune_options.iterations, "iterations (default: the scenario's)");
   tune->add_option("--export", tune_options.exports, "also export the tuned run: FILE.gltf or FILE.pvd; repeatable");
+  tune->add_flag("--split", tune_options.split,
+                 "under mpirun: split the model over the processes (the contagion agent model), not batches");
   tune->add_flag("--resume", [&](std::int64_t) { tune_options.resume = tune_options.out; },
                  "continue an interrupted run saved in --out");
   add_common(tune, common);

@@ -82,14 +82,14 @@ std::vector<Index> glimpse_agents(const cg::Population& population, const cg::Ep
 }  // namespace
 
 json contagion_summary(const cg::Population& population, const cg::DiseaseModel& model, const cg::CalibrationData& data,
-                       const cg::EvaluationOptions& evaluation, int days, double population_load_s) {
-  json j = {{"agents", population.agents},
-            {"directed_contacts", population.directed_contacts()},
+                       const cg::EvaluationOptions& evaluation, int days, double population_load_s, bool evaluate) {
+  json j = {{"agents", population.total_agents()},
             {"complete", population.complete},
             {"population_load_s", population_load_s},
             {"days", days},
             {"fit_windows", data.fit.observations.size()},
             {"forecast_windows", data.held_out.size()}};
+  if (population.whole_agents == 0) j["directed_contacts"] = population.directed_contacts();
   const cg::DiseaseParameters& p = model.parameters;
   j["reproduction"] = p.reproduction.values();
   j["mortality"] = p.mortality.values()[0];
@@ -103,6 +103,7 @@ json contagion_summary(const cg::Population& population, const cg::DiseaseModel&
   }
   j["window_end_days"] = window_days;
   j["data"] = truth;
+  if (!evaluate) return j;
   const cg::CalibrationEvaluation e = cg::evaluate_calibration(population, model, data, evaluation, days);
   if (e.r0) j["r0"] = *e.r0;
   j["reproduction_forecast"] = extension_json(e.reproduction_forecast);

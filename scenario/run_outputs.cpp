@@ -42,8 +42,7 @@ void write_report_files(const std::filesystem::path& out, const report::ReportIn
   report::write_file_atomically(out / "report.html", report::render_report(report));
 }
 
-json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, TuningRun& run,
-                        const std::vector<std::filesystem::path>& exports) {
+json tune_result(Scenario& scenario, TuningRun& run) {
   const tune::ParameterSpace& space = scenario.problem().space();
   const tune::OptimizeResult result = run.result();
   const std::vector<double>& x0 = run.initial_parameters();
@@ -52,15 +51,12 @@ json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, Tu
   // Leave the model at the tuned values, for the summary.
   scenario.problem().value(x);
   json history = json::array();
-  report::PlotSeries series{run.options().optimizer, {}, {}};
   for (const tune::IterationRecord& r : result.history) {
     history.push_back({{"iteration", r.iteration},
                        {"rollouts", r.rollouts},
                        {"loss", finite_or_null(r.loss)},
                        {"best_loss", finite_or_null(r.best_loss)},
                        {"wall_s", r.wall_s}});
-    series.x.push_back(r.iteration);
-    series.y.push_back(r.best_loss);
   }
   const double initial_loss = run.initial_loss();
   json result_json = {{"version", report::kVersion},
@@ -78,8 +74,17 @@ json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, Tu
                       {"initial_parameters", parameters_json(space, x0)},
                       {"summary", scenario.summary()},
                       {"history", history}};
-  if (!exports.empty()) result_json["exports"] = export_runs(scenario, x, exports);
-  report::write_file_atomically(out / "result.json", report::to_json_text(result_json));
+  return result_json;
+}
+
+void write_tune_result(const std::filesystem::path& out, const Scenario& scenario, const TuningRun& run,
+                       const json& result) {
+  report::write_file_atomically(out / "result.json", report::to_json_text(result));
+  report::PlotSeries series{run.options().optimizer, {}, {}};
+  for (const tune::IterationRecord& r : run.result().history) {
+    series.x.push_back(r.iteration);
+    series.y.push_back(r.best_loss);
+  }
   report::LineChart chart;
   chart.title = scenario.name + ": loss per iteration";
   chart.x_label = "iteration";
@@ -87,11 +92,19 @@ json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, Tu
   chart.y_scale = report::AxisScale::log10;
   chart.series.push_back(series);
   report::write_file_atomically(out / "loss.svg", report::render_svg(chart));
-  report::ReportInput report = gather_report(scenario, x0, x);
-  report.initial_loss = initial_loss;
-  report.losses.push_back(rollout_series(run.options().optimizer, result.history));
+}
+
+json write_tune_outputs(const std::filesystem::path& out, Scenario& scenario, TuningRun& run,
+                        const std::vector<std::filesystem::path>& exports) {
+  json result = tune_result(scenario, run);
+  const std::vector<double> x = run.best_parameters();
+  if (!exports.empty()) result["exports"] = export_runs(scenario, x, exports);
+  write_tune_result(out, scenario, run, result);
+  report::ReportInput report = gather_report(scenario, run.initial_parameters(), x);
+  report.initial_loss = run.initial_loss();
+  report.losses.push_back(rollout_series(run.options().optimizer, run.result().history));
   write_report_files(out, report);
-  return result_json;
+  return result;
 }
 
 }  // namespace simgrad::scenario

@@ -25,6 +25,13 @@ report::PlotSeries rollout_series(const std::string& name, const std::vector<tun
 // report.html, and report.json for `simgrad render`, in folder `out`.
 void write_report_files(const std::filesystem::path& out, const report::ReportInput& report);
 
+// A tuning run's result.json: re-scores the best point on the hard model and leaves the model
+// there (under a split model, every process calls it).
+nlohmann::json tune_result(Scenario& scenario, TuningRun& run);
+// Writes result.json and loss.svg (the best loss per iteration) in folder `out`.
+void write_tune_result(const std::filesystem::path& out, const Scenario& scenario, const TuningRun& run,
+                       const nlohmann::json& result);
+
 // A tuning run's results in folder `out` (which must exist): result.json (returned, with the
 // per-iteration "history"), loss.svg and the report, and each export of the tuned run
 // (run_export.hpp) under "exports". Re-scores the best point on the hard model and leaves the

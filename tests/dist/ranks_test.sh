@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # simgrad under mpirun with 1, 2, 3 and 4 processes gives the same bits as the plain run:
 # a sweep's table with gradients, a CMA-ES tuning run, and a run interrupted on two processes and
-# resumed on three. Bad input under mpirun ends with one clear error and exit 2.
+# resumed on three; and with --split, the Franklin network's epidemic split over the processes
+# (its gradient, a tuning run, one resumed on another number of processes, one whose process was
+# killed). Bad input under mpirun ends with one clear error and exit 2.
 #   ranks_test.sh SIMGRAD MPIEXEC SOURCE_DIR
 set -euo pipefail
 simgrad=$1 mpiexec=$2 source=$3
@@ -15,14 +17,17 @@ scenario=$source/examples/mass_spring_simple.json
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # The tuning run's result without the figures that differ between any two runs (wall and load times).
+# With "tuned", without the summary too (a split run's leaves out what replays the whole model).
 result_bits() {
-  python3 - "$1" <<'PY'
+  python3 - "$@" <<'PY'
 import json, sys
 def strip(v):
     if isinstance(v, dict): return {k: strip(x) for k, x in v.items() if 'wall' not in k and not k.endswith('load_s')}
     if isinstance(v, list): return [strip(x) for x in v]
     return v
-print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
+result = strip(json.load(open(sys.argv[1])))
+if sys.argv[2:] == ["tuned"]: result.pop("summary")
+print(json.dumps(result, sort_keys=True))
 PY
 }
 
@@ -98,6 +103,56 @@ diff <(result_bits "$work/killed/result.json") <(result_bits "$work/long_alone/r
   fail "a run resumed after a process was killed differs from the uninterrupted run"
 echo "ok: a process killed mid-run ends the job (exit $code); the saved state resumes on 3 processes to the plain run's bits"
 
+# One model split over the processes: GradABM's Franklin network (70,916 agents, 139 groups of
+# 512), its loss and gradient, and 3 Adam iterations; each process holds its run of agents.
+franklin=$source/examples/contagion_franklin.json
+"$simgrad" grad "$franklin" --json > "$work/grad_alone.json"
+split_tune=(tune "$franklin" --iterations 3 --quiet --split)
+"$simgrad" "${split_tune[@]}" --out "$work/split_alone" > /dev/null
+for n in 1 2 3 4; do
+  mpi "$n" "$simgrad" grad "$franklin" --json --split > "$work/grad_$n.json"
+  python3 - "$work/grad_alone.json" "$work/grad_$n.json" "$n" <<'PY' || fail "the split gradient on $n processes differs"
+import json, sys
+alone, split, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+assert split["loss"] == alone["loss"] and split["gradient"] == alone["gradient"], "loss or gradient"
+if n > 1:
+    # Whole groups of 512 agents, as even as groups allow, every agent once.
+    elements = split["split"]["elements_per_process"]
+    assert sum(elements) == 70916 and max(elements) - min(elements) <= 1024, elements
+    assert all(g > 0 for g in split["split"]["ghosts_per_process"]), split["split"]
+PY
+  mpi "$n" "$simgrad" "${split_tune[@]}" --out "$work/split_$n" > /dev/null
+  diff <(result_bits "$work/split_$n/result.json" tuned) <(result_bits "$work/split_alone/result.json" tuned) > /dev/null ||
+    fail "the split tuning run on $n processes differs"
+  echo "ok: the epidemic split over $n processes gives the plain run's bits (loss, gradient, 3 Adam iterations)"
+done
+mpi 2 "$simgrad" tune "$franklin" --iterations 2 --quiet --split --out "$work/split_resumed" > /dev/null
+mpi 3 "$simgrad" "${split_tune[@]}" --out "$work/split_resumed" --resume > /dev/null
+diff <(result_bits "$work/split_resumed/result.json" tuned) <(result_bits "$work/split_alone/result.json" tuned) > /dev/null ||
+  fail "a split run resumed on another number of processes differs"
+echo "ok: a split run of 2 iterations on 2 processes resumed to 3 on 3 gives the uninterrupted run's bits"
+# A process of a split run killed mid-run: the job ends, the state is whole, and it resumes on 3.
+split_long=(tune "$franklin" --iterations 200 --quiet --split)
+"$simgrad" tune "$franklin" --iterations 6 --quiet --out "$work/split_long_alone" > /dev/null
+mpi 2 "$simgrad" "${split_long[@]}" --out "$work/split_killed" > /dev/null 2>&1 &
+launcher=$!
+for _ in $(seq 400); do [ -f "$work/split_killed/state.txt" ] && break; sleep 0.05; done
+victim=$(pgrep -f "^$simgrad tune .*$work/split_killed" | tail -1)
+[ -n "$victim" ] || fail "no process of the split run to kill"
+kill -9 "$victim"
+set +e
+wait "$launcher"
+code=$?
+set -e
+[ "$code" != 0 ] || fail "the split run finished before one of its processes was killed, or did not notice"
+# (A record per iteration and one for the start.)
+records=$(grep -c '^wall_s' "$work/split_killed/state.txt" || true)
+[ "$records" -ge 2 ] && [ "$records" -le 6 ] || fail "the killed split run saved $((records - 1)) iterations, not 1 to 5"
+mpi 3 "$simgrad" tune "$franklin" --iterations 6 --quiet --split --out "$work/split_killed" --resume > /dev/null
+diff <(result_bits "$work/split_killed/result.json" tuned) <(result_bits "$work/split_long_alone/result.json" tuned) > /dev/null ||
+  fail "a split run resumed after a process was killed differs from the uninterrupted run"
+echo "ok: a process of a split run killed mid-run ends the job (exit $code); its state resumes on 3 processes to the plain run's bits"
+
 # Bad input: one message (from rank 0), exit 2, nothing written.
 set +e
 mpi 3 "$simgrad" sweep "$scenario" --param "stiffnes=1,2" --out "$work/bad" > /dev/null 2> "$work/bad.err"
@@ -123,4 +178,17 @@ code=$?
 set -e
 [ "$code" = 2 ] || fail "processes with different scenario files exit $code, not 2"
 grep -q "rank 1 of 2 has a different scenario file" "$work/mixed.err" || { cat "$work/mixed.err"; fail "no clear error for different scenario files"; }
+# A split over more processes than the population has groups of agents (763 agents: 2 groups).
+set +e
+mpi 3 "$simgrad" grad "$source/examples/contagion_boarding_school.json" --split > /dev/null 2> "$work/groups.err"
+code=$?
+set -e
+[ "$code" = 2 ] || { cat "$work/groups.err"; fail "a split over more processes than groups exits $code, not 2"; }
+[ "$(grep -c "use at most 2 processes" "$work/groups.err")" = 1 ] || { cat "$work/groups.err"; fail "no single clear error for too many processes"; }
+set +e
+mpi 2 "$simgrad" grad "$scenario" --split > /dev/null 2> "$work/nosplit.err"
+code=$?
+set -e
+[ "$code" = 2 ] || fail "--split of a simulator that does not split exits $code, not 2"
+grep -q "does not split over processes" "$work/nosplit.err" || { cat "$work/nosplit.err"; fail "no clear error for --split of a mass-spring scenario"; }
 echo "ok: bad input under mpirun is one clear error and exit 2"
