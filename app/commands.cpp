@@ -11,6 +11,8 @@
 #include <optional>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include "app/json_output.hpp"
 #include "app/progress.hpp"
 #include "core/csv.hpp"
@@ -71,13 +73,17 @@ json finish_spreading(const CommonOptions& common) {
   return spread;
 }
 
-// Under --split, how the model was split: each process's elements, ghosts and bytes sent, by rank.
+// Under --split, how the model was split: each process's elements, ghosts, bytes sent and peak
+// resident size, by rank.
 json split_json(const CommonOptions& common, const Scenario& scenario) {
   const Subdomain* subdomain = scenario.subdomain();
   if (!subdomain) return json();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
   return {{"elements_per_process", common.session->gather(long(subdomain->owned()))},
           {"ghosts_per_process", common.session->gather(long(subdomain->ghosts()))},
-          {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))}};
+          {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))},
+          {"peak_rss_kb_per_process", common.session->gather(long(usage.ru_maxrss))}};
 }
 
 // Runs a command, turning exceptions into a message and the exit code the CLI contract names.

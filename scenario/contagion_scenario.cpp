@@ -96,8 +96,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 class ContagionScenario final : public Scenario {
  public:
   ContagionScenario(const ScenarioNode& root, const ScenarioOverrides& overrides) {
-    read_population(root.child("population"));
-    if (overrides.split) split_population(*overrides.split);
+    read_population(root.child("population"), overrides.split);
     const ScenarioNode disease = root.child("disease");
     cg::DiseaseSettings& s = model_.settings;
     s.exposed_days = static_cast<int>(disease.integer("exposed_days", 0, 60, 3));
@@ -206,34 +205,36 @@ class ContagionScenario final : public Scenario {
     return loss;
   }
 
-  void read_population(const ScenarioNode& node) {
+  // The population; split over processes, this process's part of it alone (built without the
+  // whole), and the subdomain that exchanges with the other parts.
+  void read_population(const ScenarioNode& node, Splitter* split) {
     const auto start = std::chrono::steady_clock::now();
+    auto part_of_whole = [split](Index agents) { return partition_run(agents, split->size(), split->rank()); };
     if (node.has("complete")) {
       population_ = cg::make_complete_population(node.integer("complete", 2, 1LL << 31));
+      if (split) {
+        const ElementRun run = part_of_whole(population_.agents);
+        population_ = cg::part_of(population_, run.first, run.last);  // (ages alone: no contacts)
+      }
     } else if (auto synthetic = node.optional_child("synthetic")) {
       cg::SyntheticOptions s;
       s.agents = synthetic->integer("agents", 2, (1LL << 31) - 1);
       s.seed = static_cast<std::uint64_t>(synthetic->integer("seed", 0, 1LL << 32, 1));
       s.random_contacts = synthetic->non_negative("random_contacts", s.random_contacts);
-      population_ = cg::make_synthetic_population(s);
+      population_ = cg::make_synthetic_population(s, split ? part_of_whole(s.agents) : ElementRun{});
     } else {
       const std::filesystem::path agents = node.existing_file("agents_csv");
       const std::filesystem::path contacts = node.existing_file("contacts_csv");
       const bool terminal = isatty(fileno(stderr));
-      population_ = cg::load_population_csv(agents, contacts, [&](double f) {
-        if (terminal) std::fprintf(stderr, "\rloading population %3.0f%%%s", 100.0 * f, f >= 1.0 ? "\n" : "");
-      });
+      population_ = cg::load_population_csv(
+          agents, contacts,
+          [&](double f) {
+            if (terminal) std::fprintf(stderr, "\rloading population %3.0f%%%s", 100.0 * f, f >= 1.0 ? "\n" : "");
+          },
+          split ? cg::PartOfWhole(part_of_whole) : cg::PartOfWhole());
     }
+    if (split) subdomain_ = split->subdomain(population_.whole_agents, population_.ghosts);
     load_seconds_ = seconds_since(start);
-  }
-
-  // Keeps this process's part of the population (its agents, their rows and the ghosts they
-  // name), and the subdomain that exchanges with the other parts.
-  void split_population(Splitter& split) {
-    const ElementRun run = partition_run(population_.agents, split.size(), split.rank());
-    cg::Population part = cg::part_of(population_, run.first, run.last);
-    population_ = std::move(part);
-    subdomain_ = split.subdomain(population_.whole_agents, population_.ghosts);
   }
 
   // The observed series: fitted windows first, then held-out ones.

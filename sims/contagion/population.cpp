@@ -5,13 +5,36 @@
 
 namespace simgrad::contagion {
 
-// Counting sort of both directions of every edge into rows, in edge-list order.
+namespace {
+
+// Renumbers the rows' neighbours, given as the whole population's agents, for a part: its own
+// agents from 0, the others as ghosts after them (ghosts in increasing order). The whole is
+// left as it is.
+void name_ghosts(Population& p) {
+  const Index first = p.first_agent, last = p.first_agent + p.agents;
+  for (const std::int32_t j : p.neighbors)
+    if (j < first || j >= last) p.ghosts.push_back(j);
+  if (p.ghosts.empty()) return;
+  std::sort(p.ghosts.begin(), p.ghosts.end());
+  p.ghosts.erase(std::unique(p.ghosts.begin(), p.ghosts.end()), p.ghosts.end());
+  if (p.agents + static_cast<Index>(p.ghosts.size()) > INT32_MAX) throw std::length_error("too many agents and ghosts in a part");
+  for (std::int32_t& j : p.neighbors)
+    j = static_cast<std::int32_t>(j >= first && j < last ? j - first
+                                                         : p.agents + (std::lower_bound(p.ghosts.begin(), p.ghosts.end(), j) - p.ghosts.begin()));
+}
+
+}  // namespace
+
+// Counting sort of both directions of every edge into the rows of the agents held, in edge-list
+// order; then the part's ghosts.
 void build_contacts(Population& p, const EdgeList& edges) {
   const std::size_t m = edges.from.size();
+  const Index first = p.first_agent, last = p.first_agent + p.agents;
+  auto held = [&](std::int32_t a) { return a >= first && a < last; };
   p.offsets.assign(static_cast<std::size_t>(p.agents) + 1, 0);
   for (std::size_t e = 0; e < m; ++e) {
-    ++p.offsets[static_cast<std::size_t>(edges.from[e]) + 1];
-    if (edges.to[e] != edges.from[e]) ++p.offsets[static_cast<std::size_t>(edges.to[e]) + 1];
+    if (held(edges.from[e])) ++p.offsets[static_cast<std::size_t>(edges.from[e] - first) + 1];
+    if (edges.to[e] != edges.from[e] && held(edges.to[e])) ++p.offsets[static_cast<std::size_t>(edges.to[e] - first) + 1];
   }
   for (std::size_t i = 0; i < static_cast<std::size_t>(p.agents); ++i) p.offsets[i + 1] += p.offsets[i];
   const std::size_t total = static_cast<std::size_t>(p.offsets.back());
@@ -21,14 +44,17 @@ void build_contacts(Population& p, const EdgeList& edges) {
   std::vector<std::int64_t> next(p.offsets.begin(), p.offsets.end() - 1);
   for (std::size_t e = 0; e < m; ++e) {
     const std::int32_t a = edges.from[e], b = edges.to[e];
-    std::int64_t& ka = next[static_cast<std::size_t>(a)];
-    p.neighbors[static_cast<std::size_t>(ka)] = b;
-    p.layer[static_cast<std::size_t>(ka++)] = edges.layer[e];
-    if (a == b) continue;
-    std::int64_t& kb = next[static_cast<std::size_t>(b)];
+    if (held(a)) {
+      std::int64_t& ka = next[static_cast<std::size_t>(a - first)];
+      p.neighbors[static_cast<std::size_t>(ka)] = b;
+      p.layer[static_cast<std::size_t>(ka++)] = edges.layer[e];
+    }
+    if (a == b || !held(b)) continue;
+    std::int64_t& kb = next[static_cast<std::size_t>(b - first)];
     p.neighbors[static_cast<std::size_t>(kb)] = a;
     p.layer[static_cast<std::size_t>(kb++)] = edges.layer[e];
   }
+  name_ghosts(p);
 }
 
 Population part_of(const Population& whole, Index first, Index last) {
@@ -45,22 +71,11 @@ Population part_of(const Population& whole, Index first, Index last) {
   part.first_agent = first;
   if (whole.complete) return part;
   const std::int64_t e0 = whole.offsets[static_cast<std::size_t>(first)], e1 = whole.offsets[static_cast<std::size_t>(last)];
-  for (std::int64_t e = e0; e < e1; ++e)
-    if (const std::int32_t j = whole.neighbors[static_cast<std::size_t>(e)]; j < first || j >= last) part.ghosts.push_back(j);
-  std::sort(part.ghosts.begin(), part.ghosts.end());
-  part.ghosts.erase(std::unique(part.ghosts.begin(), part.ghosts.end()), part.ghosts.end());
-  if (part.agents + static_cast<Index>(part.ghosts.size()) > INT32_MAX) throw std::length_error("part_of: too many agents in a part");
   part.offsets.resize(static_cast<std::size_t>(part.agents) + 1);
   for (Index i = 0; i <= part.agents; ++i) part.offsets[static_cast<std::size_t>(i)] = whole.offsets[static_cast<std::size_t>(first + i)] - e0;
-  part.neighbors.resize(static_cast<std::size_t>(e1 - e0));
+  part.neighbors.assign(whole.neighbors.begin() + e0, whole.neighbors.begin() + e1);
   part.layer.assign(whole.layer.begin() + e0, whole.layer.begin() + e1);
-  for (std::int64_t e = e0; e < e1; ++e) {
-    const std::int32_t j = whole.neighbors[static_cast<std::size_t>(e)];
-    const Index local = j >= first && j < last
-                            ? j - first
-                            : part.agents + (std::lower_bound(part.ghosts.begin(), part.ghosts.end(), j) - part.ghosts.begin());
-    part.neighbors[static_cast<std::size_t>(e - e0)] = static_cast<std::int32_t>(local);
-  }
+  name_ghosts(part);
   return part;
 }
 

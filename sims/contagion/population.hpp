@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/subdomain.hpp"
 #include "core/vec.hpp"
 
 namespace simgrad::contagion {
@@ -59,11 +60,12 @@ struct EdgeList {
   }
 };
 
-// Builds the CSR rows: each row lists its contacts in edge-list order, so a population is the
-// same bits whatever built it.
+// Builds the CSR rows of the agents the population holds (all, or a part's: edges with no end
+// among them are skipped), and a part's ghosts: each row lists its contacts in edge-list order,
+// so a population, and each part of it, is the same bits whatever built it.
 void build_contacts(Population& population, const EdgeList& edges);
 
-// The agents [run.first, run.last) of `whole`, their rows, and the ghosts those rows name.
+// The agents [first, last) of `whole`, their rows, and the ghosts those rows name.
 Population part_of(const Population& whole, Index first, Index last);
 
 // A well-mixed population of n agents, all in age group 0.
@@ -75,8 +77,11 @@ using ProgressCallback = std::function<void(double fraction)>;
 // Reads GradABM's population files: agents.csv (header, then index,age_group[,stage...]) and
 // contacts.csv (i,j[,layer] per line, no header). Errors throw std::invalid_argument naming
 // the file, line and column.
+// With `part_of_whole`, which says from the whole's agent count which agents to keep, only
+// those, as part_of would cut them from the whole (the files are read whole, one at a time).
+using PartOfWhole = std::function<ElementRun(Index agents)>;
 Population load_population_csv(const std::filesystem::path& agents, const std::filesystem::path& contacts,
-                               const ProgressCallback& progress = {});
+                               const ProgressCallback& progress = {}, const PartOfWhole& part_of_whole = {});
 
 // A synthetic population with an age structure and household, school, work and random layers.
 struct SyntheticOptions {
@@ -90,6 +95,8 @@ struct SyntheticOptions {
   double work_contacts = 1.5;
   double random_contacts = 1.0;  // undirected random contacts per agent (about 3.5 in all)
 };
-Population make_synthetic_population(const SyntheticOptions& options);
+// With `part` (not empty), only the agents part.first .. part.last - 1 of it, as part_of would cut
+// them from the whole, built without the whole: every process of a split run builds its own.
+Population make_synthetic_population(const SyntheticOptions& options, ElementRun part = {});
 
 }  // namespace simgrad::contagion

@@ -46,7 +46,7 @@ class PopulationCsv {
 }  // namespace
 
 Population load_population_csv(const std::filesystem::path& agents_file, const std::filesystem::path& contacts_file,
-                               const ProgressCallback& progress) {
+                               const ProgressCallback& progress, const PartOfWhole& part_of_whole) {
   Population p;
   {
     const std::string text = read_text_file(agents_file);
@@ -64,25 +64,38 @@ Population load_population_csv(const std::filesystem::path& agents_file, const s
     if (p.agents == 0) throw std::invalid_argument(agents_file.string() + ": no agents");
     p.age_groups = max_age + 1;
   }
+  // A part keeps its agents' ages, and the contacts with an end among them.
+  ElementRun kept{0, p.agents};
+  if (part_of_whole) {
+    kept = part_of_whole(p.agents);
+    p.whole_agents = p.agents;
+    p.first_agent = kept.first;
+    p.agents = kept.last - kept.first;
+    p.age.erase(p.age.begin() + kept.last, p.age.end());
+    p.age.erase(p.age.begin(), p.age.begin() + kept.first);
+  }
+  const Index agents = p.total_agents();
   if (progress) progress(0.1);
   EdgeList edges;
   {
     const std::string text = read_text_file(contacts_file);
     PopulationCsv c(contacts_file, text);
     // About 12 bytes per line: reserve once instead of regrowing.
-    const std::size_t guess = text.size() / 10 + 16;
+    const std::size_t guess = static_cast<std::size_t>(static_cast<double>(text.size() / 10) *
+                                                       static_cast<double>(p.agents) / static_cast<double>(agents)) + 16;
     edges.from.reserve(guess);
     edges.to.reserve(guess);
     edges.layer.reserve(guess);
     int max_layer = 0;
     long lines = 0;
     while (c.next()) {  // i,j[,layer]
-      const std::int64_t a = c.integer(1, "agent index", p.agents - 1);
+      const std::int64_t a = c.integer(1, "agent index", agents - 1);
       if (c.size() < 2) c.fail(2, "missing the second agent of the contact");
-      const std::int64_t b = c.integer(2, "agent index", p.agents - 1);
+      const std::int64_t b = c.integer(2, "agent index", agents - 1);
       const std::int64_t l = c.size() > 2 ? c.integer(3, "layer", 255) : 0;
       if (c.size() > 3) c.fail(4, "unexpected text after the last field");
-      edges.add(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), static_cast<std::uint8_t>(l));
+      if ((a >= kept.first && a < kept.last) || (b >= kept.first && b < kept.last))
+        edges.add(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), static_cast<std::uint8_t>(l));
       max_layer = std::max(max_layer, static_cast<int>(l));
       if (progress && (++lines & 0xFFFFF) == 0) progress(0.1 + 0.7 * c.fraction_read());
     }

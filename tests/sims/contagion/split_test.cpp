@@ -3,7 +3,11 @@
 // Processes are threads here (tests/core/threaded_subdomain.hpp); tests/dist runs them on MPI.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -105,6 +109,50 @@ TEST(PopulationPart, RowsNameTheWholesContactsThroughOwnAgentsAndGhosts) {
     }
   }
   EXPECT_EQ(covered, whole.agents);
+}
+
+// Whether two populations are the same, array for array.
+void expect_same_population(const Population& a, const Population& b) {
+  EXPECT_EQ(a.agents, b.agents);
+  EXPECT_EQ(a.whole_agents, b.whole_agents);
+  EXPECT_EQ(a.first_agent, b.first_agent);
+  EXPECT_EQ(a.age, b.age);
+  EXPECT_EQ(a.age_groups, b.age_groups);
+  EXPECT_EQ(a.layers, b.layers);
+  EXPECT_EQ(a.offsets, b.offsets);
+  EXPECT_EQ(a.neighbors, b.neighbors);
+  EXPECT_EQ(a.layer, b.layer);
+  EXPECT_EQ(a.ghosts, b.ghosts);
+}
+
+// A process of a split run builds its part without the whole: the same arrays as the part cut
+// from the whole, for a synthetic population and one read from CSV files.
+TEST(PopulationPart, PartsBuiltAloneAreThePartsOfTheWhole) {
+  SyntheticOptions options;
+  options.agents = 6000;
+  options.seed = 9;
+  const Population whole = make_synthetic_population(options);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("simgrad_split_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream agents(dir / "agents.csv"), contacts(dir / "contacts.csv");
+    agents << "index,age_group\n";
+    for (Index i = 0; i < whole.agents; ++i) agents << i << "," << int(whole.age[i]) << "\n";
+    for (Index i = 0; i < whole.agents; ++i)
+      for (std::int64_t e = whole.offsets[i]; e < whole.offsets[i + 1]; ++e)
+        if (whole.neighbors[e] >= i) contacts << i << "," << whole.neighbors[e] << "," << int(whole.layer[e]) << "\n";
+  }
+  const Population read = load_population_csv(dir / "agents.csv", dir / "contacts.csv");
+  for (int processes : {2, 3, 5})
+    for (int p = 0; p < processes; ++p) {
+      const ElementRun run = partition_run(whole.agents, processes, p);
+      SCOPED_TRACE(std::to_string(p) + " of " + std::to_string(processes));
+      expect_same_population(make_synthetic_population(options, run), part_of(whole, run.first, run.last));
+      const Population read_part = load_population_csv(dir / "agents.csv", dir / "contacts.csv", {},
+                                                       [&](Index agents) { return partition_run(agents, processes, p); });
+      expect_same_population(read_part, part_of(read, run.first, run.last));
+    }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PopulationPart, MoreProcessesThanGroupsIsAClearError) {

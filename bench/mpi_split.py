@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""One epidemic split over MPI processes on this machine (`simgrad grad --split`): the wall time
+of the loss and gradient of GradABM's model on a synthetic population, the peak resident size of
+each process, the agents, ghosts and bytes each process sends, and whether every configuration
+gives the one-process bits. Configurations: 1 process of 1 and of all threads (the whole model),
+2 and 4 processes of one thread each (split). Tables: strong scaling (one size, more processes),
+weak scaling (agents per process fixed), and one large run. Medians of --repeats runs. Usage:
+  bench/mpi_split.py [--simgrad build/simgrad] [--repeats 3] [--only strong|weak|large]
+    [--large-agents 10000000] [--large-days 200]
+(docs/distributed.md; the figures are in docs/benchmarks.md)."""
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--simgrad", default="build/simgrad")
+parser.add_argument("--repeats", type=int, default=3)
+parser.add_argument("--only", default="")
+parser.add_argument("--large-agents", type=int, default=10_000_000)
+parser.add_argument("--large-days", type=int, default=200)
+parser.add_argument("--large-configurations", default="1x2,2x1,4x1")
+args = parser.parse_args()
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
+cores = os.cpu_count()
+scratch = tempfile.mkdtemp()
+
+
+def scenario(agents, days):
+    """GradABM's constants, R 2.5, 0.1% seeded, expected daily deaths fitted every day (made-up
+    counts: 0.01% of the agents a week), R weekly, mortality and seeding tuned; day records."""
+    data = os.path.join(scratch, f"deaths_{agents}_{days}.csv")
+    with open(data, "w") as f:
+        f.write("day,deaths\n")
+        for d in range(days):
+            f.write(f"{d},{1e-4 / 7 * agents:.3f}\n")
+    path = os.path.join(scratch, f"epidemic_{agents}_{days}.json")
+    with open(path, "w") as f:
+        json.dump({
+            "simulator": "contagion",
+            "population": {"synthetic": {"agents": agents, "seed": 1}},
+            "disease": {"deaths": "expected"},
+            "parameters": {"reproduction": 2.5, "initial_infected": 0.001},
+            "data": {"file": data, "column": "deaths", "count": "deaths"},
+            "days": days,
+            "tune": {"parameters": [{"name": "reproduction", "lower": 0.05, "upper": 20},
+                                    {"name": "mortality", "lower": 0.0001, "upper": 0.5},
+                                    {"name": "initial_infected", "lower": 1e-5, "upper": 0.1}]},
+            "checkpoint": "all"}, f)
+    return path
+
+
+def run(path, processes, threads):
+    """One `simgrad grad`: its JSON, the whole command's wall time (population built included),
+    and the largest peak resident size of its processes (through a parent of its own)."""
+    command = [args.simgrad, "grad", path, "--json", "--threads", str(threads)]
+    if processes > 1:
+        command = ["mpiexec", "-n", str(processes), "--oversubscribe", "--bind-to", "none"] + command + ["--split"]
+    parent = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", parent] + command, env=env, check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    out = json.loads(done.stdout)
+    out["peak_rss_kb"] = int(done.stderr.split()[-1])
+    return out, wall
+
+
+def measure(agents, days, configurations, repeats):
+    path = scenario(agents, days)
+    rows, reference = [], None
+    for processes, threads in configurations:
+        results = [run(path, processes, threads) for _ in range(repeats)]
+        out = results[0][0]
+        bits = (out["loss"], json.dumps(out["gradient"], sort_keys=True))
+        reference = reference or bits
+        split = out.get("split", {})
+        rss = split.get("peak_rss_kb_per_process")
+        rows.append({
+            "agents": agents, "days": days, "processes": processes, "threads": threads,
+            "gradient_s": statistics.median(r[0]["wall_s"] for r in results),
+            "command_s": statistics.median(r[1] for r in results),
+            "peak_rss_mb_per_process": [round(k / 1024) for k in rss] if rss else [round(out["peak_rss_kb"] / 1024)],
+            "ghosts_per_process": split.get("ghosts_per_process"),
+            "mb_sent_per_process": [round(b / 2**20, 1) for b in split["bytes_sent_per_process"]] if split else None,
+            "same_bits": all((r[0]["loss"], json.dumps(r[0]["gradient"], sort_keys=True)) == reference for r in results)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+if args.only in ("", "strong"):
+    print("# strong scaling: 1,000,000 agents, 200 days")
+    measure(1_000_000, 200, [(1, 1), (1, cores), (2, 1), (4, 1)], args.repeats)
+if args.only in ("", "weak"):
+    print("# weak scaling: 500,000 agents per process, 200 days")
+    for processes in (1, 2, 4):
+        measure(500_000 * processes, 200, [(processes, 1)], args.repeats)
+if args.only in ("", "large"):
+    print(f"# large: {args.large_agents:,} agents, {args.large_days} days, one run each")
+    configurations = [tuple(int(v) for v in c.split("x")) for c in args.large_configurations.split(",")]
+    measure(args.large_agents, args.large_days, configurations, 1)
