@@ -1,5 +1,10 @@
 #include "core/csv.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -14,6 +19,31 @@ std::string read_text_file(const std::filesystem::path& file) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+MappedText::MappedText(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY);
+  if (fd < 0) throw std::invalid_argument(file.string() + ": cannot open the file");
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) {
+    ::close(fd);
+    throw std::invalid_argument(file.string() + ": cannot read the file's size");
+  }
+  size_ = static_cast<std::size_t>(status.st_size);
+  if (size_ > 0) {
+    void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapped == MAP_FAILED) {
+      ::close(fd);
+      throw std::invalid_argument(file.string() + ": cannot map the file");
+    }
+    ::madvise(mapped, size_, MADV_SEQUENTIAL);  // read once, front to back
+    data_ = static_cast<const char*>(mapped);
+  }
+  ::close(fd);  // the mapping stays
+}
+
+MappedText::~MappedText() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
 }
 
 namespace {

@@ -21,6 +21,22 @@ namespace simgrad {
 // The whole file; std::invalid_argument "FILE: cannot open the file" when it cannot be read.
 std::string read_text_file(const std::filesystem::path& file);
 
+// A file's bytes mapped read-only, for files too large to copy into every process: processes of
+// one node reading one file (each its part of a split population) share its pages. Throws
+// std::invalid_argument naming the file when it cannot be opened or mapped.
+class MappedText {
+ public:
+  explicit MappedText(const std::filesystem::path& file);
+  ~MappedText();
+  MappedText(const MappedText&) = delete;
+  MappedText& operator=(const MappedText&) = delete;
+  std::string_view text() const { return {data_, size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 class CsvReader {
  public:
   // Reads `text`, which must outlive the reader.

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -49,6 +53,30 @@ TEST(Csv, AMissingFileNamesItself) {
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()), "/no/such/simgrad.csv: cannot open the file");
   }
+  try {
+    MappedText mapped("/no/such/simgrad.csv");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "/no/such/simgrad.csv: cannot open the file");
+  }
+}
+
+// A mapped file's text is the file's bytes, as read_text_file reads them; an empty file is empty.
+TEST(Csv, AMappedFileIsItsBytes) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("simgrad_csv_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) bytes += std::to_string(i) + "," + std::to_string(i % 7) + "\n";
+  std::ofstream(dir / "a.csv", std::ios::binary) << bytes;
+  std::ofstream(dir / "empty.csv").close();
+  {
+    const MappedText mapped(dir / "a.csv");
+    EXPECT_EQ(mapped.text(), bytes);
+    EXPECT_EQ(mapped.text(), read_text_file(dir / "a.csv"));
+    const MappedText empty(dir / "empty.csv");
+    EXPECT_TRUE(empty.text().empty());
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
