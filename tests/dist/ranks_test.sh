@@ -31,6 +31,25 @@ print(json.dumps(result, sort_keys=True))
 PY
 }
 
+# Starts `simgrad tune ... --out DIR` on 2 processes, kills one of them with SIGKILL once DIR
+# holds a saved state, and checks that the job ends with an error (its exit status in $code).
+run_and_kill_one() {
+  local dir=$1 launcher victim
+  shift
+  mpi 2 "$simgrad" "$@" --out "$dir" > /dev/null 2>&1 &
+  launcher=$!
+  for _ in $(seq 400); do [ -f "$dir/state.txt" ] && break; sleep 0.05; done
+  sleep 0.2
+  victim=$(pgrep -f "^$simgrad tune .*$dir" | tail -1)
+  [ -n "$victim" ] || fail "no process of the run in $dir to kill"
+  kill -9 "$victim"
+  set +e
+  wait "$launcher"
+  code=$?
+  set -e
+  [ "$code" != 0 ] || fail "the run in $dir finished before one of its processes was killed, or did not notice"
+}
+
 sweep=(sweep "$scenario" --param "rest_length[0]=0.05:0.2:7" --param "rest_length[2]=0.1,0.14,0.2" --gradient --quiet)
 "$simgrad" "${sweep[@]}" --out "$work/sweep_alone" > /dev/null
 tune=(tune "$scenario" --optimizer cmaes --iterations 4 --quiet)
@@ -84,18 +103,7 @@ echo "ok: 2 generations on 2 processes resumed to 4 on 3 give the uninterrupted 
 # iteration's, and resuming it on another number of processes gives the uninterrupted run's bits.
 long=(tune "$scenario" --optimizer cmaes --iterations 300 --quiet)
 "$simgrad" "${long[@]}" --out "$work/long_alone" > /dev/null
-mpi 2 "$simgrad" "${long[@]}" --out "$work/killed" > /dev/null 2>&1 &
-launcher=$!
-for _ in $(seq 200); do [ -f "$work/killed/state.txt" ] && break; sleep 0.05; done
-sleep 0.2
-victim=$(pgrep -f "^$simgrad tune .*$work/killed" | tail -1)
-[ -n "$victim" ] || fail "no process of the run to kill"
-kill -9 "$victim"
-set +e
-wait "$launcher"
-code=$?
-set -e
-[ "$code" != 0 ] || fail "the run finished before one of its processes was killed, or did not notice"
+run_and_kill_one "$work/killed" "${long[@]}"
 saved=$(grep -c . "$work/killed/state.txt")
 [ "$saved" -gt 10 ] || fail "the saved state is not whole after a process was killed"
 mpi 3 "$simgrad" "${long[@]}" --out "$work/killed" --resume > /dev/null
@@ -134,17 +142,7 @@ echo "ok: a split run of 2 iterations on 2 processes resumed to 3 on 3 gives the
 # A process of a split run killed mid-run: the job ends, the state is whole, and it resumes on 3.
 split_long=(tune "$franklin" --iterations 200 --quiet --split)
 "$simgrad" tune "$franklin" --iterations 6 --quiet --out "$work/split_long_alone" > /dev/null
-mpi 2 "$simgrad" "${split_long[@]}" --out "$work/split_killed" > /dev/null 2>&1 &
-launcher=$!
-for _ in $(seq 400); do [ -f "$work/split_killed/state.txt" ] && break; sleep 0.05; done
-victim=$(pgrep -f "^$simgrad tune .*$work/split_killed" | tail -1)
-[ -n "$victim" ] || fail "no process of the split run to kill"
-kill -9 "$victim"
-set +e
-wait "$launcher"
-code=$?
-set -e
-[ "$code" != 0 ] || fail "the split run finished before one of its processes was killed, or did not notice"
+run_and_kill_one "$work/split_killed" "${split_long[@]}"
 # (A record per iteration and one for the start.)
 records=$(grep -c '^wall_s' "$work/split_killed/state.txt" || true)
 [ "$records" -ge 2 ] && [ "$records" -le 6 ] || fail "the killed split run saved $((records - 1)) iterations, not 1 to 5"
