@@ -73,17 +73,19 @@ json finish_spreading(const CommonOptions& common) {
   return spread;
 }
 
-// Under --split, how the model was split: each process's elements, ghosts, bytes sent and peak
-// resident size, by rank.
-json split_json(const CommonOptions& common, const Scenario& scenario) {
+// Under --split, how the model was split: {"processes", "split": {each process's elements,
+// ghosts, bytes sent and peak resident size, by rank}}; an empty object otherwise. Collective.
+json split_fields(const CommonOptions& common, const Scenario& scenario) {
   const Subdomain* subdomain = scenario.subdomain();
-  if (!subdomain) return json();
+  if (!subdomain) return json::object();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return {{"elements_per_process", common.session->gather(long(subdomain->owned()))},
-          {"ghosts_per_process", common.session->gather(long(subdomain->ghosts()))},
-          {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))},
-          {"peak_rss_kb_per_process", common.session->gather(long(usage.ru_maxrss))}};
+  return {{"processes", common.session->size()},
+          {"split",
+           {{"elements_per_process", common.session->gather(long(subdomain->owned()))},
+            {"ghosts_per_process", common.session->gather(long(subdomain->ghosts()))},
+            {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))},
+            {"peak_rss_kb_per_process", common.session->gather(long(usage.ru_maxrss))}}}};
 }
 
 // Runs a command, turning exceptions into a message and the exit code the CLI contract names.
@@ -188,7 +190,9 @@ int exit_code_of(std::exception_ptr error, std::string& message) {
 int run_run(const std::filesystem::path& file, const RunCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
     for (const std::filesystem::path& e : options.exports) scenario::check_export_file(e);
-    auto scenario = load(file, common);
+    if (options.split && (options.frames || !options.exports.empty()))
+      throw std::invalid_argument("--split: --frames and --export draw the whole model on one process; leave them out");
+    auto scenario = load(file, common, options.split);
     tune::Problem& problem = scenario->problem();
     const auto start = Clock::now();
     const double loss = problem.value(problem.initial());
@@ -197,6 +201,7 @@ int run_run(const std::filesystem::path& file, const RunCommandOptions& options,
                 {"simulator", scenario->simulator()},
                 {"wall_s", seconds_since(start)},
                 {"summary", scenario->summary()}};
+    out.update(split_fields(common, *scenario));
     if (options.frames) {
       const json frames = scenario->frames(problem.initial());
       if (frames.is_null()) throw std::invalid_argument("--frames: the " + scenario->simulator() + " simulator draws no frames");
@@ -226,9 +231,8 @@ int run_grad(const std::filesystem::path& file, const GradCommandOptions& option
              {"steps", scenario->steps},
              {"wall_s", seconds_since(start)},
              {"adjoint_norms", norm_list}};
-    if (const json split = split_json(common, *scenario); !split.is_null()) {
-      out["processes"] = common.session->size();
-      out["split"] = split;
+    if (const json split = split_fields(common, *scenario); !split.empty()) {
+      out.update(split);
       out.erase("adjoint_norms");  // each process holds its part of the state's adjoint
     }
     emit(common, out);
@@ -238,7 +242,7 @@ int run_grad(const std::filesystem::path& file, const GradCommandOptions& option
 
 int run_gradcheck(const std::filesystem::path& file, const GradcheckCommandOptions& options, const CommonOptions& common) {
   return guarded(common, [&] {
-    auto scenario = load(file, common);
+    auto scenario = load(file, common, options.split);
     tune::Problem& problem = scenario->problem();
     GradCheckOptions check;
     check.step = options.step;
@@ -325,12 +329,11 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
       // on one process, is not written.
       json out;
       on_every_process(common, [&] { out = scenario::tune_result(*scenario, run); });
-      const json layout = split_json(common, *scenario);
+      const json layout = split_fields(common, *scenario);
       if (!root) return finished;
       scenario::write_tune_result(options.out, *scenario, run, out);
       out.erase("history");
-      out["processes"] = common.session->size();
-      out["split"] = layout;
+      out.update(layout);
       emit(common, out);
       return finished;
     }

@@ -31,6 +31,7 @@ struct GradcheckCommandOptions {
   double step = 1e-6;
   double rtol = 1e-4;
   double atol = 1e-9;
+  bool split = false;  // under mpirun: one model split over the processes
 };
 
 struct RunCommandOptions {
@@ -38,6 +39,7 @@ struct RunCommandOptions {
   int frame_width = 640;
   int frame_height = 480;
   std::vector<std::filesystem::path> exports;  // .gltf or .pvd files (scenario/run_export.hpp)
+  bool split = false;  // under mpirun: one model split over the processes
 };
 
 struct TuneCommandOptions {

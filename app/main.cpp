@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run a scenario forward and print its loss");
   run->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   RunCommandOptions run_options;
+  run->add_flag("--split", run_options.split,
+                "under mpirun: split the model over the processes (the contagion agent model), not batches");
   run->add_option("--frames", run_options.frames, "also draw the run as PNG frames DIR/frame_00000.png, ...");
   run->add_option("--export", run_options.exports, "also export the run: FILE.gltf (glTF 2.0) or FILE.pvd (a VTK series); repeatable");
   run->add_option("--frame-size", run_options.frame_width, "frame width in pixels (height 3/4 of it; default 640)")
@@ -58,6 +60,8 @@ int main(int argc, char** argv) {
   GradcheckCommandOptions gradcheck_options;
   CLI::App* gradcheck = app.add_subcommand("gradcheck", "compare the gradient with central finite differences");
   gradcheck->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
+  gradcheck->add_flag("--split", gradcheck_options.split,
+                      "under mpirun: split the model over the processes (the contagion agent model)");
   gradcheck->add_option("--directions", gradcheck_options.directions, "random directions instead of coordinates");
   gradcheck->add_option("--step", gradcheck_options.step, "relative finite-difference step");
   gradcheck->add_option("--rtol", gradcheck_options.rtol, "relative tolerance");

@@ -49,12 +49,15 @@ class MpiSubdomain final : public Subdomain {
                   offered_at.data(), MPI_INT64_T, MPI_COMM_WORLD);
     send_index_.reserve(sent);
     for (const std::int64_t e : sent_elements) send_index_.push_back(Index(e) - first());
-    send_buffer_.resize(sent);
+    send_buffer_.resize(2 * sent);  // room for pairs
     for (int r = 0; r < size; ++r) {
       if (offered[std::size_t(r)] > 0) sends_.push_back({r, offered_at[std::size_t(r)], offered[std::size_t(r)]});
       if (wanted[std::size_t(r)] > 0) receives_.push_back({r, wanted_at[std::size_t(r)], wanted[std::size_t(r)]});
     }
     requests_.resize(sends_.size() + receives_.size());
+    send_lengths_.resize(sends_.size());
+    receive_lengths_.resize(receives_.size());
+    receive_buffer_.resize(2 * ghosts.size());
     // Group counts per process, for gather_groups.
     const Index per_group = group_blocks(total);
     for (const ElementRun& run : runs) {
@@ -65,16 +68,56 @@ class MpiSubdomain final : public Subdomain {
     displacements_.resize(static_cast<std::size_t>(size));
   }
 
+  // Most agents shed nothing on most days, and most H-bar are zero: a peer is sent its values
+  // as (place in its list, value) pairs of the non-zero ones when that is shorter than all of
+  // them, and all of them otherwise. The lengths go first, so that every receive is posted
+  // before its message arrives (a probed, unexpected message costs a copy and a wait).
   void fill_ghosts(std::span<double> values) const override {
-    for (std::size_t k = 0; k < send_index_.size(); ++k) send_buffer_[k] = values[static_cast<std::size_t>(send_index_[k])];
-    double* ghosts = values.data() + owned();
+    const std::size_t peers = sends_.size() + receives_.size();
     std::size_t r = 0;
-    for (const Peer& p : receives_)
-      MPI_Irecv(ghosts + p.offset, p.count, MPI_DOUBLE, p.rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
-    for (const Peer& p : sends_)
-      MPI_Isend(send_buffer_.data() + p.offset, p.count, MPI_DOUBLE, p.rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
-    MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    bytes_sent_ += send_buffer_.size() * sizeof(double);
+    for (std::size_t k = 0; k < receives_.size(); ++k)
+      MPI_Irecv(&receive_lengths_[k], 1, MPI_INT, receives_[k].rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
+    std::size_t sent = 0;
+    for (std::size_t k = 0; k < sends_.size(); ++k) {
+      const Peer& p = sends_[k];
+      double* out = send_buffer_.data() + 2 * std::size_t(p.offset);
+      auto value = [&](int i) { return values[static_cast<std::size_t>(send_index_[std::size_t(p.offset + i)])]; };
+      int non_zero = 0;
+      for (int i = 0; i < p.count; ++i) non_zero += value(i) != 0.0;
+      send_lengths_[k] = 2 * non_zero < p.count ? 2 * non_zero : p.count;
+      if (send_lengths_[k] < p.count) {
+        for (int i = 0, at = 0; i < p.count; ++i)
+          if (const double v = value(i); v != 0.0) {
+            out[at++] = double(i);  // exact: i < 2^31
+            out[at++] = v;
+          }
+      } else {
+        for (int i = 0; i < p.count; ++i) out[i] = value(i);
+      }
+      MPI_Isend(&send_lengths_[k], 1, MPI_INT, p.rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
+      sent += std::size_t(send_lengths_[k]);
+    }
+    MPI_Waitall(int(peers), requests_.data(), MPI_STATUSES_IGNORE);
+    double* ghosts = values.data() + owned();
+    r = 0;
+    for (std::size_t k = 0; k < receives_.size(); ++k) {
+      const Peer& p = receives_[k];
+      double* in = receive_lengths_[k] == p.count ? ghosts + p.offset : receive_buffer_.data() + 2 * std::size_t(p.offset);
+      MPI_Irecv(in, receive_lengths_[k], MPI_DOUBLE, p.rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
+    }
+    for (std::size_t k = 0; k < sends_.size(); ++k)
+      MPI_Isend(send_buffer_.data() + 2 * std::size_t(sends_[k].offset), send_lengths_[k], MPI_DOUBLE, sends_[k].rank, kTag,
+                MPI_COMM_WORLD, &requests_[r++]);
+    MPI_Waitall(int(peers), requests_.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t k = 0; k < receives_.size(); ++k) {
+      const Peer& p = receives_[k];
+      if (receive_lengths_[k] == p.count) continue;
+      double* in = ghosts + p.offset;
+      const double* pairs = receive_buffer_.data() + 2 * std::size_t(p.offset);
+      std::fill(in, in + p.count, 0.0);
+      for (int at = 0; at < receive_lengths_[k]; at += 2) in[static_cast<std::size_t>(pairs[at])] = pairs[at + 1];
+    }
+    bytes_sent_ += (sent + sends_.size()) * sizeof(double);  // (a length counted as a number)
   }
 
   void gather_groups(std::span<const double> mine, std::span<double> all, Index width) const override {
@@ -100,7 +143,9 @@ class MpiSubdomain final : public Subdomain {
   std::vector<Index> send_index_;            // own elements sent, by peer, in the order peers copy them
   std::vector<Peer> sends_, receives_;       // peers with something to send or receive
   std::vector<int> groups_;                  // groups per process
-  mutable std::vector<double> send_buffer_;  // (the exchange's scratch: sized once)
+  mutable std::vector<double> send_buffer_;     // (the exchange's scratch: sized once)
+  mutable std::vector<double> receive_buffer_;  // pairs received, at twice each peer's offset
+  mutable std::vector<int> send_lengths_, receive_lengths_;
   mutable std::vector<MPI_Request> requests_;
   mutable std::vector<int> counts_, displacements_;
   mutable std::size_t bytes_sent_ = 0;

@@ -3,9 +3,11 @@
 // A split model's exchanges over MPI (core/subdomain.hpp says what they are).
 //
 // Ghost values go point to point, each process receiving from just the processes that own its
-// ghosts and sending to just those that copy its elements (a contact network cut into slabs
-// touches a few neighbours, not everyone); the lists of which elements are sent where are
-// exchanged once, when the subdomain is made. Group sums go by MPI_Allgatherv: every process
+// ghosts and sending to just those that copy its elements (a network of local contacts cut into
+// runs touches a few neighbours; random contacts touch every process); the lists of which
+// elements are sent where are exchanged once, when the subdomain is made. A day's values are
+// mostly zeros (agents that shed nothing), so a message carries the non-zero ones with their
+// places when that is shorter. Group sums go by MPI_Allgatherv: every process
 // needs every group's, and they are few (at most kMaxGroups rows of a few numbers).
 
 #include <cstdint>
