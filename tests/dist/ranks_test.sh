@@ -134,8 +134,10 @@ PY
     fail "the split tuning run on $n processes differs"
   echo "ok: the epidemic split over $n processes gives the plain run's bits (loss, gradient, 3 Adam iterations)"
 done
-# The forward run and the gradient check (on the relaxed model, whose loss is smooth), split over
-# 2 processes: the plain run's loss, and the plain check's every number and exit status.
+# The forward run and the gradient check, split over 2 processes: the plain run's loss, and the
+# plain check's every number and exit status. The check runs on the relaxed model with a step
+# small enough to fall between the jumps its hard events make (its pathwise gradient is exact on
+# each smooth piece; a larger step straddles jumps).
 "$simgrad" run "$franklin" --json | python3 -c "import json, sys; print(json.load(sys.stdin)['loss'])" > "$work/run_alone.loss"
 mpi 2 "$simgrad" run "$franklin" --json --split | python3 -c "import json, sys; print(json.load(sys.stdin)['loss'])" |
   cmp - "$work/run_alone.loss" || fail "the split forward run differs"
@@ -143,12 +145,13 @@ relaxed=$work/franklin_relaxed.json
 sed 's/"deaths": "expected"}/"deaths": "expected", "straight_through": false}/' "$franklin" > "$relaxed"
 grep -q '"straight_through": false' "$relaxed" || fail "the relaxed Franklin scenario was not written"
 set +e
-"$simgrad" gradcheck "$relaxed" --json > "$work/check_alone.json"
+"$simgrad" gradcheck "$relaxed" --json --step 1e-8 > "$work/check_alone.json"
 alone_code=$?
-mpi 2 "$simgrad" gradcheck "$relaxed" --json --split > "$work/check_split.json" 2> /dev/null
+mpi 2 "$simgrad" gradcheck "$relaxed" --json --step 1e-8 --split > "$work/check_split.json" 2> /dev/null
 split_code=$?
 set -e
-[ "$alone_code" = "$split_code" ] || fail "the split gradient check exits $split_code, the plain one $alone_code"
+[ "$alone_code" = 0 ] || { cat "$work/check_alone.json"; fail "the relaxed Franklin gradient check fails"; }
+[ "$split_code" = 0 ] || fail "the split gradient check exits $split_code"
 cmp "$work/check_split.json" "$work/check_alone.json" || fail "the split gradient check differs"
 echo "ok: the epidemic split over 2 processes gives the plain run's loss and gradient check"
 mpi 2 "$simgrad" tune "$franklin" --iterations 2 --quiet --split --out "$work/split_resumed" > /dev/null
