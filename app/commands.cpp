@@ -286,6 +286,13 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     });
     TuningRun& run = *made;
     const bool root = is_root(common);
+    // A split model's rollouts exchange with the other processes, so its steps cannot be agreed
+    // afterwards (an error only one process meets would leave the others waiting in an exchange):
+    // under --split they run as they are, and such an error ends the run through MPI_Abort.
+    auto every_process = [&](const std::function<void()>& step) {
+      if (split) step();
+      else on_every_process(common, step);
+    };
     if (root) std::filesystem::create_directories(options.out);
     const std::filesystem::path state_file = options.out / "state.txt";
     const std::filesystem::path meta_file = options.out / "run.json";
@@ -299,7 +306,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
       });
     } else {
       double initial_loss = 0;
-      on_every_process(common, [&] { initial_loss = run.initial_loss(); });  // a start that blows up is an error
+      every_process([&] { initial_loss = run.initial_loss(); });  // a start that blows up is an error
       if (root) write_file_atomically(meta_file, to_json_text(json{{"scenario", file.string()}, {"initial_loss", initial_loss}}));
     }
 
@@ -309,7 +316,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     while (!run.finished()) {
       // Every process computes the same iteration, so an error in it is everyone's.
       const tune::IterationRecord* iterated = nullptr;
-      on_every_process(common, [&] { iterated = &run.iterate(); });
+      every_process([&] { iterated = &run.iterate(); });
       const tune::IterationRecord& record = *iterated;
       if (root) {
         std::ostringstream saved;
@@ -328,7 +335,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
       // Every process replays the tuned model; the report, which replays the whole population
       // on one process, is not written.
       json out;
-      on_every_process(common, [&] { out = scenario::tune_result(*scenario, run); });
+      out = scenario::tune_result(*scenario, run);
       const json layout = split_fields(common, *scenario);
       if (!root) return finished;
       scenario::write_tune_result(options.out, *scenario, run, out);

@@ -36,7 +36,7 @@ class NonFiniteError : public std::runtime_error {
   static std::string describe(const std::string& kernel, Index element, bool in_adjoint, int step) {
     std::string where = step >= 0 ? "step " + std::to_string(step) + ", " : "";
     return std::string("non-finite ") + (in_adjoint ? "adjoint" : "value") + " at " + where +
-           "kernel " + kernel + ", element " + std::to_string(element);
+           "kernel " + kernel + (element >= 0 ? ", element " + std::to_string(element) : ", on another process");
   }
 
   std::string kernel_;

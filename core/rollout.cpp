@@ -6,6 +6,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
+#include "core/subdomain.hpp"
 
 namespace simgrad {
 
@@ -47,6 +48,9 @@ Rollout::~Rollout() = default;
 Rollout::Rollout(System& system, TrajectoryLoss& loss, int steps, RolloutOptions options)
     : system_(system), loss_(loss), steps_(steps), options_(std::move(options)), n_(system.state_size()) {
   if (steps < 1) throw std::invalid_argument("rollout: steps must be >= 1");
+  // Each process would clip its part of a_t by its own part's norm.
+  if (options_.clip_adjoint_norm > 0.0 && system.subdomain())
+    throw std::invalid_argument("clip_adjoint_norm: a model split over processes cannot clip its state adjoint's norm");
   final_.resize(static_cast<std::size_t>(n_));
   adjoint_.resize(static_cast<std::size_t>(n_));
   adjoint_next_.resize(static_cast<std::size_t>(n_));
@@ -124,10 +128,14 @@ void Rollout::adjoint_step(int t, std::span<const double> state, std::span<const
 // Checks a_t for non-finite entries, clips its norm if asked, and records the norm.
 void Rollout::record_adjoint(int t, std::vector<double>& adjoint) {
   double norm = std::sqrt(sum_of_squares(adjoint));
-  if (!std::isfinite(norm)) {
+  bool non_finite = !std::isfinite(norm);
+  // Split over processes, each holds a part of a_t: they fail together, or the others would
+  // wait for this one at the next exchange.
+  if (const Subdomain* split = system_.subdomain()) non_finite = split->any(non_finite);
+  if (non_finite) {
     Index first = 0;
     while (first < n_ && std::isfinite(adjoint[first])) ++first;
-    throw NonFiniteError("state adjoint", first, true, t);
+    throw NonFiniteError("state adjoint", first < n_ ? first : -1, true, t);  // -1: on another process
   }
   if (options_.clip_adjoint_norm > 0.0 && norm > options_.clip_adjoint_norm) {
     const double scale = options_.clip_adjoint_norm / norm;

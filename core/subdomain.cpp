@@ -1,6 +1,8 @@
 #include "core/subdomain.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +29,33 @@ ElementRun partition_run(Index total, int processes, int process) {
   const Index g1 = g0 + share + (process < extra ? 1 : 0);
   const Index group_size = group_blocks(total) * kBlockSize;
   return {std::min(total, g0 * group_size), std::min(total, g1 * group_size)};
+}
+
+std::size_t pack_ghost_values(std::span<const double> values, std::span<double> message) {
+  // Bits, not values: -0.0 is sent, and comes back as -0.0.
+  auto is_plus_zero = [](double v) { return std::bit_cast<std::uint64_t>(v) == 0; };
+  std::size_t non_zero = 0;
+  for (const double v : values) non_zero += !is_plus_zero(v);
+  if (2 * non_zero >= values.size()) {
+    std::copy(values.begin(), values.end(), message.begin());
+    return values.size();
+  }
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!is_plus_zero(values[k])) {
+      message[at++] = static_cast<double>(k);  // exact below 2^53
+      message[at++] = values[k];
+    }
+  return at;
+}
+
+void unpack_ghost_values(std::span<const double> message, std::span<double> values) {
+  if (message.size() == values.size()) {
+    std::copy(message.begin(), message.end(), values.begin());
+    return;
+  }
+  std::fill(values.begin(), values.end(), 0.0);
+  for (std::size_t at = 0; at + 1 < message.size(); at += 2) values[static_cast<std::size_t>(message[at])] = message[at + 1];
 }
 
 BlockSums::BlockSums(Index elements, Index width, const Subdomain* subdomain)

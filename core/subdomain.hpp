@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "core/vec.hpp"
@@ -47,7 +48,10 @@ class Subdomain {
   // Every group's `width` values, in group order, into `all` (group_count(total()) x width):
   // this process's groups from `mine`, the others' from theirs. Collective.
   virtual void gather_groups(std::span<const double> mine, std::span<double> all, Index width) const = 0;
-  // Bytes this process has sent to others so far: ghost values and group sums.
+  // True on every process when `flag` is true on any: a failure one process meets inside a step
+  // is every process's, or the others would wait for it at the next exchange. Collective.
+  virtual bool any(bool flag) const = 0;
+  // Bytes this process has sent to others so far: ghost values, their lengths and group sums.
   virtual std::size_t bytes_sent() const = 0;
 
  protected:
@@ -63,8 +67,23 @@ class Subdomain {
 // processes than groups (some would hold nothing).
 struct ElementRun {
   Index first = 0, last = 0;
+  bool contains(Index element) const { return element >= first && element < last; }
 };
 ElementRun partition_run(Index total, int processes, int process);
+
+// A message of ghost values, shorter when most are zero (as most of an epidemic's are on most
+// days): (place, value) pairs of the values whose bits are not those of +0 when that is shorter
+// than the values, else the values. pack_ghost_values writes it into `message` (room for twice
+// the values) and returns its length; unpack_ghost_values restores every value's bits.
+std::size_t pack_ghost_values(std::span<const double> values, std::span<double> message);
+void unpack_ghost_values(std::span<const double> message, std::span<double> values);
+
+// Thrown on the processes of a split run that met no error when another did, inside a step all
+// of them must leave together; the error reported is the other process's (dist::Session).
+class AnotherProcessFailed : public std::runtime_error {
+ public:
+  AnotherProcessFailed() : std::runtime_error("another process of the run failed") {}
+};
 
 // A run's processes, as a model splits over them: the process of rank() of size() holds the
 // elements partition_run(total, size(), rank()).
@@ -76,6 +95,8 @@ class Splitter {
   // This process's share of a model of `total` elements, where `ghosts` are the others'
   // elements it copies (the whole model's numbers, in increasing order). Collective.
   virtual std::unique_ptr<Subdomain> subdomain(Index total, std::vector<std::int64_t> ghosts) = 0;
+  // True on every process when `flag` is true on any. Collective.
+  virtual bool any(bool flag) = 0;
 };
 
 // Per-block partial sums over a process's elements, `width` values a block, and their sums over

@@ -20,12 +20,16 @@ namespace simgrad {
 // checkpoint segment under binomial:S) it passes an empty span and the system replays the part
 // of the step it needs. A residual holds exactly what the replay would compute, so gradients do
 // not depend on which path was taken.
+class Subdomain;
+
 class System {
  public:
   virtual ~System() = default;
 
   // Number of doubles in a state.
   virtual Index state_size() const = 0;
+  // The split this system's model is a part of (core/subdomain.hpp); null: the whole model.
+  virtual const Subdomain* subdomain() const { return nullptr; }
   // Writes s_0, computed from the parameters.
   virtual void initial_state(std::span<double> state) = 0;
   // Accumulates parameter adjoints given dL/ds_0.

@@ -4,10 +4,10 @@
 #include <mpi.h>
 
 #include <climits>
-
-#include "core/parallel.hpp"
 #include <stdexcept>
 #include <string>
+
+#include "core/parallel.hpp"
 
 namespace simgrad::dist {
 namespace {
@@ -20,9 +20,11 @@ int message_count(std::size_t count) {
 
 class MpiSubdomain final : public Subdomain {
  public:
+  // The run of process `rank`, and who sends it which ghosts (collective).
   MpiSubdomain(Index total, int rank, int size, std::vector<std::int64_t> ghosts)
       : MpiSubdomain(total, partition_run(total, size, rank), size, std::move(ghosts)) {}
 
+  // Tells every owner which of its elements this process copies (MPI_Alltoallv once).
   MpiSubdomain(Index total, ElementRun run, int size, std::vector<std::int64_t> ghosts)
       : Subdomain(total, run.first, run.last - run.first, static_cast<Index>(ghosts.size())), size_(size) {
     std::vector<ElementRun> runs;
@@ -39,17 +41,22 @@ class MpiSubdomain final : public Subdomain {
     MPI_Alltoall(wanted.data(), 1, MPI_INT, offered.data(), 1, MPI_INT, MPI_COMM_WORLD);
     // Each owner learns which of its elements every other process copies, in the order it copies them.
     std::vector<int> wanted_at(static_cast<std::size_t>(size), 0), offered_at(static_cast<std::size_t>(size), 0);
-    for (int r = 1; r < size; ++r) {
-      wanted_at[std::size_t(r)] = wanted_at[std::size_t(r - 1)] + wanted[std::size_t(r - 1)];
-      offered_at[std::size_t(r)] = offered_at[std::size_t(r - 1)] + offered[std::size_t(r - 1)];
+    std::size_t wanted_total = 0, sent = 0;
+    for (int r = 0; r < size; ++r) {
+      wanted_at[std::size_t(r)] = message_count(wanted_total);
+      offered_at[std::size_t(r)] = message_count(sent);
+      wanted_total += std::size_t(wanted[std::size_t(r)]);
+      sent += std::size_t(offered[std::size_t(r)]);
     }
-    const std::size_t sent = std::size_t(offered_at.back()) + std::size_t(offered.back());
+    message_count(2 * sent);  // a message of pairs is twice as long
+    message_count(2 * wanted_total);
     std::vector<std::int64_t> sent_elements(sent);
     MPI_Alltoallv(ghosts.data(), wanted.data(), wanted_at.data(), MPI_INT64_T, sent_elements.data(), offered.data(),
                   offered_at.data(), MPI_INT64_T, MPI_COMM_WORLD);
     send_index_.reserve(sent);
     for (const std::int64_t e : sent_elements) send_index_.push_back(Index(e) - first());
     send_buffer_.resize(2 * sent);  // room for pairs
+    own_values_.resize(sent);
     for (int r = 0; r < size; ++r) {
       if (offered[std::size_t(r)] > 0) sends_.push_back({r, offered_at[std::size_t(r)], offered[std::size_t(r)]});
       if (wanted[std::size_t(r)] > 0) receives_.push_back({r, wanted_at[std::size_t(r)], wanted[std::size_t(r)]});
@@ -68,10 +75,9 @@ class MpiSubdomain final : public Subdomain {
     displacements_.resize(static_cast<std::size_t>(size));
   }
 
-  // Most agents shed nothing on most days, and most H-bar are zero: a peer is sent its values
-  // as (place in its list, value) pairs of the non-zero ones when that is shorter than all of
-  // them, and all of them otherwise. The lengths go first, so that every receive is posted
-  // before its message arrives (a probed, unexpected message costs a copy and a wait).
+  // Most of a day's values are zeros: a peer gets a packed message (pack_ghost_values). The
+  // lengths go first, so that every receive is posted before its message arrives (a probed,
+  // unexpected message costs a copy and a wait).
   void fill_ghosts(std::span<double> values) const override {
     const std::size_t peers = sends_.size() + receives_.size();
     std::size_t r = 0;
@@ -80,52 +86,43 @@ class MpiSubdomain final : public Subdomain {
     std::size_t sent = 0;
     for (std::size_t k = 0; k < sends_.size(); ++k) {
       const Peer& p = sends_[k];
-      double* out = send_buffer_.data() + 2 * std::size_t(p.offset);
-      auto value = [&](int i) { return values[static_cast<std::size_t>(send_index_[std::size_t(p.offset + i)])]; };
-      int non_zero = 0;
-      for (int i = 0; i < p.count; ++i) non_zero += value(i) != 0.0;
-      send_lengths_[k] = 2 * non_zero < p.count ? 2 * non_zero : p.count;
-      if (send_lengths_[k] < p.count) {
-        for (int i = 0, at = 0; i < p.count; ++i)
-          if (const double v = value(i); v != 0.0) {
-            out[at++] = double(i);  // exact: i < 2^31
-            out[at++] = v;
-          }
-      } else {
-        for (int i = 0; i < p.count; ++i) out[i] = value(i);
-      }
+      double* own = own_values_.data() + p.offset;
+      for (int i = 0; i < p.count; ++i) own[i] = values[static_cast<std::size_t>(send_index_[std::size_t(p.offset + i)])];
+      send_lengths_[k] = int(pack_ghost_values({own, std::size_t(p.count)}, {message_of(send_buffer_, p), 2 * std::size_t(p.count)}));
       MPI_Isend(&send_lengths_[k], 1, MPI_INT, p.rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
       sent += std::size_t(send_lengths_[k]);
     }
     MPI_Waitall(int(peers), requests_.data(), MPI_STATUSES_IGNORE);
-    double* ghosts = values.data() + owned();
     r = 0;
-    for (std::size_t k = 0; k < receives_.size(); ++k) {
-      const Peer& p = receives_[k];
-      double* in = receive_lengths_[k] == p.count ? ghosts + p.offset : receive_buffer_.data() + 2 * std::size_t(p.offset);
-      MPI_Irecv(in, receive_lengths_[k], MPI_DOUBLE, p.rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
-    }
-    for (std::size_t k = 0; k < sends_.size(); ++k)
-      MPI_Isend(send_buffer_.data() + 2 * std::size_t(sends_[k].offset), send_lengths_[k], MPI_DOUBLE, sends_[k].rank, kTag,
+    for (std::size_t k = 0; k < receives_.size(); ++k)
+      MPI_Irecv(message_of(receive_buffer_, receives_[k]), receive_lengths_[k], MPI_DOUBLE, receives_[k].rank, kTag,
                 MPI_COMM_WORLD, &requests_[r++]);
+    for (std::size_t k = 0; k < sends_.size(); ++k)
+      MPI_Isend(message_of(send_buffer_, sends_[k]), send_lengths_[k], MPI_DOUBLE, sends_[k].rank, kTag, MPI_COMM_WORLD,
+                &requests_[r++]);
     MPI_Waitall(int(peers), requests_.data(), MPI_STATUSES_IGNORE);
+    double* ghosts = values.data() + owned();
     for (std::size_t k = 0; k < receives_.size(); ++k) {
       const Peer& p = receives_[k];
-      if (receive_lengths_[k] == p.count) continue;
-      double* in = ghosts + p.offset;
-      const double* pairs = receive_buffer_.data() + 2 * std::size_t(p.offset);
-      std::fill(in, in + p.count, 0.0);
-      for (int at = 0; at < receive_lengths_[k]; at += 2) in[static_cast<std::size_t>(pairs[at])] = pairs[at + 1];
+      unpack_ghost_values({message_of(receive_buffer_, p), std::size_t(receive_lengths_[k])},
+                          {ghosts + p.offset, std::size_t(p.count)});
     }
-    bytes_sent_ += (sent + sends_.size()) * sizeof(double);  // (a length counted as a number)
+    bytes_sent_ += sent * sizeof(double) + sends_.size() * sizeof(int);
   }
 
+  bool any(bool flag) const override {
+    int value = flag ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return value != 0;
+  }
+
+  // Every process's group sums, in rank order, which is group order.
   void gather_groups(std::span<const double> mine, std::span<double> all, Index width) const override {
-    int at = 0;
+    std::size_t at = 0;
     for (std::size_t r = 0; r < counts_.size(); ++r) {
       counts_[r] = message_count(std::size_t(groups_[r]) * std::size_t(width));
-      displacements_[r] = at;
-      at += counts_[r];
+      displacements_[r] = message_count(at);
+      at += std::size_t(counts_[r]);
     }
     MPI_Allgatherv(mine.data(), message_count(mine.size()), MPI_DOUBLE, all.data(), counts_.data(), displacements_.data(),
                    MPI_DOUBLE, MPI_COMM_WORLD);
@@ -139,10 +136,13 @@ class MpiSubdomain final : public Subdomain {
   struct Peer {
     int rank, offset, count;
   };
+  // A peer's message in a buffer of twice the values (room for pairs).
+  static double* message_of(std::vector<double>& buffer, const Peer& p) { return buffer.data() + 2 * std::size_t(p.offset); }
   int size_;
   std::vector<Index> send_index_;            // own elements sent, by peer, in the order peers copy them
   std::vector<Peer> sends_, receives_;       // peers with something to send or receive
   std::vector<int> groups_;                  // groups per process
+  mutable std::vector<double> own_values_;      // the values sent, gathered per peer
   mutable std::vector<double> send_buffer_;     // (the exchange's scratch: sized once)
   mutable std::vector<double> receive_buffer_;  // pairs received, at twice each peer's offset
   mutable std::vector<int> send_lengths_, receive_lengths_;

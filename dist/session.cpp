@@ -124,15 +124,28 @@ class MpiSession final : public Session, private tune::BatchExecutor {
   }
 
   // Throws on every process the error of the lowest rank that has one; returns when none has.
+  // A process that failed only because another did (AnotherProcessFailed) is not the source.
   void settle(const std::exception_ptr& error) {
-    const int lowest = lowest_rank_with(error != nullptr);
-    if (lowest == size_) return;
+    if (lowest_rank_with(error != nullptr) == size_) return;
+    int lowest = lowest_rank_with(error != nullptr && !is_another_process_failure(error));
+    if (lowest == size_) lowest = lowest_rank_with(error != nullptr);  // (none but followers: cannot happen)
     std::string message;
     int exit_code = 1;
     if (rank_ == lowest) exit_code = exit_code_of_(error, message);
     MPI_Bcast(&exit_code, 1, MPI_INT, lowest, MPI_COMM_WORLD);
     broadcast(message, lowest);
     throw EveryRankError(message, exit_code);
+  }
+
+  // Whether the error is AnotherProcessFailed.
+  static bool is_another_process_failure(const std::exception_ptr& error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const AnotherProcessFailed&) {
+      return true;
+    } catch (...) {
+      return false;
+    }
   }
 
   // The lowest rank whose flag is true, or size() when none is.

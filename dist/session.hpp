@@ -68,8 +68,7 @@ class Session : public Splitter {
   // rank 0; the message says which `what` differs and on which rank.
   virtual void require_same(std::string_view what, std::string_view value) = 0;
 
-  // True on every process when `flag` is true on any (an interrupt seen by one process).
-  virtual bool any(bool flag) = 0;
+  // (any(flag), from Splitter: an interrupt seen by one process stops every process.)
 
   // Spreads batches over the processes (tune/batch.hpp).
   virtual tune::BatchExecutor& executor() = 0;

@@ -209,32 +209,50 @@ class ContagionScenario final : public Scenario {
   // whole), and the subdomain that exchanges with the other parts.
   void read_population(const ScenarioNode& node, Splitter* split) {
     const auto start = std::chrono::steady_clock::now();
+    std::exception_ptr failed;
+    try {
+      population_ = build_population(node, split);
+    } catch (...) {
+      if (!split) throw;
+      failed = std::current_exception();
+    }
+    if (split) {
+      // Making the subdomain is collective: every process learns first whether any failed (a
+      // file missing on one node), or the others would wait for it there.
+      if (split->any(failed != nullptr)) {
+        if (failed) std::rethrow_exception(failed);
+        throw AnotherProcessFailed();
+      }
+      subdomain_ = split->subdomain(population_.whole_agents, population_.ghosts);
+    }
+    load_seconds_ = seconds_since(start);
+  }
+
+  // The whole population, or this process's part of it when split.
+  static cg::Population build_population(const ScenarioNode& node, Splitter* split) {
     auto part_of_whole = [split](Index agents) { return partition_run(agents, split->size(), split->rank()); };
     if (node.has("complete")) {
-      population_ = cg::make_complete_population(node.integer("complete", 2, 1LL << 31));
-      if (split) {
-        const ElementRun run = part_of_whole(population_.agents);
-        population_ = cg::part_of(population_, run.first, run.last);  // (ages alone: no contacts)
-      }
-    } else if (auto synthetic = node.optional_child("synthetic")) {
+      cg::Population whole = cg::make_complete_population(node.integer("complete", 2, 1LL << 31));
+      if (!split) return whole;
+      const ElementRun run = part_of_whole(whole.agents);
+      return cg::part_of(whole, run.first, run.last);  // (ages alone: no contacts)
+    }
+    if (auto synthetic = node.optional_child("synthetic")) {
       cg::SyntheticOptions s;
       s.agents = synthetic->integer("agents", 2, (1LL << 31) - 1);
       s.seed = static_cast<std::uint64_t>(synthetic->integer("seed", 0, 1LL << 32, 1));
       s.random_contacts = synthetic->non_negative("random_contacts", s.random_contacts);
-      population_ = cg::make_synthetic_population(s, split ? part_of_whole(s.agents) : ElementRun{});
-    } else {
-      const std::filesystem::path agents = node.existing_file("agents_csv");
-      const std::filesystem::path contacts = node.existing_file("contacts_csv");
-      const bool terminal = isatty(fileno(stderr));
-      population_ = cg::load_population_csv(
-          agents, contacts,
-          [&](double f) {
-            if (terminal) std::fprintf(stderr, "\rloading population %3.0f%%%s", 100.0 * f, f >= 1.0 ? "\n" : "");
-          },
-          split ? cg::PartOfWhole(part_of_whole) : cg::PartOfWhole());
+      return cg::make_synthetic_population(s, split ? part_of_whole(s.agents) : ElementRun{});
     }
-    if (split) subdomain_ = split->subdomain(population_.whole_agents, population_.ghosts);
-    load_seconds_ = seconds_since(start);
+    const std::filesystem::path agents = node.existing_file("agents_csv");
+    const std::filesystem::path contacts = node.existing_file("contacts_csv");
+    const bool terminal = isatty(fileno(stderr));
+    return cg::load_population_csv(
+        agents, contacts,
+        [&](double f) {
+          if (terminal) std::fprintf(stderr, "\rloading population %3.0f%%%s", 100.0 * f, f >= 1.0 ? "\n" : "");
+        },
+        split ? cg::PartOfWhole(part_of_whole) : cg::PartOfWhole());
   }
 
   // The observed series: fitted windows first, then held-out ones.

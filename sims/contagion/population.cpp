@@ -11,16 +11,16 @@ namespace {
 // agents from 0, the others as ghosts after them (ghosts in increasing order). The whole is
 // left as it is.
 void name_ghosts(Population& p) {
-  const Index first = p.first_agent, last = p.first_agent + p.agents;
+  const ElementRun own{p.first_agent, p.first_agent + p.agents};
   for (const std::int32_t j : p.neighbors)
-    if (j < first || j >= last) p.ghosts.push_back(j);
+    if (!own.contains(j)) p.ghosts.push_back(j);
   if (p.ghosts.empty()) return;
   std::sort(p.ghosts.begin(), p.ghosts.end());
   p.ghosts.erase(std::unique(p.ghosts.begin(), p.ghosts.end()), p.ghosts.end());
-  if (p.agents + static_cast<Index>(p.ghosts.size()) > INT32_MAX) throw std::length_error("too many agents and ghosts in a part");
+  // (Own agents and ghosts are agents of the whole, fewer than 2^31: int32 numbers.)
   for (std::int32_t& j : p.neighbors)
-    j = static_cast<std::int32_t>(j >= first && j < last ? j - first
-                                                         : p.agents + (std::lower_bound(p.ghosts.begin(), p.ghosts.end(), j) - p.ghosts.begin()));
+    j = static_cast<std::int32_t>(own.contains(j) ? j - own.first
+                                                  : p.agents + (std::lower_bound(p.ghosts.begin(), p.ghosts.end(), j) - p.ghosts.begin()));
 }
 
 }  // namespace
@@ -29,12 +29,12 @@ void name_ghosts(Population& p) {
 // order; then the part's ghosts.
 void build_contacts(Population& p, const EdgeList& edges) {
   const std::size_t m = edges.from.size();
-  const Index first = p.first_agent, last = p.first_agent + p.agents;
-  auto held = [&](std::int32_t a) { return a >= first && a < last; };
+  const Index first = p.first_agent;
+  const ElementRun own{first, first + p.agents};
   p.offsets.assign(static_cast<std::size_t>(p.agents) + 1, 0);
   for (std::size_t e = 0; e < m; ++e) {
-    if (held(edges.from[e])) ++p.offsets[static_cast<std::size_t>(edges.from[e] - first) + 1];
-    if (edges.to[e] != edges.from[e] && held(edges.to[e])) ++p.offsets[static_cast<std::size_t>(edges.to[e] - first) + 1];
+    if (own.contains(edges.from[e])) ++p.offsets[static_cast<std::size_t>(edges.from[e] - first) + 1];
+    if (edges.to[e] != edges.from[e] && own.contains(edges.to[e])) ++p.offsets[static_cast<std::size_t>(edges.to[e] - first) + 1];
   }
   for (std::size_t i = 0; i < static_cast<std::size_t>(p.agents); ++i) p.offsets[i + 1] += p.offsets[i];
   const std::size_t total = static_cast<std::size_t>(p.offsets.back());
@@ -44,12 +44,12 @@ void build_contacts(Population& p, const EdgeList& edges) {
   std::vector<std::int64_t> next(p.offsets.begin(), p.offsets.end() - 1);
   for (std::size_t e = 0; e < m; ++e) {
     const std::int32_t a = edges.from[e], b = edges.to[e];
-    if (held(a)) {
+    if (own.contains(a)) {
       std::int64_t& ka = next[static_cast<std::size_t>(a - first)];
       p.neighbors[static_cast<std::size_t>(ka)] = b;
       p.layer[static_cast<std::size_t>(ka++)] = edges.layer[e];
     }
-    if (a == b || !held(b)) continue;
+    if (a == b || !own.contains(b)) continue;
     std::int64_t& kb = next[static_cast<std::size_t>(b - first)];
     p.neighbors[static_cast<std::size_t>(kb)] = a;
     p.layer[static_cast<std::size_t>(kb++)] = edges.layer[e];

@@ -58,6 +58,10 @@ struct EdgeList {
     to.push_back(b);
     layer.push_back(l);
   }
+  // Adds the contact when one of its agents is in `part` (the contacts a part's rows hold).
+  void add_touching(const ElementRun& part, std::int32_t a, std::int32_t b, std::uint8_t l) {
+    if (part.contains(a) || part.contains(b)) add(a, b, l);
+  }
 };
 
 // Builds the CSR rows of the agents the population holds (all, or a part's: edges with no end

@@ -96,8 +96,7 @@ Population load_population_csv(const std::filesystem::path& agents_file, const s
       const std::int64_t b = c.integer(2, "agent index", agents - 1);
       const std::int64_t l = c.size() > 2 ? c.integer(3, "layer", 255) : 0;
       if (c.size() > 3) c.fail(4, "unexpected text after the last field");
-      if ((a >= kept.first && a < kept.last) || (b >= kept.first && b < kept.last))
-        edges.add(static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), static_cast<std::uint8_t>(l));
+      edges.add_touching(kept, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), static_cast<std::uint8_t>(l));
       max_layer = std::max(max_layer, static_cast<int>(l));
       if (progress && (++lines & 0xFFFFF) == 0) progress(0.1 + 0.7 * c.fraction_read());
     }

@@ -12,11 +12,6 @@ namespace {
 // Draw streams of the generator, so that no two uses share a Philox block.
 enum Stream : std::uint64_t { kAge = 1, kHousehold, kSchool, kWork, kRandom };
 
-// Adds the contact when one of its agents is kept.
-void add_kept(EdgeList& edges, std::int32_t a, std::int32_t b, std::uint8_t layer, const ElementRun& kept) {
-  if ((a >= kept.first && a < kept.last) || (b >= kept.first && b < kept.last)) edges.add(a, b, layer);
-}
-
 // Index of the share that a uniform u falls into (shares need not sum to 1).
 std::size_t pick(const std::vector<double>& shares, double u) {
   double total = 0.0;
@@ -46,7 +41,7 @@ void group_contacts(Index agents, const Member& member, int group_size, double p
         const std::size_t a = words[0] % size;
         std::size_t b = words[1] % (size - 1);
         if (b >= a) ++b;
-        add_kept(edges, group[a], group[b], layer, kept);
+        edges.add_touching(kept, group[a], group[b], layer);
       }
     }
     first += size;
@@ -87,8 +82,8 @@ Population make_synthetic_population(const SyntheticOptions& s, ElementRun kept)
   for (std::uint64_t h = 0; i < s.agents; ++h) {
     const Index size = std::min<Index>(s.agents - i, static_cast<Index>(pick(s.household_size_shares, uniform01(s.seed, kHousehold, h)) + 1));
     for (Index a = i; a < i + size; ++a) {
-      if (a >= kept.first && a < kept.last) p.age[static_cast<std::size_t>(a - kept.first)] = static_cast<std::uint8_t>(age_of(a));
-      for (Index b = i; b < a; ++b) add_kept(edges, static_cast<std::int32_t>(b), static_cast<std::int32_t>(a), 0, kept);
+      if (kept.contains(a)) p.age[static_cast<std::size_t>(a - kept.first)] = static_cast<std::uint8_t>(age_of(a));
+      for (Index b = i; b < a; ++b) edges.add_touching(kept, static_cast<std::int32_t>(b), static_cast<std::int32_t>(a), 0);
     }
     i += size;
   }
@@ -104,7 +99,7 @@ Population make_synthetic_population(const SyntheticOptions& s, ElementRun kept)
     const std::uint64_t a = words[0] % n;
     std::uint64_t b = words[1] % (n - 1);
     if (b >= a) ++b;
-    add_kept(edges, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), 3, kept);
+    edges.add_touching(kept, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b), 3);
   }
   build_contacts(p, edges);
   return p;

@@ -3,6 +3,7 @@
 // split model's tests run (under the sanitizers too) in a build without MPI.
 #pragma once
 
+#include <algorithm>
 #include <barrier>
 #include <functional>
 #include <span>
@@ -26,6 +27,7 @@ struct PartitionBoard {
   std::barrier<> sync;
   std::vector<std::span<double>> values;        // each process's array, while fill_ghosts runs
   std::vector<std::span<const double>> groups;  // each process's group sums, while gather_groups runs
+  std::vector<char> flags = std::vector<char>(static_cast<std::size_t>(processes), 0);  // while any runs
 };
 
 class ThreadedSubdomain final : public Subdomain {
@@ -37,6 +39,7 @@ class ThreadedSubdomain final : public Subdomain {
                   static_cast<Index>(ghosts.size())),
         board_(board), process_(process), ghosts_(std::move(ghosts)) {}
 
+  // Publishes this process's values, then copies its ghosts' from their owners' arrays.
   void fill_ghosts(std::span<double> values) const override {
     board_.values[static_cast<std::size_t>(process_)] = values;
     board_.sync.arrive_and_wait();
@@ -50,6 +53,7 @@ class ThreadedSubdomain final : public Subdomain {
     bytes_sent_ += ghosts_.size() * sizeof(double);  // (received, here: the totals agree)
   }
 
+  // Publishes this process's group sums, then copies every process's in rank order.
   void gather_groups(std::span<const double> mine, std::span<double> all, Index) const override {
     board_.groups[static_cast<std::size_t>(process_)] = mine;
     board_.sync.arrive_and_wait();
@@ -60,6 +64,15 @@ class ThreadedSubdomain final : public Subdomain {
     }
     board_.sync.arrive_and_wait();
     bytes_sent_ += mine.size() * sizeof(double) * static_cast<std::size_t>(board_.processes - 1);
+  }
+
+  // True on every process when any process's flag is.
+  bool any(bool flag) const override {
+    board_.flags[static_cast<std::size_t>(process_)] = flag;
+    board_.sync.arrive_and_wait();
+    const bool result = std::find(board_.flags.begin(), board_.flags.end(), 1) != board_.flags.end();
+    board_.sync.arrive_and_wait();
+    return result;
   }
 
   std::size_t bytes_sent() const override { return bytes_sent_; }
