@@ -334,8 +334,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     if (split) {
       // Every process replays the tuned model; the report, which replays the whole population
       // on one process, is not written.
-      json out;
-      out = scenario::tune_result(*scenario, run);
+      json out = scenario::tune_result(*scenario, run);
       const json layout = split_fields(common, *scenario);
       if (!root) return finished;
       scenario::write_tune_result(options.out, *scenario, run, out);
