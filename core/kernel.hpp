@@ -33,7 +33,9 @@
 // SIMD lane, with the same results bit for bit (lanes.hpp).
 //
 // Every loop runs over fixed-size blocks (parallel.hpp); shared-parameter adjoints are summed
-// per block and then in block order, so results are identical for any thread count.
+// per block and then in block order, so results are identical for any thread count. A kernel
+// over one process's part of a split model (split_over) adds every process's blocks in the whole
+// model's block order, so its results are also identical for any number of processes.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +44,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -53,6 +57,7 @@
 #include "core/lanes.hpp"
 #include "core/local_ad.hpp"
 #include "core/parallel.hpp"
+#include "core/subdomain.hpp"
 
 namespace simgrad {
 
@@ -482,6 +487,15 @@ class Kernel {
   const std::string& name() const { return name_; }
   Index elements() const { return elements_; }
 
+  // Makes this a kernel over one process's elements of a split model: its elements are the
+  // subdomain's own (element e is the whole model's subdomain.first() + e), and sum() and the
+  // shared-field adjoints add every process's per-block values in the whole model's block order,
+  // the whole model's kernel's bits. `shared` lists every field the body reads through
+  // e.shared() (adjoint null where not differentiated). sum() and the reverse passes are then
+  // collective. Called again with the same subdomain (to update the list: an adjoint enabled
+  // since), it allocates nothing.
+  void split_over(const Subdomain& subdomain, std::span<const FieldRef> shared = {});
+
   // Runs the body on every element; scattered fields then hold the sums of their contributions.
   template <class Body>
   void forward(const Body& body) {
@@ -566,6 +580,7 @@ class Kernel {
       block_sums_[b] = s;
     });
     bad.raise_if_any(name_, false);
+    if (split_ != nullptr) return split_sum();
     double total = 0.0;
     for (double s : block_sums_) total += s;
     return total;
@@ -607,6 +622,11 @@ class Kernel {
   }
 
  private:
+  // sum() over a split model: every process's block sums, in the whole model's order.
+  double split_sum();
+  // Adds the shared partials of the `blocks` own blocks, and the other processes', to the
+  // shared fields' adjoints in the whole model's block order.
+  void flush_split_shared(Index blocks);
   // Shared driver of all reverse passes: gathered buffers, per-block partials, deposits.
   template <class ElementType, class Body, class Run>
   void run_reverse(const Body& body, const Run& run);
@@ -689,6 +709,11 @@ class Kernel {
   std::vector<detail::SlotBuffer> gathered_;
   std::vector<detail::SlotBuffer> scattered_;
   std::vector<detail::SharedPartials> shared_;
+  // Split over processes (split_over): the shared fields, and the rows gathered for sum() and
+  // for the shared adjoints (per block: a flag, then the sum, for each shared field).
+  const Subdomain* split_ = nullptr;
+  std::vector<FieldRef> split_shared_;
+  std::shared_ptr<BlockRows> sum_rows_, shared_rows_;
 };
 
 template <class ElementType, class Body, class Run>
@@ -761,6 +786,7 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
   bad.raise_if_any(name_, true);
 
   if (partitioned && slots) detail::sum_shared_entries(*incidence_, *context.partition, gathered_);
+  if (split_ != nullptr) return flush_split_shared(blocks);
   for (Index b = 0; b < blocks; ++b) {
     const detail::SharedPartials& partials = shared_[b];
     for (int k = 0; k < partials.count; ++k)

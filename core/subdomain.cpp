@@ -58,6 +58,21 @@ void unpack_ghost_values(std::span<const double> message, std::span<double> valu
   for (std::size_t at = 0; at + 1 < message.size(); at += 2) values[static_cast<std::size_t>(message[at])] = message[at + 1];
 }
 
+BlockRows::BlockRows(const Subdomain& subdomain, Index width)
+    : subdomain_(subdomain),
+      width_(width),
+      own_blocks_(block_count(subdomain.owned())),
+      blocks_(block_count(subdomain.total())) {
+  const Index per_group = group_blocks(subdomain.total());
+  if (subdomain.first() % (per_group * kBlockSize) != 0)
+    throw std::invalid_argument("a process's elements must start at a group's first element");
+  const Index own_groups = (own_blocks_ + per_group - 1) / per_group;
+  mine_.assign(static_cast<std::size_t>(own_groups * per_group * width), 0.0);
+  all_.assign(static_cast<std::size_t>(group_count(subdomain.total()) * per_group * width), 0.0);
+}
+
+void BlockRows::gather() { subdomain_.gather_groups(mine_, all_, group_blocks(subdomain_.total()) * width_); }
+
 BlockSums::BlockSums(Index elements, Index width, const Subdomain* subdomain)
     : width_(width),
       blocks_per_group_(group_blocks(subdomain ? subdomain->total() : elements)),

@@ -44,10 +44,17 @@ class Subdomain {
   Index ghosts() const { return ghosts_; }
   // Copies into values[owned() + k] the owner's value of ghost k, for every ghost. Collective:
   // every process calls it at the same point.
-  virtual void fill_ghosts(std::span<double> values) const = 0;
+  void fill_ghosts(std::span<double> values) const { fill_ghost_rows(values, 1); }
+  // The same for `width` values an element (a node's position): ghost k's row is
+  // values[(owned() + k) width, (owned() + k + 1) width).
+  virtual void fill_ghost_rows(std::span<double> values, Index width) const = 0;
   // Every group's `width` values, in group order, into `all` (group_count(total()) x width):
   // this process's groups from `mine`, the others' from theirs. Collective.
   virtual void gather_groups(std::span<const double> mine, std::span<double> all, Index width) const = 0;
+  // Every process's `mine`, in rank order (which is the order of their elements), into `all`,
+  // resized to their total length (allocating only when it grows). For what is gathered once a
+  // rollout, not each step. Collective.
+  virtual void gather_all(std::span<const double> mine, std::vector<double>& all) const = 0;
   // True on every process when `flag` is true on any: a failure one process meets inside a step
   // is every process's, or the others would wait for it at the next exchange. Collective.
   virtual bool any(bool flag) const = 0;
@@ -77,6 +84,31 @@ ElementRun partition_run(Index total, int processes, int process);
 // the values) and returns its length; unpack_ghost_values restores every value's bits.
 std::size_t pack_ghost_values(std::span<const double> values, std::span<double> message);
 void unpack_ghost_values(std::span<const double> message, std::span<double> values);
+
+// Rows of `width` values per block of a split model's elements, gathered in the whole model's
+// block order: each process fills its own blocks' rows, gather() hands every process every
+// block's. For sums that a whole model's loop adds block by block in block order (kernel.hpp's
+// shared adjoints and sums): adding the gathered rows in that order gives the same bits on any
+// number of processes. Sized once; gather() allocates nothing.
+class BlockRows {
+ public:
+  BlockRows(const Subdomain& subdomain, Index width);
+  Index width() const { return width_; }
+  // This process's blocks, and the whole model's.
+  Index own_blocks() const { return own_blocks_; }
+  Index blocks() const { return blocks_; }
+  // The row of this process's block b, to fill before gather().
+  double* own_row(Index b) { return mine_.data() + static_cast<std::size_t>(b * width_); }
+  // Collective.
+  void gather();
+  // The row of the whole model's block b, after gather().
+  const double* row(Index b) const { return all_.data() + static_cast<std::size_t>(b * width_); }
+
+ private:
+  const Subdomain& subdomain_;
+  Index width_, own_blocks_, blocks_;
+  std::vector<double> mine_, all_;  // whole groups: the last group's missing blocks are padding
+};
 
 // Thrown on the processes of a split run that met no error when another did, inside a step all
 // of them must leave together; the error reported is the other process's (dist::Session).

@@ -3,6 +3,7 @@
 #ifdef SIMGRAD_MPI
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -78,7 +79,14 @@ class MpiSubdomain final : public Subdomain {
   // Most of a day's values are zeros: a peer gets a packed message (pack_ghost_values). The
   // lengths go first, so that every receive is posted before its message arrives (a probed,
   // unexpected message costs a copy and a wait).
-  void fill_ghosts(std::span<double> values) const override {
+  void fill_ghost_rows(std::span<double> values, Index width) const override {
+    const std::size_t w = static_cast<std::size_t>(width);
+    if (w > width_room_) {  // once per wider row: the buffers start with room for one value an element
+      own_values_.resize(w * send_index_.size());
+      send_buffer_.resize(2 * own_values_.size());
+      receive_buffer_.resize(2 * w * std::size_t(ghosts()));
+      width_room_ = w;
+    }
     const std::size_t peers = sends_.size() + receives_.size();
     std::size_t r = 0;
     for (std::size_t k = 0; k < receives_.size(); ++k)
@@ -86,26 +94,28 @@ class MpiSubdomain final : public Subdomain {
     std::size_t sent = 0;
     for (std::size_t k = 0; k < sends_.size(); ++k) {
       const Peer& p = sends_[k];
-      double* own = own_values_.data() + p.offset;
-      for (int i = 0; i < p.count; ++i) own[i] = values[static_cast<std::size_t>(send_index_[std::size_t(p.offset + i)])];
-      send_lengths_[k] = int(pack_ghost_values({own, std::size_t(p.count)}, {message_of(send_buffer_, p), 2 * std::size_t(p.count)}));
+      double* own = own_values_.data() + w * std::size_t(p.offset);
+      for (int i = 0; i < p.count; ++i)
+        std::copy_n(values.data() + w * std::size_t(send_index_[std::size_t(p.offset + i)]), w, own + w * std::size_t(i));
+      send_lengths_[k] = message_count(pack_ghost_values({own, w * std::size_t(p.count)},
+                                                         {message_of(send_buffer_, p, w), 2 * w * std::size_t(p.count)}));
       MPI_Isend(&send_lengths_[k], 1, MPI_INT, p.rank, kTag, MPI_COMM_WORLD, &requests_[r++]);
       sent += std::size_t(send_lengths_[k]);
     }
     MPI_Waitall(int(peers), requests_.data(), MPI_STATUSES_IGNORE);
     r = 0;
     for (std::size_t k = 0; k < receives_.size(); ++k)
-      MPI_Irecv(message_of(receive_buffer_, receives_[k]), receive_lengths_[k], MPI_DOUBLE, receives_[k].rank, kTag,
+      MPI_Irecv(message_of(receive_buffer_, receives_[k], w), receive_lengths_[k], MPI_DOUBLE, receives_[k].rank, kTag,
                 MPI_COMM_WORLD, &requests_[r++]);
     for (std::size_t k = 0; k < sends_.size(); ++k)
-      MPI_Isend(message_of(send_buffer_, sends_[k]), send_lengths_[k], MPI_DOUBLE, sends_[k].rank, kTag, MPI_COMM_WORLD,
+      MPI_Isend(message_of(send_buffer_, sends_[k], w), send_lengths_[k], MPI_DOUBLE, sends_[k].rank, kTag, MPI_COMM_WORLD,
                 &requests_[r++]);
     MPI_Waitall(int(peers), requests_.data(), MPI_STATUSES_IGNORE);
-    double* ghosts = values.data() + owned();
+    double* ghosts = values.data() + w * std::size_t(owned());
     for (std::size_t k = 0; k < receives_.size(); ++k) {
       const Peer& p = receives_[k];
-      unpack_ghost_values({message_of(receive_buffer_, p), std::size_t(receive_lengths_[k])},
-                          {ghosts + p.offset, std::size_t(p.count)});
+      unpack_ghost_values({message_of(receive_buffer_, p, w), std::size_t(receive_lengths_[k])},
+                          {ghosts + w * std::size_t(p.offset), w * std::size_t(p.count)});
     }
     bytes_sent_ += sent * sizeof(double) + sends_.size() * sizeof(int);
   }
@@ -129,6 +139,21 @@ class MpiSubdomain final : public Subdomain {
     bytes_sent_ += mine.size() * sizeof(double) * std::size_t(size_ - 1);
   }
 
+  // Every process's length first, then their values.
+  void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
+    const int length = message_count(mine.size());
+    MPI_Allgather(&length, 1, MPI_INT, counts_.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < counts_.size(); ++r) {
+      displacements_[r] = message_count(at);
+      at += std::size_t(counts_[r]);
+    }
+    all.resize(at);
+    MPI_Allgatherv(mine.data(), length, MPI_DOUBLE, all.data(), counts_.data(), displacements_.data(), MPI_DOUBLE,
+                   MPI_COMM_WORLD);
+    bytes_sent_ += (mine.size() * sizeof(double) + sizeof(int)) * std::size_t(size_ - 1);
+  }
+
   std::size_t bytes_sent() const override { return bytes_sent_; }
 
  private:
@@ -136,8 +161,10 @@ class MpiSubdomain final : public Subdomain {
   struct Peer {
     int rank, offset, count;
   };
-  // A peer's message in a buffer of twice the values (room for pairs).
-  static double* message_of(std::vector<double>& buffer, const Peer& p) { return buffer.data() + 2 * std::size_t(p.offset); }
+  // A peer's message in a buffer of twice the values (room for pairs), `width` values an element.
+  static double* message_of(std::vector<double>& buffer, const Peer& p, std::size_t width) {
+    return buffer.data() + 2 * width * std::size_t(p.offset);
+  }
   int size_;
   std::vector<Index> send_index_;            // own elements sent, by peer, in the order peers copy them
   std::vector<Peer> sends_, receives_;       // peers with something to send or receive
@@ -149,6 +176,7 @@ class MpiSubdomain final : public Subdomain {
   mutable std::vector<MPI_Request> requests_;
   mutable std::vector<int> counts_, displacements_;
   mutable std::size_t bytes_sent_ = 0;
+  mutable std::size_t width_room_ = 1;  // the widest row the buffers hold
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/marker_reference.hpp"
 #include "sims/softbody/mass_spring.hpp"
+#include "sims/softbody/mass_spring_part.hpp"
 #include "sims/softbody/tunables.hpp"
 
 namespace simgrad::scenario {
@@ -103,7 +105,8 @@ class SoftbodyScenario final : public Scenario {
       for (int k = 0; k < D; ++k) model_.initial_velocity.values()[i * D + k] = v0[k];
     for (const ScenarioNode& p : root.optional_array("planes")) model_.planes.push_back(read_contact_plane<D>(p.as_object()));
 
-    system_ = std::make_unique<sb::MassSpring<D>>(model_);
+    if (overrides.split) split_model(root.child("loss"), *overrides.split);
+    else system_ = std::make_unique<sb::MassSpring<D>>(model_);
     read_loss(root.child("loss"));
     problem_ = read_tuned_rollout(root, overrides, sb::mass_spring_tunables<D>(), model_, *system_, *loss_, steps, tune);
   }
@@ -111,11 +114,18 @@ class SoftbodyScenario final : public Scenario {
   std::string simulator() const override { return "softbody"; }
   tune::RolloutProblem& problem() override { return *problem_; }
 
+  const Subdomain* subdomain() const override { return subdomain_.get(); }
+
   // The loss at x on the model's hard twin (the penalty contact hard), run by a system of its own.
   double hard_loss(std::span<const double> x) override {
     problem_->assign(x);
     sb::MassSpringModel<D> hard = model_.hard_twin();
-    sb::MassSpring<D> system(hard);
+    if (!subdomain_) {
+      sb::MassSpring<D> system(hard);
+      return problem_->twin_value(system, *loss_);
+    }
+    sb::MassSpringPart<D> part = sb::part_of(hard, part_.nodes, part_.ghosts);
+    sb::MassSpring<D> system(part, *subdomain_, &hard);
     return problem_->twin_value(system, *loss_);
   }
 
@@ -138,6 +148,38 @@ class SoftbodyScenario final : public Scenario {
   }
 
  private:
+  // Split over processes: this process's part of the model (a slab of a lattice), holding also
+  // the nodes the loss reads when it does not read every node, and the system that runs it,
+  // reading its parameters from the whole model (which tuning writes) and handing back their
+  // adjoints. Collective.
+  void split_model(const ScenarioNode& loss, Splitter& split) {
+    std::vector<std::int64_t> also;
+    if (loss.has("nodes"))
+      for (const std::int64_t n : loss.integers("nodes", 0, model_.node_count - 1)) also.push_back(n);
+    if (loss.has("markers"))
+      for (const std::int64_t n : loss.integers("markers", 0, model_.node_count - 1)) also.push_back(n);
+    std::exception_ptr failed;
+    try {
+      part_ = sb::part_of(model_, partition_run(model_.node_count, split.size(), split.rank()), also);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    // Making the subdomain is collective: every process learns first whether any failed.
+    if (split.any(failed != nullptr)) {
+      if (failed) std::rethrow_exception(failed);
+      throw AnotherProcessFailed();
+    }
+    subdomain_ = split.subdomain(model_.node_count, part_.ghosts);
+    system_ = std::make_unique<sb::MassSpring<D>>(part_, *subdomain_, &model_);
+  }
+
+  // A whole model's node as the system numbers it (its part's number, when split).
+  std::int32_t system_node(std::int64_t node) const {
+    return static_cast<std::int32_t>(subdomain_ ? part_.local_node(node) : node);
+  }
+  // The number of nodes the system's state holds.
+  Index system_nodes() const { return subdomain_ ? part_.model.node_count : model_.node_count; }
+
   void read_loss(const ScenarioNode& loss) {
     const std::string type = loss.choice("type", {"triangle_area", "trajectory_match"});
     if (type == "triangle_area") {
@@ -145,19 +187,20 @@ class SoftbodyScenario final : public Scenario {
         loss.fail("type", "triangle_area needs \"dimension\": 2");
       } else {
         const std::vector<std::int64_t> n = loss.integers("nodes", 0, model_.node_count - 1, 3);
-        const std::array<std::int32_t, 3> tri{static_cast<std::int32_t>(n[0]), static_cast<std::int32_t>(n[1]),
-                                              static_cast<std::int32_t>(n[2])};
+        const std::array<std::int32_t, 3> tri{system_node(n[0]), system_node(n[1]), system_node(n[2])};
         loss_ = std::make_unique<sb::TriangleAreaLoss>(*system_, tri, loss.positive("target"));
       }
       return;
     }
     // trajectory_match: markers, stride and a reference made with other values.
+    // Every node by default; split, each process's own nodes, its part of the loss.
     std::vector<std::int32_t> markers;
-    if (loss.has("markers")) {
-      for (std::int64_t m : loss.integers("markers", 0, model_.node_count - 1))
-        markers.push_back(static_cast<std::int32_t>(m));
+    const bool every_node = !loss.has("markers");
+    if (!every_node) {
+      for (std::int64_t m : loss.integers("markers", 0, model_.node_count - 1)) markers.push_back(system_node(m));
     } else {
-      for (Index i = 0; i < model_.node_count; ++i) markers.push_back(static_cast<std::int32_t>(i));
+      const Index count = subdomain_ ? subdomain_->owned() : model_.node_count;
+      for (Index i = 0; i < count; ++i) markers.push_back(static_cast<std::int32_t>(i));
     }
     const int stride = static_cast<int>(loss.integer("stride", 1, steps));
     const ScenarioNode reference = loss.child("reference");
@@ -168,12 +211,17 @@ class SoftbodyScenario final : public Scenario {
     std::vector<sb::GeneratingValue> generating;
     for (auto [key, quantity] : {std::pair{"stiffness", &model_.stiffness}, std::pair{"damping", &model_.damping}})
       if (generate.has(key)) generating.push_back({quantity, generate.positive(key)});
-    std::vector<double> frames =
-        sb::simulate_marker_reference<D>(*system_, model_.node_count, markers, stride, steps, generating, noise);
-    loss_ = std::make_unique<sb::TrajectoryMatchLoss<D>>(*system_, markers, stride, std::move(frames));
+    const bool split_loss = subdomain_ && every_node;
+    const sb::MarkerRun run{split_loss ? subdomain_->first() : 0, model_.node_count};
+    std::vector<double> frames = sb::simulate_marker_reference<D>(*system_, system_nodes(), markers, stride, steps,
+                                                                  generating, noise, split_loss ? &run : nullptr);
+    if (split_loss) loss_ = std::make_unique<sb::TrajectoryMatchLoss<D>>(*subdomain_, system_nodes(), stride, std::move(frames));
+    else loss_ = std::make_unique<sb::TrajectoryMatchLoss<D>>(system_nodes(), markers, stride, std::move(frames));
   }
 
-  sb::MassSpringModel<D> model_;
+  sb::MassSpringModel<D> model_;          // the whole model: tuning writes its parameters here
+  sb::MassSpringPart<D> part_;            // split: this process's part
+  std::unique_ptr<Subdomain> subdomain_;  // split: the exchange with the other parts
   std::unique_ptr<sb::MassSpring<D>> system_;
   std::unique_ptr<TrajectoryLoss> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;

@@ -71,6 +71,23 @@ TrajectoryMatchLoss<D>::TrajectoryMatchLoss(Index node_count, std::vector<std::i
   weight_ = 1.0 / (static_cast<double>(markers_.elements()) * frames_);
 }
 
+namespace {
+// 0, 1, ..., count - 1.
+std::vector<std::int32_t> first_nodes(Index count) {
+  std::vector<std::int32_t> nodes(static_cast<std::size_t>(count));
+  for (Index k = 0; k < count; ++k) nodes[static_cast<std::size_t>(k)] = static_cast<std::int32_t>(k);
+  return nodes;
+}
+}  // namespace
+
+template <int D>
+TrajectoryMatchLoss<D>::TrajectoryMatchLoss(const Subdomain& nodes, Index node_count, int stride,
+                                            std::vector<double> reference)
+    : TrajectoryMatchLoss(node_count, first_nodes(nodes.owned()), stride, std::move(reference)) {
+  kernel_.split_over(nodes);
+  weight_ = 1.0 / (static_cast<double>(nodes.total()) * frames_);
+}
+
 template <int D>
 bool TrajectoryMatchLoss<D>::has_term(int t, int) const {
   return t % stride_ == 0 && t / stride_ < frames_;

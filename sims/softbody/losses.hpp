@@ -40,6 +40,10 @@ class TrajectoryMatchLoss : public TrajectoryLoss {
                       std::vector<double> reference);
   // The same for any system whose state starts with the positions of `node_count` nodes.
   TrajectoryMatchLoss(Index node_count, std::vector<std::int32_t> markers, int stride, std::vector<double> reference);
+  // One process's part of the loss of a split model whose markers are all its nodes in order:
+  // the terms of its own nodes (reference: frames x own nodes x D, of a part holding node_count
+  // nodes), added in the whole model's order (collective).
+  TrajectoryMatchLoss(const Subdomain& nodes, Index node_count, int stride, std::vector<double> reference);
 
   bool has_term(int t, int steps) const override;
   double term(int t, std::span<const double> state) override;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/rng.hpp"
 #include "core/rollout.hpp"
@@ -12,7 +13,9 @@ namespace simgrad::softbody {
 template <int D>
 std::vector<double> simulate_marker_reference(System& system, Index node_count, const std::vector<std::int32_t>& markers,
                                               int stride, int steps, std::span<const GeneratingValue> generating,
-                                              const MarkerNoise& noise) {
+                                              const MarkerNoise& noise, const MarkerRun* run) {
+  if (run != nullptr && noise.relative > 0.0)
+    throw std::invalid_argument("marker noise relative to the markers' motion does not split over processes");
   std::vector<std::vector<double>> own;
   for (const GeneratingValue& g : generating) {
     own.emplace_back(g.quantity->values().begin(), g.quantity->values().end());
@@ -37,14 +40,21 @@ std::vector<double> simulate_marker_reference(System& system, Index node_count, 
     }
     sigma += noise.relative * std::sqrt(sum / static_cast<double>(std::max<std::size_t>(1, frames.size() - per_frame)));
   }
-  for (std::size_t i = 0; i < frames.size(); ++i) frames[i] += sigma * standard_normal(noise.seed, 0, i);
+  // Value i of the reference draws standard_normal(seed, 0, i), in the whole reference's numbering.
+  const std::size_t per_frame = markers.size() * D;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    std::size_t whole = i;
+    if (run != nullptr)
+      whole = (i / per_frame) * static_cast<std::size_t>(run->whole * D) + static_cast<std::size_t>(run->first * D) + i % per_frame;
+    frames[i] += sigma * standard_normal(noise.seed, 0, whole);
+  }
   for (std::size_t k = 0; k < generating.size(); ++k) std::copy(own[k].begin(), own[k].end(), generating[k].quantity->values().begin());
   return frames;
 }
 
 template std::vector<double> simulate_marker_reference<2>(System&, Index, const std::vector<std::int32_t>&, int, int,
-                                                          std::span<const GeneratingValue>, const MarkerNoise&);
+                                                          std::span<const GeneratingValue>, const MarkerNoise&, const MarkerRun*);
 template std::vector<double> simulate_marker_reference<3>(System&, Index, const std::vector<std::int32_t>&, int, int,
-                                                          std::span<const GeneratingValue>, const MarkerNoise&);
+                                                          std::span<const GeneratingValue>, const MarkerNoise&, const MarkerRun*);
 
 }  // namespace simgrad::softbody

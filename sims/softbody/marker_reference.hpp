@@ -26,12 +26,21 @@ struct MarkerNoise {
   std::uint64_t seed = 1;
 };
 
+// Where a split model's part's markers lie among the whole model's: the whole's markers
+// [first, first + markers) of `whole`. The noise a value draws is the whole reference's.
+struct MarkerRun {
+  Index first = 0;
+  Index whole = 0;
+};
+
 // The markers' positions (frames x markers x D values, frame f at step f * stride) in a run of
 // `steps` steps of `system`, whose state starts with the positions of `node_count` nodes, with
 // the generating values in place of the model's own (restored afterwards), plus the noise.
+// With `run`, the markers are that run of a split model's (noise relative to the markers'
+// motion is then refused: it is a sum over all of them).
 template <int D>
 std::vector<double> simulate_marker_reference(System& system, Index node_count, const std::vector<std::int32_t>& markers,
                                               int stride, int steps, std::span<const GeneratingValue> generating,
-                                              const MarkerNoise& noise);
+                                              const MarkerNoise& noise, const MarkerRun* run = nullptr);
 
 }  // namespace simgrad::softbody

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "sims/softbody/node_state.hpp"
 
@@ -16,6 +17,113 @@ MassSpring<D>::MassSpring(MassSpringModel<D>& model)
   actuator_signal_.resize(model.actuator_count + 1, true);
   spring_signal_.resize(model.actuator_count > 0 ? model.spring_count() : 0, true);
   node_force_.resize(model.node_count, true);
+}
+
+template <int D>
+MassSpring<D>::MassSpring(MassSpringPart<D>& part, const Subdomain& subdomain, MassSpringModel<D>* whole)
+    : MassSpring(part.model) {
+  if (subdomain.first() != part.nodes.first || subdomain.owned() != part.nodes.last - part.nodes.first ||
+      subdomain.ghosts() != static_cast<Index>(part.ghosts.size()))
+    throw std::invalid_argument("mass-spring: the part and its subdomain hold different nodes");
+  split_ = &subdomain;
+  part_ = &part;
+  integrate_ = Kernel("integrate", subdomain.owned());
+  const std::array<FieldRef, 1> shared = {model_.gravity.field()};
+  integrate_.split_over(subdomain, shared);
+  if (whole == nullptr) return;
+  whole_ = whole;
+  // Every process's first node, to tell each spring's first end's owner.
+  const std::array<double, 1> first = {static_cast<double>(part.nodes.first)};
+  std::vector<double> firsts;
+  subdomain.gather_all(first, firsts);
+  firsts.push_back(static_cast<double>(whole->node_count));
+  const std::size_t processes = firsts.size() - 1;
+  std::vector<std::vector<std::int64_t>> by_owner(processes);
+  for (Index e = 0; e < whole->spring_count(); ++e) {
+    const double a = static_cast<double>(whole->springs.node(e, 0));
+    const std::size_t owner = static_cast<std::size_t>(std::upper_bound(firsts.begin(), firsts.end(), a) - firsts.begin()) - 1;
+    by_owner[owner].push_back(e);
+  }
+  for (std::size_t r = 0; r < processes; ++r) {
+    gathered_springs_.insert(gathered_springs_.end(), by_owner[r].begin(), by_owner[r].end());
+    springs_sent_.push_back(static_cast<Index>(by_owner[r].size()));
+    nodes_sent_.push_back(static_cast<Index>(firsts[r + 1] - firsts[r]));
+  }
+}
+
+template <int D>
+void MassSpring<D>::take_whole_parameters() {
+  const MassSpringPart<D>& part = *part_;
+  const Index own = split_->owned();
+  auto held = [&](Index local) { return local < own ? part.nodes.first + local : part.ghosts[static_cast<std::size_t>(local - own)]; };
+  auto take = []<int W>(const Array<W>& from, Array<W>& to, Index count, const auto& whole_of) {
+    if (to.differentiable() != from.differentiable()) to.set_differentiable(from.differentiable());
+    for (Index k = 0; k < count; ++k)
+      std::copy_n(from.values().begin() + whole_of(k) * W, W, to.values().begin() + k * W);
+  };
+  const Index springs = model_.spring_count(), nodes = model_.node_count;
+  auto spring = [&](Index k) { return part.springs[static_cast<std::size_t>(k)]; };
+  take(whole_->stiffness, model_.stiffness, springs, spring);
+  take(whole_->damping, model_.damping, springs, spring);
+  take(whole_->rest_length, model_.rest_length, springs, spring);
+  take(whole_->initial_position, model_.initial_position, nodes, held);
+  take(whole_->initial_velocity, model_.initial_velocity, nodes, held);
+  take(whole_->gravity, model_.gravity, 1, [](Index) { return Index(0); });
+}
+
+template <int D>
+void MassSpring<D>::give_whole_adjoints() {
+  const Index own = split_->owned();
+  constexpr Index kSpringRow = 3, kNodeRow = 2 * D;
+  auto adjoint = [](const auto& array, Index k) { return array.differentiable() ? array.adjoints()[k] : 0.0; };
+  sent_.clear();
+  for (Index k = 0; k < model_.spring_count(); ++k) {
+    if (model_.springs.node(k, 0) >= own) continue;  // its first end is a ghost: its owner sends it
+    for (const Array<1>* a : {&model_.stiffness, &model_.damping, &model_.rest_length}) sent_.push_back(adjoint(*a, k));
+  }
+  for (Index i = 0; i < own; ++i) {
+    for (int c = 0; c < D; ++c) sent_.push_back(adjoint(model_.initial_position, D * i + c));
+    for (int c = 0; c < D; ++c) sent_.push_back(adjoint(model_.initial_velocity, D * i + c));
+  }
+  split_->gather_all(sent_, gathered_);
+  // Assigned, not added: the whole model's adjoint is the part's, bits and signs of zero alike.
+  auto give = [](Array<1>& a, Index e, double value) {
+    if (a.differentiable()) a.adjoints()[e] = value;
+  };
+  std::size_t at = 0, spring = 0;
+  Index node = 0;
+  for (std::size_t r = 0; r < springs_sent_.size(); ++r) {
+    for (Index k = 0; k < springs_sent_[r]; ++k, ++spring, at += kSpringRow) {
+      const Index e = gathered_springs_[spring];
+      give(whole_->stiffness, e, gathered_[at]);
+      give(whole_->damping, e, gathered_[at + 1]);
+      give(whole_->rest_length, e, gathered_[at + 2]);
+    }
+    for (Index k = 0; k < nodes_sent_[r]; ++k, ++node, at += kNodeRow)
+      for (int c = 0; c < D; ++c) {
+        if (whole_->initial_position.differentiable()) whole_->initial_position.adjoints()[D * node + c] = gathered_[at + c];
+        if (whole_->initial_velocity.differentiable()) whole_->initial_velocity.adjoints()[D * node + c] = gathered_[at + D + c];
+      }
+  }
+  if (whole_->gravity.differentiable())
+    std::copy(model_.gravity.adjoints().begin(), model_.gravity.adjoints().end(), whole_->gravity.adjoints().begin());
+}
+
+template <int D>
+void MassSpring<D>::raise_whole(const NonFiniteError& error) const {
+  Index element = error.element();
+  if (element >= 0) {
+    if (error.kernel().starts_with("integrate")) element += part_->nodes.first;
+    else if (error.kernel().starts_with("spring_forces")) element = part_->springs[static_cast<std::size_t>(element)];
+  }
+  throw NonFiniteError(error.kernel(), element, error.in_adjoint(), error.step());
+}
+
+template <int D>
+void MassSpring<D>::zero_ghost_adjoints(std::span<double> state_adjoint) const {
+  const Index n = model_.node_count, own = split_->owned();
+  for (const Index offset : {Index(0), D * n})
+    std::fill(state_adjoint.begin() + offset + D * own, state_adjoint.begin() + offset + D * n, 0.0);
 }
 
 template <int D>
@@ -125,18 +233,26 @@ template <int D>
 void MassSpring<D>::integrate_adjoint(const StepFields& f) {
   fill(node_force_.adjoints(), 0.0);
   const Integrate<D> body = integrate_body(f.x, f.v, f.force, f.x_next, f.v_next, f.residual);
+  if (split_ != nullptr) {
+    const std::array<FieldRef, 1> shared = {model_.gravity.field()};  // (its adjoint may have been enabled since)
+    integrate_.split_over(*split_, shared);
+  }
   if (derived_adjoints_) integrate_.derived_adjoint(body);
   else integrate_.adjoint(body);
+  // The springs between parts read the adjoints of their ghost ends' forces.
+  if (split_ != nullptr) split_->fill_ghost_rows(node_force_.adjoints(), D);
 }
 
 template <int D>
 void MassSpring<D>::initial_state(std::span<double> state) {
+  if (whole_ != nullptr) take_whole_parameters();
   write_initial_state(model_.initial_position, model_.initial_velocity, state);
 }
 
 template <int D>
 void MassSpring<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
   add_initial_state_adjoint(model_.initial_position, model_.initial_velocity, state_adjoint);
+  if (whole_ != nullptr) give_whole_adjoints();
 }
 
 template <int D>
@@ -144,7 +260,16 @@ void MassSpring<D>::step(int t, std::span<const double> state, std::span<double>
   // The node forces go straight into the residual when the rollout keeps one.
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = residual.data();
-  walk_forward(*this, kStages, StepFields{t, positions(state), velocities(state), force, positions(next), velocities(next), residual});
+  const StepFields fields{t, positions(state), velocities(state), force, positions(next), velocities(next), residual};
+  if (split_ == nullptr) return walk_forward(*this, kStages, fields);
+  try {
+    walk_forward(*this, kStages, fields);
+  } catch (const NonFiniteError& error) {
+    raise_whole(error);
+  }
+  const Index n = model_.node_count;
+  split_->fill_ghost_rows(next.first(static_cast<std::size_t>(D * n)), D);
+  split_->fill_ghost_rows(next.subspan(static_cast<std::size_t>(D * n), static_cast<std::size_t>(D * n)), D);
 }
 
 template <int D>
@@ -160,7 +285,14 @@ void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span
   // The node forces: from the residual when the rollout kept it, else replayed (kStages).
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = const_cast<double*>(residual.data());
-  walk_adjoint(*this, kStages, StepFields{t, x, v, force, x_next, v_next, residual});
+  const StepFields fields{t, x, v, force, x_next, v_next, residual};
+  if (split_ == nullptr) return walk_adjoint(*this, kStages, fields);
+  try {
+    walk_adjoint(*this, kStages, fields);
+  } catch (const NonFiniteError& error) {
+    raise_whole(error);
+  }
+  zero_ghost_adjoints(state_adjoint);
 }
 
 template <int D>
@@ -174,6 +306,9 @@ void MassSpring<D>::clear_adjoints() {
   zero(model_.initial_position);
   zero(model_.initial_velocity);
   zero(model_.inverse_mass);
+  if (whole_ == nullptr) return;
+  for (auto* a : {&whole_->stiffness, &whole_->damping, &whole_->rest_length}) zero(*a);
+  for (auto* a : {&whole_->gravity, &whole_->initial_position, &whole_->initial_velocity}) zero(*a);
 }
 
 template class MassSpring<2>;

@@ -9,6 +9,12 @@
 // replays stage 2 and recomputes the contact. It always replays stage 1 (the springs' adjoint
 // reads the signals), then walks the table back: the adjoints of 3, 2, 1 in that order.
 // The state is [positions (n x D), velocities (n x D)].
+//
+// Split over processes (mass_spring_part.hpp), a system runs one part: stage 3 runs on its own
+// nodes; after the step the ghosts' positions and velocities are copied from their owners, and
+// in the adjoint pass, after stage 3's adjoint, the adjoints of the ghosts' forces (which the
+// springs between parts read). Gravity's adjoint and the losses' sums add every process's
+// blocks in the whole model's order (Kernel::split_over), so results are the whole model's bits.
 #pragma once
 
 #include <array>
@@ -19,6 +25,7 @@
 #include "core/system.hpp"
 #include "sims/softbody/integrate.hpp"
 #include "sims/softbody/mass_spring_model.hpp"
+#include "sims/softbody/mass_spring_part.hpp"
 #include "sims/softbody/spring_force.hpp"
 
 namespace simgrad::softbody {
@@ -27,6 +34,11 @@ template <int D>
 class MassSpring : public System {
  public:
   explicit MassSpring(MassSpringModel<D>& model);
+  // A system of one process's part of a split model (keeps references to both). With `whole`
+  // (the whole model, which tuning writes its parameters to), every rollout starts from the
+  // whole model's parameters and ends by handing every process the whole model's parameter
+  // adjoints, each from the process that owns it (a spring's: its first end's owner). Collective.
+  MassSpring(MassSpringPart<D>& part, const Subdomain& subdomain, MassSpringModel<D>* whole = nullptr);
 
   Index state_size() const override { return 2 * D * model_.node_count; }
   void initial_state(std::span<double> state) override;
@@ -36,6 +48,7 @@ class MassSpring : public System {
   void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override;
+  const Subdomain* subdomain() const override { return split_; }
 
   MassSpringModel<D>& model() { return model_; }
   // Positions and velocities of a state as fields (adjoint may be null).
@@ -73,6 +86,15 @@ class MassSpring : public System {
                               std::span<const double> residual);
   int penalty_plane_count() const;
   ExpandActuation actuation_body();
+  // Split: a kernel's non-finite error with the whole model's element numbers.
+  [[noreturn]] void raise_whole(const NonFiniteError& error) const;
+  // Split: zeroes the ghosts' entries of a state's adjoint (what the springs between parts added
+  // there is their owners' to add).
+  void zero_ghost_adjoints(std::span<double> state_adjoint) const;
+  // Split with a whole model: its parameters into the part, and the part's adjoints gathered
+  // into its adjoints.
+  void take_whole_parameters();
+  void give_whole_adjoints();
 
   MassSpringModel<D>& model_;
   Kernel expand_actuation_;
@@ -82,6 +104,14 @@ class MassSpring : public System {
   Array<1> spring_signal_;
   Array<D> node_force_;
   bool derived_adjoints_ = false;
+  const Subdomain* split_ = nullptr;
+  const MassSpringPart<D>* part_ = nullptr;
+  MassSpringModel<D>* whole_ = nullptr;
+  // With a whole model: its springs in the order give_whole_adjoints() gathers them (by their
+  // first end's owner, then number), and how many springs and nodes each process sends.
+  std::vector<std::int64_t> gathered_springs_;
+  std::vector<Index> springs_sent_, nodes_sent_;
+  std::vector<double> sent_, gathered_;
 };
 
 extern template class MassSpring<2>;

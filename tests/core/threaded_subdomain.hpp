@@ -40,17 +40,19 @@ class ThreadedSubdomain final : public Subdomain {
         board_(board), process_(process), ghosts_(std::move(ghosts)) {}
 
   // Publishes this process's values, then copies its ghosts' from their owners' arrays.
-  void fill_ghosts(std::span<double> values) const override {
+  void fill_ghost_rows(std::span<double> values, Index width) const override {
+    const std::size_t w = static_cast<std::size_t>(width);
     board_.values[static_cast<std::size_t>(process_)] = values;
     board_.sync.arrive_and_wait();
     for (std::size_t k = 0; k < ghosts_.size(); ++k) {
       std::size_t owner = 0;
       while (ghosts_[k] >= board_.runs[owner].last) ++owner;
-      values[static_cast<std::size_t>(owned()) + k] =
-          board_.values[owner][static_cast<std::size_t>(ghosts_[k] - board_.runs[owner].first)];
+      const std::size_t at = w * static_cast<std::size_t>(ghosts_[k] - board_.runs[owner].first);
+      std::copy_n(board_.values[owner].begin() + static_cast<std::ptrdiff_t>(at), w,
+                  values.begin() + static_cast<std::ptrdiff_t>(w * (static_cast<std::size_t>(owned()) + k)));
     }
     board_.sync.arrive_and_wait();
-    bytes_sent_ += ghosts_.size() * sizeof(double);  // (received, here: the totals agree)
+    bytes_sent_ += w * ghosts_.size() * sizeof(double);  // (received, here: the totals agree)
   }
 
   // Publishes this process's group sums, then copies every process's in rank order.
@@ -62,6 +64,16 @@ class ThreadedSubdomain final : public Subdomain {
       std::copy(g.begin(), g.end(), all.begin() + static_cast<std::ptrdiff_t>(at));
       at += g.size();
     }
+    board_.sync.arrive_and_wait();
+    bytes_sent_ += mine.size() * sizeof(double) * static_cast<std::size_t>(board_.processes - 1);
+  }
+
+  // Publishes this process's values, then copies every process's in rank order.
+  void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
+    board_.groups[static_cast<std::size_t>(process_)] = mine;
+    board_.sync.arrive_and_wait();
+    all.clear();
+    for (const std::span<const double> g : board_.groups) all.insert(all.end(), g.begin(), g.end());
     board_.sync.arrive_and_wait();
     bytes_sent_ += mine.size() * sizeof(double) * static_cast<std::size_t>(board_.processes - 1);
   }
