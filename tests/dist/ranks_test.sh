@@ -3,7 +3,8 @@
 # a sweep's table with gradients, a CMA-ES tuning run, and a run interrupted on two processes and
 # resumed on three; and with --split, the Franklin network's epidemic split over the processes
 # (its gradient, a tuning run, one resumed on another number of processes, one whose process was
-# killed). Bad input under mpirun ends with one clear error and exit 2.
+# killed), and a mass-spring lattice split into slabs of nodes (its gradient, a tuning run, one
+# resumed on another number of processes). Bad input under mpirun ends with one clear error and exit 2.
 #   ranks_test.sh SIMGRAD MPIEXEC SOURCE_DIR
 set -euo pipefail
 simgrad=$1 mpiexec=$2 source=$3
@@ -171,6 +172,28 @@ diff <(result_bits "$work/split_killed/result.json" tuned) <(result_bits "$work/
   fail "a split run resumed after a process was killed differs from the uninterrupted run"
 echo "ok: a process of a split run killed mid-run ends the job (exit $code); its state resumes on 3 processes to the plain run's bits"
 
+# A mass-spring lattice of 48 x 48 nodes (5 blocks of 512) split into slabs: the loss, every
+# parameter's gradient (stiffness and damping shared by all springs, gravity) and 4 L-BFGS
+# iterations, resumed from 2 processes on 4.
+lattice=$source/tests/data/softbody_lattice_split.json
+"$simgrad" grad "$lattice" --json > "$work/lattice_alone.json"
+"$simgrad" tune "$lattice" --quiet --out "$work/lattice_tuned" > /dev/null
+for n in 1 2 3 4; do
+  mpi "$n" "$simgrad" grad "$lattice" --json --split > "$work/lattice_$n.json"
+  python3 - "$work/lattice_alone.json" "$work/lattice_$n.json" "$n" <<'PY' || fail "the split lattice's gradient on $n processes differs"
+import json, sys
+alone, split, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+assert split["loss"] == alone["loss"] and split["gradient"] == alone["gradient"], "loss or gradient"
+assert sum(split["split"]["elements_per_process"]) == 48 * 48, split["split"]
+PY
+done
+echo "ok: a mass-spring lattice split over 1, 2, 3 and 4 processes gives the plain run's loss and gradient"
+mpi 2 "$simgrad" tune "$lattice" --iterations 2 --quiet --split --out "$work/lattice_resumed" > /dev/null
+mpi 4 "$simgrad" tune "$lattice" --quiet --split --out "$work/lattice_resumed" --resume > /dev/null
+diff <(result_bits "$work/lattice_resumed/result.json" tuned) <(result_bits "$work/lattice_tuned/result.json" tuned) > /dev/null ||
+  fail "a split lattice tuning run resumed on another number of processes differs"
+echo "ok: a split lattice's tuning run of 2 iterations on 2 processes resumed to 4 on 4 gives the plain run's bits"
+
 # Bad input: one message (from rank 0), exit 2, nothing written.
 set +e
 mpi 3 "$simgrad" sweep "$scenario" --param "stiffnes=1,2" --out "$work/bad" > /dev/null 2> "$work/bad.err"
@@ -204,9 +227,9 @@ set -e
 [ "$code" = 2 ] || { cat "$work/groups.err"; fail "a split over more processes than groups exits $code, not 2"; }
 [ "$(grep -c "use at most 2 processes" "$work/groups.err")" = 1 ] || { cat "$work/groups.err"; fail "no single clear error for too many processes"; }
 set +e
-mpi 2 "$simgrad" grad "$scenario" --split > /dev/null 2> "$work/nosplit.err"
+mpi 2 "$simgrad" grad "$source/examples/fem_cantilever.json" --split > /dev/null 2> "$work/nosplit.err"
 code=$?
 set -e
 [ "$code" = 2 ] || fail "--split of a simulator that does not split exits $code, not 2"
-grep -q "does not split over processes" "$work/nosplit.err" || { cat "$work/nosplit.err"; fail "no clear error for --split of a mass-spring scenario"; }
+grep -q "does not split over processes" "$work/nosplit.err" || { cat "$work/nosplit.err"; fail "no clear error for --split of an FEM scenario"; }
 echo "ok: bad input under mpirun is one clear error and exit 2"
