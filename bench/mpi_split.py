@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""One epidemic split over MPI processes on this machine (`simgrad grad --split`): the wall time
-of the loss and gradient of GradABM's model on a synthetic population, the peak resident size of
-each process, the agents, ghosts and bytes each process sends, and whether every configuration
-gives the one-process bits. Configurations: 1 process of 1 and of all threads (the whole model),
-2 and 4 processes of one thread each (split). Tables: strong scaling (one size, more processes),
-weak scaling (agents per process fixed), and one large run. Medians of --repeats runs. Usage:
+"""One model split over MPI processes on this machine (`simgrad grad --split`): the wall time of
+the loss and gradient, the peak resident size of each process, the elements, ghosts and bytes
+each process sends, and whether every configuration gives the one-process bits. Models: GradABM's
+epidemic on a synthetic population (elements: agents), or a 2D mass-spring lattice falling on
+the ground and fitted to a reference motion of every node (elements: nodes; `--model lattice`).
+Configurations: 1 process of 1 and of all threads (the whole model), 2 and 4 processes of one
+thread each (split). Tables: strong scaling (one size, more processes), weak scaling (elements
+per process fixed), and, for the epidemic, one large run. Medians of --repeats runs. Usage:
   bench/mpi_split.py [--simgrad build/simgrad] [--repeats 3] [--only strong|weak|large]
-    [--large-agents 10000000] [--large-days 200]
+    [--model epidemic|lattice] [--large-agents 10000000] [--large-days 200]
 (docs/distributed.md; the figures are in docs/benchmarks.md)."""
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -14,6 +16,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--simgrad", default="build/simgrad")
 parser.add_argument("--repeats", type=int, default=3)
 parser.add_argument("--only", default="")
+parser.add_argument("--model", default="epidemic", choices=["epidemic", "lattice"])
 parser.add_argument("--large-agents", type=int, default=10_000_000)
 parser.add_argument("--large-days", type=int, default=200)
 parser.add_argument("--large-configurations", default="1x2,2x1,4x1")
@@ -47,6 +50,26 @@ def scenario(agents, days):
     return path
 
 
+def lattice(columns, rows, steps):
+    """A 2D lattice of columns x rows nodes 1 cm apart (edge and diagonal springs) dropped on a
+    penalty ground; every node's motion fitted to one simulated with other stiffness and
+    damping (each one value for all springs, both tuned), binomial checkpoints."""
+    path = os.path.join(scratch, f"lattice_{columns}x{rows}_{steps}.json")
+    with open(path, "w") as f:
+        json.dump({
+            "simulator": "softbody", "dimension": 2, "dt": 0.0005, "steps": steps, "drag": 0.2,
+            "body": {"lattice": {"size": [columns, rows], "spacing": 0.01, "origin": [0, 0.002]}},
+            "mass": 0.01, "stiffness": 300, "damping": 0.2, "gravity": [0, -9.8], "initial_velocity": [0.2, -0.5],
+            "planes": [{"normal": [0, 1], "offset": 0, "friction": 0.4, "model": "penalty"}],
+            "penalty": {"stiffness": 2000, "sharpness": 2000, "friction_speed": 0.05},
+            "loss": {"type": "trajectory_match", "stride": 20,
+                     "reference": {"generate": {"stiffness": 800, "damping": 0.6}}},
+            "tune": {"parameters": [{"name": "stiffness", "sharing": "uniform", "lower": 10, "upper": 5000},
+                                    {"name": "damping", "sharing": "uniform", "lower": 0.001, "upper": 10}]},
+            "checkpoint": "binomial:20"}, f)
+    return path
+
+
 def run(path, processes, threads):
     """One `simgrad grad`: its JSON, the whole command's wall time (population built included),
     and the largest peak resident size of its processes (through a parent of its own)."""
@@ -63,8 +86,8 @@ def run(path, processes, threads):
     return out, wall
 
 
-def measure(agents, days, configurations, repeats):
-    path = scenario(agents, days)
+def measure(agents, days, configurations, repeats, path=None):
+    path = path or scenario(agents, days)
     rows, reference = [], None
     for processes, threads in configurations:
         results = [run(path, processes, threads) for _ in range(repeats)]
@@ -74,7 +97,7 @@ def measure(agents, days, configurations, repeats):
         split = out.get("split", {})
         rss = split.get("peak_rss_kb_per_process")
         rows.append({
-            "agents": agents, "days": days, "processes": processes, "threads": threads,
+            "elements": agents, "steps": days, "processes": processes, "threads": threads,
             "gradient_s": statistics.median(r[0]["wall_s"] for r in results),
             "command_s": statistics.median(r[1] for r in results),
             "peak_rss_mb_per_process": [round(k / 1024) for k in rss] if rss else [round(out["peak_rss_kb"] / 1024)],
@@ -85,6 +108,15 @@ def measure(agents, days, configurations, repeats):
     return rows
 
 
+if args.model == "lattice":
+    if args.only in ("", "strong"):
+        print("# strong scaling: a lattice of 500 x 500 nodes (997,002 springs), 200 steps")
+        measure(500 * 500, 200, [(1, 1), (1, cores), (2, 1), (4, 1)], args.repeats, lattice(500, 500, 200))
+    if args.only in ("", "weak"):
+        print("# weak scaling: 250,000 nodes per process (1,000 columns), 200 steps")
+        for processes in (1, 2, 4):
+            measure(250_000 * processes, 200, [(processes, 1)], args.repeats, lattice(1000, 250 * processes, 200))
+    sys.exit(0)
 if args.only in ("", "strong"):
     print("# strong scaling: 1,000,000 agents, 200 days")
     measure(1_000_000, 200, [(1, 1), (1, cores), (2, 1), (4, 1)], args.repeats)

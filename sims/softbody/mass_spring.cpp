@@ -73,36 +73,41 @@ void MassSpring<D>::take_whole_parameters() {
 
 template <int D>
 void MassSpring<D>::give_whole_adjoints() {
+  // Only the differentiated arrays travel (the same on every process: tuning sets them on the
+  // whole model, and each part follows it).
+  std::array<std::pair<const Array<1>*, Array<1>*>, 3> per_spring_arrays = {{{&model_.stiffness, &whole_->stiffness},
+                                                                            {&model_.damping, &whole_->damping},
+                                                                            {&model_.rest_length, &whole_->rest_length}}};
+  std::array<std::pair<const Array<D>*, Array<D>*>, 2> per_node_arrays = {
+      {{&model_.initial_position, &whole_->initial_position}, {&model_.initial_velocity, &whole_->initial_velocity}}};
+  const auto spring_end = std::remove_if(per_spring_arrays.begin(), per_spring_arrays.end(),
+                                         [](const auto& a) { return !a.second->differentiable(); });
+  const auto node_end = std::remove_if(per_node_arrays.begin(), per_node_arrays.end(),
+                                       [](const auto& a) { return !a.second->differentiable(); });
+  const std::span per_spring(per_spring_arrays.begin(), spring_end);
+  const std::span per_node(per_node_arrays.begin(), node_end);
+
   const Index own = split_->owned();
-  constexpr Index kSpringRow = 3, kNodeRow = 2 * D;
-  auto adjoint = [](const auto& array, Index k) { return array.differentiable() ? array.adjoints()[k] : 0.0; };
   sent_.clear();
   for (Index k = 0; k < model_.spring_count(); ++k) {
     if (model_.springs.node(k, 0) >= own) continue;  // its first end is a ghost: its owner sends it
-    for (const Array<1>* a : {&model_.stiffness, &model_.damping, &model_.rest_length}) sent_.push_back(adjoint(*a, k));
+    for (const auto& [part, whole] : per_spring) sent_.push_back(part->adjoints()[k]);
   }
-  for (Index i = 0; i < own; ++i) {
-    for (int c = 0; c < D; ++c) sent_.push_back(adjoint(model_.initial_position, D * i + c));
-    for (int c = 0; c < D; ++c) sent_.push_back(adjoint(model_.initial_velocity, D * i + c));
-  }
+  for (Index i = 0; i < own; ++i)
+    for (const auto& [part, whole] : per_node) sent_.insert(sent_.end(), &part->adjoints()[D * i], &part->adjoints()[D * i] + D);
   split_->gather_all(sent_, gathered_);
+
   // Assigned, not added: the whole model's adjoint is the part's, bits and signs of zero alike.
-  auto give = [](Array<1>& a, Index e, double value) {
-    if (a.differentiable()) a.adjoints()[e] = value;
-  };
-  std::size_t at = 0, spring = 0;
+  const double* at = gathered_.data();
+  std::size_t spring = 0;
   Index node = 0;
   for (std::size_t r = 0; r < springs_sent_.size(); ++r) {
-    for (Index k = 0; k < springs_sent_[r]; ++k, ++spring, at += kSpringRow) {
-      const Index e = gathered_springs_[spring];
-      give(whole_->stiffness, e, gathered_[at]);
-      give(whole_->damping, e, gathered_[at + 1]);
-      give(whole_->rest_length, e, gathered_[at + 2]);
-    }
-    for (Index k = 0; k < nodes_sent_[r]; ++k, ++node, at += kNodeRow)
-      for (int c = 0; c < D; ++c) {
-        if (whole_->initial_position.differentiable()) whole_->initial_position.adjoints()[D * node + c] = gathered_[at + c];
-        if (whole_->initial_velocity.differentiable()) whole_->initial_velocity.adjoints()[D * node + c] = gathered_[at + D + c];
+    for (Index k = 0; k < springs_sent_[r]; ++k, ++spring)
+      for (const auto& [part, whole] : per_spring) whole->adjoints()[gathered_springs_[spring]] = *at++;
+    for (Index k = 0; k < nodes_sent_[r]; ++k, ++node)
+      for (const auto& [part, whole] : per_node) {
+        std::copy_n(at, D, &whole->adjoints()[D * node]);
+        at += D;
       }
   }
   if (whole_->gravity.differentiable())
