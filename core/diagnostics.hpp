@@ -55,6 +55,7 @@ class FirstNonFinite {
 #pragma omp critical(simgrad_first_non_finite)
     if (e < first_) first_ = e;
   }
+  bool any() const { return first_ != kNone; }
   // Throws if anything was noted.
   void raise_if_any(const std::string& kernel, bool in_adjoint) const {
     if (first_ != kNone) throw NonFiniteError(kernel, first_, in_adjoint);

@@ -15,12 +15,19 @@ void Kernel::split_over(const Subdomain& subdomain, std::span<const FieldRef> sh
   shared_rows_ = std::make_shared<BlockRows>(subdomain, width);
 }
 
-double Kernel::split_sum() {
+double Kernel::split_sum(const FirstNonFinite& bad) {
   BlockRows& rows = *sum_rows_;
   for (Index b = 0; b < rows.own_blocks(); ++b) rows.own_row(b)[0] = block_sums_[static_cast<std::size_t>(b)];
   rows.gather();
   double total = 0.0;
   for (Index b = 0; b < rows.blocks(); ++b) total += rows.row(b)[0];
+  // A block with a non-finite value has a non-finite sum, which every process now holds.
+  if (!std::isfinite(total)) {
+    bad.raise_if_any(name_, false);
+    for (Index b = 0; b < rows.blocks(); ++b)
+      if (!std::isfinite(rows.row(b)[0])) throw NonFiniteError(name_, -1, false);
+  }
+  bad.raise_if_any(name_, false);
   return total;
 }
 

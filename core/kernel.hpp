@@ -579,8 +579,8 @@ class Kernel {
       }
       block_sums_[b] = s;
     });
+    if (split_ != nullptr) return split_sum(bad);  // collective: every process gathers, then raises
     bad.raise_if_any(name_, false);
-    if (split_ != nullptr) return split_sum();
     double total = 0.0;
     for (double s : block_sums_) total += s;
     return total;
@@ -622,8 +622,10 @@ class Kernel {
   }
 
  private:
-  // sum() over a split model: every process's block sums, in the whole model's order.
-  double split_sum();
+  // sum() over a split model: every process's block sums, in the whole model's order. Raises on
+  // every process when any block's sum is not finite (the process that noted it, `bad`, names
+  // the element).
+  double split_sum(const FirstNonFinite& bad);
   // Adds the shared partials of the `blocks` own blocks, and the other processes', to the
   // shared fields' adjoints in the whole model's block order.
   void flush_split_shared(Index blocks);
@@ -783,6 +785,12 @@ void Kernel::run_reverse(const Body& body, const Run& run) {
     throw std::logic_error("kernel " + name_ +
                            ": a field read through a slot is missing from gathered(), or an element "
                            "has too many inputs or shared fields");
+  // Split, a process that met a non-finite value still takes part in the gather: every process
+  // raises together, or the others would wait for it.
+  if (split_ != nullptr && split_->any(bad.any())) {
+    bad.raise_if_any(name_, true);
+    throw NonFiniteError(name_, -1, true);
+  }
   bad.raise_if_any(name_, true);
 
   if (partitioned && slots) detail::sum_shared_entries(*incidence_, *context.partition, gathered_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "sims/softbody/node_state.hpp"
 
@@ -96,6 +97,12 @@ void MassSpring<D>::give_whole_adjoints() {
   for (Index i = 0; i < own; ++i)
     for (const auto& [part, whole] : per_node) sent_.insert(sent_.end(), &part->adjoints()[D * i], &part->adjoints()[D * i] + D);
   split_->gather_all(sent_, gathered_);
+  std::size_t expected = 0;
+  for (std::size_t r = 0; r < springs_sent_.size(); ++r)
+    expected += static_cast<std::size_t>(springs_sent_[r]) * per_spring.size() +
+                static_cast<std::size_t>(nodes_sent_[r] * D) * per_node.size();
+  if (gathered_.size() != expected)
+    throw std::logic_error("mass-spring: the processes of a split differ in which parameters they differentiate");
 
   // Assigned, not added: the whole model's adjoint is the part's, bits and signs of zero alike.
   const double* at = gathered_.data();
@@ -115,13 +122,31 @@ void MassSpring<D>::give_whole_adjoints() {
 }
 
 template <int D>
-void MassSpring<D>::raise_whole(const NonFiniteError& error) const {
-  Index element = error.element();
-  if (element >= 0) {
-    if (error.kernel().starts_with("integrate")) element += part_->nodes.first;
-    else if (error.kernel().starts_with("spring_forces")) element = part_->springs[static_cast<std::size_t>(element)];
+template <class Run>
+void MassSpring<D>::deferring(const Run& run) {
+  if (split_ == nullptr) return run();
+  try {
+    run();
+  } catch (const NonFiniteError&) {
+    if (!deferred_) deferred_ = std::current_exception();
   }
-  throw NonFiniteError(error.kernel(), element, error.in_adjoint(), error.step());
+}
+
+template <int D>
+void MassSpring<D>::agree_on_errors(bool in_adjoint) {
+  if (!split_->any(deferred_ != nullptr)) return;
+  const std::exception_ptr error = std::exchange(deferred_, nullptr);
+  if (!error) throw NonFiniteError("mass-spring step", -1, in_adjoint);
+  try {
+    std::rethrow_exception(error);
+  } catch (const NonFiniteError& e) {
+    // The kernels number a part's elements: name the whole model's node or spring.
+    Index element = e.element();
+    if (element >= 0 && e.kernel() == "integrate") element += part_->nodes.first;
+    else if (element >= 0 && e.kernel() == "spring_forces") element = part_->springs[static_cast<std::size_t>(element)];
+    else element = -1;
+    throw NonFiniteError(e.kernel(), element, e.in_adjoint(), e.step());
+  }
 }
 
 template <int D>
@@ -201,7 +226,7 @@ void MassSpring<D>::expand_actuation(const StepFields& f) {
   const int row = std::min(f.t, static_cast<int>(model_.actuation.size() / a) - 1);
   std::copy_n(model_.actuation.values().data() + static_cast<Index>(row) * a, a, actuator_signal_.values().data());
   actuator_signal_.values()[a] = 0.0;
-  expand_actuation_.forward(actuation_body());
+  deferring([&] { expand_actuation_.forward(actuation_body()); });
 }
 
 // Adds the signals' adjoints to step t's row of the actuation (when it is differentiated).
@@ -218,20 +243,22 @@ void MassSpring<D>::expand_actuation_adjoint(const StepFields& f) {
 
 template <int D>
 void MassSpring<D>::spring_forces(const StepFields& f) {
-  spring_forces_.forward(spring_body(f.x, f.v, f.force));
+  deferring([&] { spring_forces_.forward(spring_body(f.x, f.v, f.force)); });
 }
 
 template <int D>
 void MassSpring<D>::spring_forces_adjoint(const StepFields& f) {
   const SpringForce<D> springs = spring_body(f.x, f.v, f.force);
   if (model_.actuator_count > 0) std::fill(spring_signal_.adjoints().begin(), spring_signal_.adjoints().end(), 0.0);
-  if (derived_adjoints_) spring_forces_.derived_adjoint(springs);
-  else spring_forces_.adjoint(springs);
+  deferring([&] {
+    if (derived_adjoints_) spring_forces_.derived_adjoint(springs);
+    else spring_forces_.adjoint(springs);
+  });
 }
 
 template <int D>
 void MassSpring<D>::integrate(const StepFields& f) {
-  integrate_.forward(integrate_body(f.x, f.v, f.force, f.x_next, f.v_next, f.residual));
+  deferring([&] { integrate_.forward(integrate_body(f.x, f.v, f.force, f.x_next, f.v_next, f.residual)); });
 }
 
 template <int D>
@@ -242,8 +269,10 @@ void MassSpring<D>::integrate_adjoint(const StepFields& f) {
     const std::array<FieldRef, 1> shared = {model_.gravity.field()};  // (its adjoint may have been enabled since)
     integrate_.split_over(*split_, shared);
   }
-  if (derived_adjoints_) integrate_.derived_adjoint(body);
-  else integrate_.adjoint(body);
+  deferring([&] {
+    if (derived_adjoints_) integrate_.derived_adjoint(body);
+    else integrate_.adjoint(body);
+  });
   // The springs between parts read the adjoints of their ghost ends' forces.
   if (split_ != nullptr) split_->fill_ghost_rows(node_force_.adjoints(), D);
 }
@@ -266,12 +295,9 @@ void MassSpring<D>::step(int t, std::span<const double> state, std::span<double>
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = residual.data();
   const StepFields fields{t, positions(state), velocities(state), force, positions(next), velocities(next), residual};
-  if (split_ == nullptr) return walk_forward(*this, kStages, fields);
-  try {
-    walk_forward(*this, kStages, fields);
-  } catch (const NonFiniteError& error) {
-    raise_whole(error);
-  }
+  walk_forward(*this, kStages, fields);
+  if (split_ == nullptr) return;
+  agree_on_errors(false);
   const Index n = model_.node_count;
   split_->fill_ghost_rows(next.first(static_cast<std::size_t>(D * n)), D);
   split_->fill_ghost_rows(next.subspan(static_cast<std::size_t>(D * n), static_cast<std::size_t>(D * n)), D);
@@ -291,12 +317,9 @@ void MassSpring<D>::step_adjoint(int t, std::span<const double> state, std::span
   Field<D> force = node_force_.field();
   if (!residual.empty()) force.value = const_cast<double*>(residual.data());
   const StepFields fields{t, x, v, force, x_next, v_next, residual};
-  if (split_ == nullptr) return walk_adjoint(*this, kStages, fields);
-  try {
-    walk_adjoint(*this, kStages, fields);
-  } catch (const NonFiniteError& error) {
-    raise_whole(error);
-  }
+  walk_adjoint(*this, kStages, fields);
+  if (split_ == nullptr) return;
+  agree_on_errors(true);
   zero_ghost_adjoints(state_adjoint);
 }
 

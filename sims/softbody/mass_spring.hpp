@@ -18,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <exception>
 #include <span>
 
 #include "core/kernel.hpp"
@@ -86,8 +87,13 @@ class MassSpring : public System {
                               std::span<const double> residual);
   int penalty_plane_count() const;
   ExpandActuation actuation_body();
-  // Split: a kernel's non-finite error with the whole model's element numbers.
-  [[noreturn]] void raise_whole(const NonFiniteError& error) const;
+  // Runs a stage's kernel; split, a non-finite error it raises waits for the end of the step
+  // (every process must reach the step's exchanges), where agree_on_errors raises it.
+  template <class Run>
+  void deferring(const Run& run);
+  // Split: raises on every process when a stage of any process deferred an error (the process's
+  // own error, with the whole model's numbers, or "on another process"). Collective.
+  void agree_on_errors(bool in_adjoint);
   // Split: zeroes the ghosts' entries of a state's adjoint (what the springs between parts added
   // there is their owners' to add).
   void zero_ghost_adjoints(std::span<double> state_adjoint) const;
@@ -106,6 +112,7 @@ class MassSpring : public System {
   bool derived_adjoints_ = false;
   const Subdomain* split_ = nullptr;
   const MassSpringPart<D>* part_ = nullptr;
+  std::exception_ptr deferred_;  // split: a stage's error, until the end of the step
   MassSpringModel<D>* whole_ = nullptr;
   // With a whole model: its springs in the order give_whole_adjoints() gathers them (by their
   // first end's owner, then number), and how many springs and nodes each process sends.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/diagnostics.hpp"
 #include "core/rollout.hpp"
 #include "sims/softbody/losses.hpp"
 #include "sims/softbody/mass_spring.hpp"
@@ -154,10 +155,14 @@ void expect_whole_bits(bool every_node) {
         EXPECT_EQ(e.loss, reference.loss) << where;
         EXPECT_EQ(e.gravity, reference.gravity) << where;
         for (std::size_t n = 0; n < e.node_rows.size(); ++n) {
-          if (!e.node_rows[n].empty()) ASSERT_EQ(e.node_rows[n], reference.node_rows[n]) << where << ", node " << n;
+          if (!e.node_rows[n].empty()) {
+            ASSERT_EQ(e.node_rows[n], reference.node_rows[n]) << where << ", node " << n;
+          }
         }
         for (std::size_t s = 0; s < e.spring_rows.size(); ++s) {
-          if (!e.spring_rows[s].empty()) ASSERT_EQ(e.spring_rows[s], reference.spring_rows[s]) << where << ", spring " << s;
+          if (!e.spring_rows[s].empty()) {
+            ASSERT_EQ(e.spring_rows[s], reference.spring_rows[s]) << where << ", spring " << s;
+          }
         }
       }
     }
@@ -211,6 +216,42 @@ TEST(MassSpringPart, WithTheWholeModelBesideItEveryProcessEndsWithAllItsAdjoints
     for (int p = 0; p < processes; ++p)
       for (std::size_t a = 0; a < reference.size(); ++a)
         EXPECT_EQ(results[static_cast<std::size_t>(p)][a], reference[a]) << processes << " processes, process " << p << ", array " << a;
+  }
+}
+
+// Springs far too stiff for the time step in the top rows: the part that holds them goes
+// non-finite, and every process raises at that step (none waits for it), the owner naming the
+// whole model's node or spring, the others "on another process".
+TEST(MassSpringPart, ANonFiniteValueInOnePartRaisesOnEveryProcess) {
+  MassSpringModel<2> whole = falling_body<2>();
+  for (Index e = 0; e < whole.spring_count(); ++e)
+    if (whole.springs.node(e, 0) >= 2100) whole.stiffness.values()[static_cast<std::size_t>(e)] = 1e14;
+  for (int processes : {2, 3}) {
+    simgrad::testing::PartitionBoard board(processes, whole.node_count);
+    std::vector<Index> elements(static_cast<std::size_t>(processes), -2);
+    std::vector<int> steps(static_cast<std::size_t>(processes), -2);
+    simgrad::testing::run_processes(processes, 1, [&](int p) {
+      MassSpringPart<2> part = part_of(whole, board.runs[static_cast<std::size_t>(p)]);
+      const simgrad::testing::ThreadedSubdomain subdomain(board, p, part.ghosts);
+      MassSpring<2> system(part, subdomain);
+      std::vector<std::int64_t> own;
+      for (Index n = part.nodes.first; n < part.nodes.last; ++n) own.push_back(n);
+      TrajectoryMatchLoss<2> loss(subdomain, part.model.node_count, kStride, reference_of(whole, own));
+      Rollout rollout(system, loss, kSteps, RolloutOptions{});
+      try {
+        rollout.loss_and_gradient();
+      } catch (const NonFiniteError& e) {
+        elements[static_cast<std::size_t>(p)] = e.element();
+        steps[static_cast<std::size_t>(p)] = e.step();
+      }
+    });
+    const std::size_t last = static_cast<std::size_t>(processes - 1);
+    EXPECT_GE(elements[last], 0) << processes << " processes";
+    for (std::size_t p = 0; p < last; ++p) {
+      EXPECT_EQ(elements[p], -1) << processes << " processes, process " << p;
+      EXPECT_EQ(steps[p], steps[last]) << processes << " processes, process " << p;
+    }
+    EXPECT_GT(steps[last], 0);
   }
 }
 
