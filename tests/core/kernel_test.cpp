@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/gradcheck.hpp"
+#include "tests/core/threaded_subdomain.hpp"
 
 namespace simgrad {
 namespace {
@@ -298,6 +299,55 @@ TEST(Kernel, SumAndItsAdjoint) {
   EXPECT_NEAR(k.sum(SumBody{in.field()}), expected, 1e-12);
   k.sum_adjoint(SumBody{in.field()}, 2.0);
   EXPECT_DOUBLE_EQ(in.adjoints()[700], 4.0 * 0.7);
+}
+
+
+// out = scale x in, with `scale` a shared parameter; an element whose input is zero writes zero
+// without reading it, so whole blocks add nothing to the scale's adjoint (not +0).
+struct ScaledBody {
+  Field<1> in, out;
+  Field<1> scale;  // shared
+  template <class E>
+  void operator()(E& e) const {
+    if (e.own(in) == 0.0) return e.write(out, typename E::Scalar(0.0));
+    e.write(out, e.own(in) * e.shared(scale));
+  }
+};
+
+// A kernel over each process's part of a split model sums and adds its shared adjoints as the
+// whole model's kernel does, bit for bit, also above 1,024 blocks (groups of two blocks here,
+// the last one partial) and with blocks that add nothing.
+TEST(Kernel, SplitOverProcessesGivesTheWholeKernelsBits) {
+  const Index total = 1101 * kBlockSize + 37;
+  ASSERT_EQ(group_blocks(total), 2);
+  auto input = [](Index i) { return i / kBlockSize % 5 == 3 ? 0.0 : std::sin(0.37 * i) * std::pow(10.0, i % 9 - 4); };
+  auto run = [&](Index first, Index count, const Subdomain* split) {
+    Array<1> in(count, false), out(count, true), scale(1, true);
+    for (Index i = 0; i < count; ++i) in.values()[i] = input(first + i);
+    scale.values()[0] = 1.5;
+    for (Index i = 0; i < count; ++i) out.adjoints()[i] = std::cos(0.11 * (first + i));
+    scale.adjoints()[0] = -0.0;  // kept when nothing is added
+    Kernel kernel("scaled", count);
+    const std::array<FieldRef, 1> shared = {scale.field()};
+    if (split) kernel.split_over(*split, shared);
+    const double sum = kernel.sum(SumBody{in.field()});
+    kernel.derived_adjoint(ScaledBody{in.field(), out.field(), scale.field()});
+    return std::array<double, 2>{sum, scale.adjoints()[0]};
+  };
+  const std::array<double, 2> whole = run(0, total, nullptr);
+  for (int processes : {2, 3, 5}) {
+    testing::PartitionBoard board(processes, total);
+    std::vector<std::array<double, 2>> parts(static_cast<std::size_t>(processes));
+    testing::run_processes(processes, 2, [&](int p) {
+      const ElementRun r = board.runs[static_cast<std::size_t>(p)];
+      const testing::ThreadedSubdomain subdomain(board, p, {});
+      parts[static_cast<std::size_t>(p)] = run(r.first, r.last - r.first, &subdomain);
+    });
+    for (const std::array<double, 2>& part : parts) {
+      EXPECT_EQ(part[0], whole[0]) << processes << " processes";
+      EXPECT_EQ(part[1], whole[1]) << processes << " processes";
+    }
+  }
 }
 
 }  // namespace
