@@ -188,6 +188,20 @@ assert sum(split["split"]["elements_per_process"]) == 48 * 48, split["split"]
 PY
 done
 echo "ok: a mass-spring lattice split over 1, 2, 3 and 4 processes gives the plain run's loss and gradient"
+# Losses that read a few nodes (40 listed markers; a triangle across three slabs): each process
+# copies them and computes the whole loss.
+for loss in markers triangle; do
+  "$simgrad" grad "$source/tests/data/softbody_lattice_$loss.json" --json > "$work/lattice_${loss}_alone.json"
+  for n in 2 3; do
+    mpi "$n" "$simgrad" grad "$source/tests/data/softbody_lattice_$loss.json" --json --split > "$work/lattice_${loss}_$n.json"
+    python3 - "$work/lattice_${loss}_alone.json" "$work/lattice_${loss}_$n.json" <<'PY' || fail "the split lattice's $loss loss on $n processes differs"
+import json, sys
+alone, split = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert split["loss"] == alone["loss"] and split["gradient"] == alone["gradient"], "loss or gradient"
+PY
+  done
+done
+echo "ok: the split lattice's losses over listed markers and over a triangle give the plain run's bits on 2 and 3 processes"
 mpi 2 "$simgrad" tune "$lattice" --iterations 2 --quiet --split --out "$work/lattice_resumed" > /dev/null
 mpi 4 "$simgrad" tune "$lattice" --quiet --split --out "$work/lattice_resumed" --resume > /dev/null
 diff <(result_bits "$work/lattice_resumed/result.json" tuned) <(result_bits "$work/lattice_tuned/result.json" tuned) > /dev/null ||
