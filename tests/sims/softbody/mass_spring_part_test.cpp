@@ -45,6 +45,7 @@ MassSpringModel<D> falling_body() {
   m.gravity.values()[D - 1] = -9.8;
   for (std::size_t i = 0; i < m.initial_velocity.values().size(); i += D) m.initial_velocity.values()[i] = 0.3;
   ContactPlane<D> ground;
+  ground.normal = Vec<double, D>::zero();
   ground.normal[D - 1] = 1.0;
   ground.friction = 0.4;
   m.planes.push_back(ground);
