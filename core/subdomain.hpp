@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/row_slabs.hpp"
 #include "core/vec.hpp"
 
 namespace simgrad {
@@ -127,6 +128,9 @@ class Splitter {
   // This process's share of a model of `total` elements, where `ghosts` are the others'
   // elements it copies (the whole model's numbers, in increasing order). Collective.
   virtual std::unique_ptr<Subdomain> subdomain(Index total, std::vector<std::int64_t> ghosts) = 0;
+  // This process's slab of a grid of `rows` rows split in bands of `band_rows` (slab_of).
+  // Collective.
+  virtual std::unique_ptr<RowSlabs> row_slabs(int rows, int band_rows) = 0;
   // True on every process when `flag` is true on any. Collective.
   virtual bool any(bool flag) = 0;
 };

@@ -22,6 +22,9 @@ namespace simgrad::dist {
 // This process's share of a model of `total` elements split over MPI_COMM_WORLD; `ghosts` as
 // Splitter::subdomain takes them. Collective.
 std::unique_ptr<Subdomain> make_mpi_subdomain(Index total, int rank, int size, std::vector<std::int64_t> ghosts);
+// This process's slab of a grid of `rows` rows over MPI_COMM_WORLD (core/row_slabs.hpp): halo
+// rows go point to point, straight from and into the fields' rows (no copies).
+std::unique_ptr<RowSlabs> make_mpi_row_slabs(int rows, int band_rows, int rank, int size);
 #endif
 
 }  // namespace simgrad::dist

@@ -45,6 +45,10 @@ class MpiSession final : public Session, private tune::BatchExecutor {
     return make_mpi_subdomain(total, rank_, size_, std::move(ghosts));
   }
 
+  std::unique_ptr<RowSlabs> row_slabs(int rows, int band_rows) override {
+    return make_mpi_row_slabs(rows, band_rows, rank_, size_);
+  }
+
   void agree(const std::function<void()>& body) override {
     std::exception_ptr error;
     try {

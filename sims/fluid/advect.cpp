@@ -91,8 +91,9 @@ double largest_magnitude(std::span<const double> values) {
   return largest;
 }
 
-// How many rows a trace over dt can move a sample (with the stencil and lattice offsets): the
-// foot lies within dt max|velocity| of the sample, since bilinear sampling never exceeds the
+}  // namespace
+
+// The foot lies within dt max|velocity| of the sample, since bilinear sampling never exceeds the
 // largest sampled value. A non-finite velocity gives every band the whole lattice.
 int trace_reach(const Grid& grid, std::span<const double> u, std::span<const double> v, double dt, int rows) {
   const double largest = std::max(largest_magnitude(u), largest_magnitude(v));
@@ -100,6 +101,8 @@ int trace_reach(const Grid& grid, std::span<const double> u, std::span<const dou
   if (!(cells < rows)) return rows + 2;
   return static_cast<int>(cells) + 3;
 }
+
+namespace {
 
 // The faces of a cell: left, right (x-faces), bottom, top (y-faces).
 struct CellFaces {
@@ -274,7 +277,11 @@ void Advector::semi_lagrangian_together(std::span<const Carried> items, const Co
   const Grid& g = *grid_;
   Index n = 0;
   for (const Carried& c : items) n = std::max(n, static_cast<Index>(c.lattice.cx) * c.lattice.cy);
-  parallel_for_blocks(n, [&](Index first, Index last) {
+  // Split, the samples of this process's rows (every lattice of a periodic grid has nx x ny).
+  const Index offset = slabs_ ? static_cast<Index>(slabs_->own().first) * g.nx() : 0;
+  if (slabs_) n = static_cast<Index>(slabs_->own().count()) * g.nx();
+  parallel_for_blocks(n, [&](Index block_first, Index block_last) {
+    const Index first = offset + block_first, last = offset + block_last;
     for (const Carried& c : items) {
       const Index end = std::min(last, static_cast<Index>(c.lattice.cx) * c.lattice.cy);
       if (first >= end) continue;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/band_scatter.hpp"
+#include "core/row_slabs.hpp"
 #include "sims/fluid/fields.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/maccormack.hpp"
@@ -45,6 +46,11 @@ class Advector {
  public:
   Advector() = default;
   explicit Advector(const Grid& grid, Backtrace backtrace = Backtrace::kMidpoint, TracePath path = TracePath::kFastest);
+
+  // Splits semi_lagrangian_together over processes in slabs of rows (core/row_slabs.hpp; null:
+  // the whole grid here): each computes its rows' samples, from fields whose rows within a
+  // trace's reach of its slab the caller has fetched. Grids periodic along both axes only.
+  void split(const RowSlabs* slabs) { slabs_ = slabs; }
 
   // out = q (on lattice l) carried along the velocity (u, v) over dt. kConservative needs the
   // cell lattice. With `keep` (0 to kKeptPasses - 1), MacCormack keeps its passes under that
@@ -109,6 +115,7 @@ class Advector {
   TracePath path_ = TracePath::kFastest;
   bool vector_ = false;
   BandScatter scatter_;
+  const RowSlabs* slabs_ = nullptr;
   // MacCormack: the passes (the advector's own and those kept) and the adjoint's workspace.
   MacCormackStore passes_;
   // Conservative: the faces' fluxes and their adjoints.
@@ -116,6 +123,10 @@ class Advector {
   // The periodic path's adjoints at the traces' starts, per sample (kMaxTogether lattices).
   std::vector<double> start_x_, start_y_;
 };
+
+// How many rows a trace over dt can move a sample, for a velocity (u, v) (with the stencil and
+// lattice offsets); rows + 2 when that reaches `rows` or the velocity is not finite.
+int trace_reach(const Grid& grid, std::span<const double> u, std::span<const double> v, double dt, int rows);
 
 // Semi-Lagrangian advection with a workspace of its own (for one-off uses and tests).
 void advect(const Grid& grid, const Lattice& l, std::span<const double> q, const ConstVelocity<2>& velocity, double dt,

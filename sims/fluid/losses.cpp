@@ -1,11 +1,15 @@
 #include "sims/fluid/losses.hpp"
 
 #include <stdexcept>
+#include <type_traits>
+
+#include "core/band_scatter.hpp"
 
 namespace simgrad::fluid {
 
 template <class Model>
-SmokeLossOf<Model>::SmokeLossOf(Model& model, SmokeLossSettings settings) : model_(model), settings_(std::move(settings)) {
+SmokeLossOf<Model>::SmokeLossOf(Model& model, SmokeLossSettings settings, const RowSlabs* slabs)
+    : model_(model), settings_(std::move(settings)), slabs_(slabs) {
   const std::size_t cells = static_cast<std::size_t>(model.grid.cells());
   if (!settings_.target.empty() && settings_.target.size() != cells)
     throw std::invalid_argument("the target image has " + std::to_string(settings_.target.size()) +
@@ -25,23 +29,48 @@ bool SmokeLossOf<Model>::has_term(int t, int steps) const {
 }
 
 template <class Model>
-double SmokeLossOf<Model>::image_mismatch(std::span<const double> state) const {
-  const auto f = fields_of(model_.grid, state);
-  double sum = 0.0;
-  for (std::size_t c = 0; c < settings_.target.size(); ++c) {
-    const double d = f.density[c] - settings_.target[c];
-    sum += d * d;
+template <class Term>
+double SmokeLossOf<Model>::cell_sum(const Term& term) const {
+  const auto& g = model_.grid;
+  if constexpr (std::is_same_v<Model, SmokeModel>) {
+    return sum_by_bands(g.ny(), g.nx(), BandScatter::kBandRows, slabs_, band_partial_, band_sums_, term);
+  } else {
+    double sum = 0.0;
+    for (Index c = 0; c < g.cells(); ++c) sum += term(c);
+    return sum;
   }
-  return settings_.target.empty() ? 0.0 : sum / static_cast<double>(settings_.target.size());
+}
+
+template <class Model>
+std::pair<std::size_t, std::size_t> SmokeLossOf<Model>::own_cells() const {
+  if constexpr (std::is_same_v<Model, SmokeModel>) {
+    if (slabs_) {
+      const std::size_t nx = static_cast<std::size_t>(model_.grid.nx());
+      return {static_cast<std::size_t>(slabs_->own().first) * nx, static_cast<std::size_t>(slabs_->own().last) * nx};
+    }
+  }
+  return {0, static_cast<std::size_t>(model_.grid.cells())};
+}
+
+template <class Model>
+double SmokeLossOf<Model>::image_mismatch(std::span<const double> state) const {
+  if (settings_.target.empty()) return 0.0;
+  const auto f = fields_of(model_.grid, state);
+  const double sum = cell_sum([&](Index c) {
+    const double d = f.density[static_cast<std::size_t>(c)] - settings_.target[static_cast<std::size_t>(c)];
+    return d * d;
+  });
+  return sum / static_cast<double>(settings_.target.size());
 }
 
 template <class Model>
 double SmokeLossOf<Model>::region_density(std::span<const double> state) const {
+  if (settings_.region.empty()) return 0.0;
   const auto f = fields_of(model_.grid, state);
-  double sum = 0.0;
-  for (std::size_t c = 0; c < settings_.region.size(); ++c)
-    if (settings_.region[c]) sum += f.density[c];
-  return settings_.region.empty() ? 0.0 : sum / region_cells_;
+  const double sum = cell_sum([&](Index c) {
+    return settings_.region[static_cast<std::size_t>(c)] ? f.density[static_cast<std::size_t>(c)] : 0.0;
+  });
+  return sum / region_cells_;
 }
 
 template <class Model>
@@ -85,11 +114,13 @@ void SmokeLossOf<Model>::term_adjoint(int t, std::span<const double> state, doub
   if (t == 0 && settings_.smoothness > 0.0) smoothness_penalty(true, seed);
   if (t == steps && !settings_.target.empty()) {
     const double scale = seed * settings_.image_weight * 2.0 / static_cast<double>(settings_.target.size());
-    for (std::size_t c = 0; c < settings_.target.size(); ++c) a.density[c] += scale * (f.density[c] - settings_.target[c]);
+    const auto [first, last] = own_cells();
+    for (std::size_t c = first; c < last; ++c) a.density[c] += scale * (f.density[c] - settings_.target[c]);
   }
   if (!settings_.region.empty() && t == region_step(steps)) {
     const double dmean = settings_.region_target ? 2.0 * (region_density(state) - *settings_.region_target) : -1.0;
-    for (std::size_t c = 0; c < settings_.region.size(); ++c)
+    const auto [first, last] = own_cells();
+    for (std::size_t c = first; c < last; ++c)
       if (settings_.region[c]) a.density[c] += seed * dmean / region_cells_;
   }
 }

@@ -6,6 +6,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
+#include "core/band_scatter.hpp"
 #include "core/vector_clones.hpp"
 #include "core/conjugate_gradient.hpp"
 #include "sims/fluid/periodic_rows.hpp"
@@ -143,10 +144,19 @@ SIMGRAD_VECTOR_CLONES void jacobi_row(int nx, int i0, int i1, bool first_sweep, 
   });
 }
 
-// out = row_kernel over the cells' faces (divergence_row or its transpose), rows in parallel.
+// body(first, last) over the blocks of the cells of rows [first row, last row) of a grid nx wide.
+template <class Body>
+void for_cells_of_rows(int nx, RowRun rows, const Body& body) {
+  const Index offset = static_cast<Index>(rows.first) * nx;
+  parallel_for_blocks(static_cast<Index>(rows.count()) * nx,
+                      [&](Index first, Index last) { body(offset + first, offset + last); });
+}
+
+// out = row_kernel over the cells' faces (divergence_row or its transpose), for the given rows.
 using CellFacesRow = void (*)(int, int, int, double, const double*, const double*, const double*, double*);
-void for_cell_faces(int nx, int ny, double h, const double* u, const double* v, double* out, CellFacesRow row_kernel) {
-  parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
+void for_cell_faces(int nx, int ny, RowRun rows, double h, const double* u, const double* v, double* out,
+                    CellFacesRow row_kernel) {
+  for_cells_of_rows(nx, rows, [&](Index first, Index last) {
     for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
       const std::size_t row = static_cast<std::size_t>(j) * nx;
       const double* v_above = v + static_cast<std::size_t>(j + 1 == ny ? 0 : j + 1) * nx;
@@ -155,11 +165,11 @@ void for_cell_faces(int nx, int ny, double h, const double* u, const double* v, 
   });
 }
 
-// u and v updated by row_kernel from p on the cells' left and bottom faces, rows in parallel.
+// u and v updated by row_kernel from p on the cells' left and bottom faces, for the given rows.
 using FacesRow = void (*)(int, int, int, double, const double*, const double*, double*, double*);
-void for_left_and_bottom_faces(int nx, int ny, double h, const double* p, std::span<double> u, std::span<double> v,
-                               FacesRow row_kernel) {
-  parallel_for_blocks(static_cast<Index>(nx) * ny, [&](Index first, Index last) {
+void for_left_and_bottom_faces(int nx, int ny, RowRun rows, double h, const double* p, std::span<double> u,
+                               std::span<double> v, FacesRow row_kernel) {
+  for_cells_of_rows(nx, rows, [&](Index first, Index last) {
     for_row_pieces(nx, first, last, [&](int j, int i0, int i1) {
       const std::size_t row = static_cast<std::size_t>(j) * nx;
       const double* p_below = p + static_cast<std::size_t>(j == 0 ? ny - 1 : j - 1) * nx;
@@ -175,7 +185,7 @@ void Projection::divergence(const ConstVelocity<2>& velocity, std::span<double> 
   const Grid& g = *grid_;
   const int nx = g.nx(), ny = g.ny();
   if (uniform_) {
-    for_cell_faces(nx, ny, g.h(), u.data(), v.data(), out.data(), divergence_row);
+    for_cell_faces(nx, ny, own_rows(), g.h(), u.data(), v.data(), out.data(), divergence_row);
     return;
   }
   parallel_for_blocks(g.cells(), [&](Index first, Index last) {
@@ -191,9 +201,19 @@ void Projection::divergence(const ConstVelocity<2>& velocity, std::span<double> 
 }
 
 void Projection::remove_mean(std::span<double> x) {
+  const Grid& g = *grid_;
   // A uniform grid has no solid cells: the test folds away and the loops vectorise.
-  if (uniform_) remove_fluid_mean(x, [](Index) { return false; }, fluid_cells_, partial_);
-  else remove_fluid_mean(x, [&](Index c) { return grid_->solid(c); }, fluid_cells_, partial_);
+  auto mean_free = [&](const auto& solid) {
+    const double sum = sum_by_bands(g.ny(), g.nx(), BandScatter::kBandRows, slabs_, band_partial_, band_sums_,
+                                    [&](Index c) { return solid(c) ? 0.0 : x[static_cast<std::size_t>(c)]; });
+    const double mean = sum / static_cast<double>(fluid_cells_ > 0 ? fluid_cells_ : 1);
+    for_cells_of_rows(g.nx(), own_rows(), [&](Index first, Index last) {
+      for (Index c = first; c < last; ++c)
+        if (!solid(c)) x[static_cast<std::size_t>(c)] -= mean;
+    });
+  };
+  if (uniform_) mean_free([](Index) { return false; });
+  else mean_free([&](Index c) { return g.solid(c); });
 }
 
 namespace {
@@ -265,9 +285,9 @@ void Projection::apply_preconditioner(std::span<const double> r, std::span<doubl
 
 void Projection::jacobi(std::span<const double> b, std::span<double> x) {
   // Sweeps alternate between x and z_ (even sweeps read x); x <- D^-1 (b + couplings x).
-  fill(x, 0.0);
   const int nx = grid_->nx(), ny = grid_->ny(), sweeps = settings_.jacobi_iterations;
-  parallel_sweeps(grid_->cells(), sweeps, [&](int sweep, Index first, Index last) {
+  const RowRun rows = own_rows();
+  auto sweep_cells = [&](int sweep, Index first, Index last) {
     const double* from = sweep % 2 == 0 ? x.data() : z_.data();
     double* to = sweep % 2 == 0 ? z_.data() : x.data();
     if (uniform_) {
@@ -287,8 +307,20 @@ void Projection::jacobi(std::span<const double> b, std::span<double> x) {
       const std::size_t cs = static_cast<std::size_t>(c);
       to[cs] = (b[cs] + to[cs]) * inverse_diagonal_[cs];
     }
-  });
-  if (sweeps % 2 == 1) std::copy(z_.begin(), z_.begin() + static_cast<std::ptrdiff_t>(b.size()), x.begin());
+  };
+  fill(own_part(x), 0.0);
+  if (slabs_) {
+    // A sweep reads the rows next to the slab as the sweep before left them.
+    for (int sweep = 0; sweep < sweeps; ++sweep) {
+      if (sweep > 0) fill_halo(sweep % 2 == 0 ? x : std::span<double>(z_), 1, 1);
+      for_cells_of_rows(nx, rows, [&](Index first, Index last) { sweep_cells(sweep, first, last); });
+    }
+  } else {
+    parallel_sweeps(grid_->cells(), sweeps, sweep_cells);
+  }
+  const std::size_t first = static_cast<std::size_t>(rows.first) * nx, last = static_cast<std::size_t>(rows.last) * nx;
+  if (sweeps % 2 == 1) std::copy(z_.begin() + static_cast<std::ptrdiff_t>(first), z_.begin() + static_cast<std::ptrdiff_t>(last),
+                                 x.begin() + static_cast<std::ptrdiff_t>(first));
 }
 
 void Projection::project(const Velocity<2>& velocity) {
@@ -296,12 +328,14 @@ void Projection::project(const Velocity<2>& velocity) {
   const Grid& g = *grid_;
   const int nx = g.nx();
   const double h = g.h();
+  fill_halo(v, 0, 1);
   divergence({u, v}, b_);
-  for (double& x : b_) x *= -h * h;
+  for (double& x : own_part(b_)) x *= -h * h;
   solve(b_, p_);
   if (uniform_) {
     // Faces c are cell c's left and bottom faces: one pass over the cells updates both.
-    for_left_and_bottom_faces(nx, g.ny(), h, p_.data(), u, v, subtract_gradient_row);
+    fill_halo(p_, 1, 0);
+    for_left_and_bottom_faces(nx, g.ny(), own_rows(), h, p_.data(), u, v, subtract_gradient_row);
     return;
   }
   auto pressure = [&](Index c) { return c < 0 ? 0.0 : p_[static_cast<std::size_t>(c)]; };
@@ -330,7 +364,8 @@ void Projection::project_adjoint(const Velocity<2>& adjoint) {
   const double h = g.h();
   // A uniform grid's cell c has left and bottom faces c and no walls (the same sums).
   if (uniform_) {
-    for_cell_faces(nx, ny, h, du.data(), dv.data(), b_.data(), divergence_transpose_row);
+    fill_halo(dv, 0, 1);
+    for_cell_faces(nx, ny, own_rows(), h, du.data(), dv.data(), b_.data(), divergence_transpose_row);
   } else {
     parallel_for_blocks(g.cells(), [&](Index first, Index last) {
       for (Index c = first; c < last; ++c) {
@@ -357,7 +392,8 @@ void Projection::project_adjoint(const Velocity<2>& adjoint) {
   if (singular_) remove_mean(p_);
   // div^T: face f gets (mu_left - mu_right) / h, times h^2.
   if (uniform_) {
-    for_left_and_bottom_faces(nx, ny, h, p_.data(), du, dv, add_gradient_transpose_row);
+    fill_halo(p_, 1, 0);
+    for_left_and_bottom_faces(nx, ny, own_rows(), h, p_.data(), du, dv, add_gradient_transpose_row);
     return;
   }
   auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };

@@ -16,12 +16,14 @@
 //
 // With no open side A is singular (constant pressure); the right-hand side is made mean-free
 // over the fluid cells first (operator P), and the adjoint applies P after its solve.
-// Deterministic: dot products sum fixed blocks in order; triangular solves run in cell order.
+// Deterministic: dot products sum fixed blocks in order, the mean fixed bands of rows in order;
+// triangular solves run in cell order.
 #pragma once
 
 #include <span>
 #include <vector>
 
+#include "core/row_slabs.hpp"
 #include "sims/fluid/fields.hpp"
 #include "sims/fluid/grid.hpp"
 #include "sims/fluid/pressure_solve.hpp"
@@ -44,6 +46,11 @@ class Projection : public PressureSolve<Projection> {
   // Rebuilds the matrix and its preconditioner.
   void set_open_face_scale(std::span<const double> scale);
 
+  // Splits the work over processes in slabs of rows (core/row_slabs.hpp; null: the whole grid
+  // here): each computes its slab's rows and fetches the rows it reads across the slab's edges.
+  // For uniform grids and Jacobi sweeps (what Smoke checks before it splits).
+  void split(const RowSlabs* slabs) { slabs_ = slabs; }
+
  private:
   friend class PressureSolve<Projection>;
   void jacobi(std::span<const double> b, std::span<double> x);
@@ -52,6 +59,19 @@ class Projection : public PressureSolve<Projection> {
   void coupled_sums(std::span<const double> x, Index first, Index last, double* out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x);
+  // The rows this process computes: its slab's, or all.
+  RowRun own_rows() const { return slabs_ ? slabs_->own() : RowRun{0, grid_->ny()}; }
+  // The values of x (one a cell) in this process's rows.
+  std::span<double> own_part(std::span<double> x) const {
+    const RowRun rows = own_rows();
+    return x.subspan(static_cast<std::size_t>(rows.first) * static_cast<std::size_t>(grid_->nx()),
+                     static_cast<std::size_t>(rows.count()) * static_cast<std::size_t>(grid_->nx()));
+  }
+  // Copies the rows of x (one value a cell or face) below and above the slab from their owners;
+  // nothing on the whole grid.
+  void fill_halo(std::span<double> x, int below, int above) const {
+    if (slabs_) slabs_->fill_halo(x, grid_->nx(), below, above);
+  }
   void build();
   // The pressure-gradient scale of x-face (axis 0) or y-face f.
   double face_scale(int axis, Index f) const {
@@ -68,6 +88,8 @@ class Projection : public PressureSolve<Projection> {
   std::vector<double> precon_;          // MIC(0) inverse square-root pivots
   std::vector<double> left_, right_weight_, below_, above_;  // couplings per side as 0 / 1
   std::vector<double> inverse_diagonal_;                     // 0 in cells without couplings
+  const RowSlabs* slabs_ = nullptr;
+  std::vector<double> band_partial_, band_sums_;  // the mean's sums: own bands', every band's when split
 };
 
 }  // namespace simgrad::fluid

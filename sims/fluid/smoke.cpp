@@ -1,6 +1,9 @@
 #include "sims/fluid/smoke.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <string>
 
 #include "core/diagnostics.hpp"
 #include "sims/fluid/forcing.hpp"
@@ -9,11 +12,10 @@
 namespace simgrad::fluid {
 
 template <int D>
-SmokeOf<D>::SmokeOf(Model& model)
-    : model_(model), projection_(model.grid, model.settings.pressure),
+SmokeOf<D>::SmokeOf(Model& model, const RowSlabs* slabs)
+    : model_(model), slabs_(slabs), projection_(model.grid, model.settings.pressure),
       advector_(model.grid, model.settings.backtrace), confinement_(model.grid) {
-  size_buffers();
-  refresh_open_vents();
+  rebuild();
 }
 
 template <int D>
@@ -21,8 +23,84 @@ void SmokeOf<D>::rebuild() {
   projection_ = typename Parts::Projection(model_.grid, model_.settings.pressure);
   advector_ = typename Parts::Advector(model_.grid, model_.settings.backtrace);
   confinement_ = typename Parts::Confinement(model_.grid);
+  if (slabs_) {
+    check_splits();
+    if constexpr (D == 2) {
+      projection_.split(slabs_);
+      advector_.split(slabs_);
+    }
+  }
   size_buffers();
   refresh_open_vents();
+}
+
+template <int D>
+RowRun SmokeOf<D>::own_rows() const {
+  if (slabs_) return slabs_->own();
+  if constexpr (D == 2) return {0, model_.grid.ny()};
+  else return {0, 0};
+}
+
+template <int D>
+void SmokeOf<D>::check_splits() const {
+  const SmokeSettings& s = model_.settings;
+  auto refuse = [](const std::string& what) {
+    throw std::invalid_argument("the smoke grid does not split over processes with " + what +
+                                " yet (a split runs 2D grids periodic along both axes, semi-Lagrangian advection and "
+                                "Jacobi pressure sweeps, without sources, vents, buoyancy, viscosity or confinement)");
+  };
+  if constexpr (D == 3) refuse("a 3D grid");
+  else {
+    const Grid& g = model_.grid;
+    if (!g.periodic_x() || !g.periodic_y()) refuse("closed or open sides");
+    for (Index c = 0; c < g.cells(); ++c)
+      if (g.solid(c)) refuse("solid cells");
+  }
+  if (s.pressure.solver != PressureSolver::kJacobi) refuse("the CG pressure solver");
+  if (s.velocity_advection != AdvectionScheme::kSemiLagrangian || s.carried_advection != AdvectionScheme::kSemiLagrangian)
+    refuse("MacCormack or conservative advection");
+  if (model_.source_count() > 0) refuse("sources");
+  if (model_.vent_count() > 0) refuse("boundary vents");
+  if (s.buoyancy != 0.0 || s.weight != 0.0) refuse("buoyancy or weight");
+  if (s.viscosity != 0.0) refuse("viscosity");
+  if (s.confinement) refuse("vorticity confinement");
+}
+
+template <int D>
+void SmokeOf<D>::fill_trace_halo(std::span<double> state) const {
+  if constexpr (D == 2) {
+    const Grid& g = model_.grid;
+    const auto f = fields_of(g, state);
+    const std::size_t first = static_cast<std::size_t>(own_rows().first) * static_cast<std::size_t>(g.nx());
+    const std::size_t count = static_cast<std::size_t>(own_rows().count()) * static_cast<std::size_t>(g.nx());
+    const int reach = slabs_->largest(
+        trace_reach(g, f.velocity[0].subspan(first, count), f.velocity[1].subspan(first, count), model_.settings.dt, g.ny()));
+    for (const std::span<double> field : {f.velocity[0], f.velocity[1], f.density, f.temperature})
+      if (field.data() != f.temperature.data() || !temperature_inert_) slabs_->fill_halo(field, g.nx(), reach, reach);
+  }
+}
+
+template <int D>
+void SmokeOf<D>::check_own_finite(std::span<const double> values, bool in_adjoint) const {
+  if (!slabs_) return check_finite(values, Parts::kStepName, in_adjoint);
+  std::exception_ptr error;
+  if constexpr (D == 2) {
+    const Grid& g = model_.grid;
+    const std::size_t nx = static_cast<std::size_t>(g.nx()), cells = static_cast<std::size_t>(g.cells());
+    const std::size_t first = static_cast<std::size_t>(own_rows().first) * nx, count = static_cast<std::size_t>(own_rows().count()) * nx;
+    // Every field of a periodic grid has one value a cell: u, v, density, temperature.
+    for (std::size_t field = 0; field < 4 && !error; ++field) {
+      try {
+        check_finite(values.subspan(field * cells + first, count), Parts::kStepName, in_adjoint);
+      } catch (const NonFiniteError& e) {
+        error = std::make_exception_ptr(
+            NonFiniteError(e.kernel(), static_cast<Index>(field * cells + first) + e.element(), in_adjoint));
+      }
+    }
+  }
+  if (!slabs_->any(error != nullptr)) return;
+  if (error) std::rethrow_exception(error);
+  throw NonFiniteError(Parts::kStepName, -1, in_adjoint);
 }
 
 template <int D>
@@ -130,7 +208,8 @@ void SmokeOf<D>::advance(int t, std::span<const double> state, std::span<double>
 template <int D>
 void SmokeOf<D>::step(int t, std::span<const double> state, std::span<double> next, std::span<double> residual) {
   advance(t, state, next, open_vents_.active() ? residual : std::span<double>());
-  check_finite(next, Parts::kStepName, false);
+  check_own_finite(next, false);
+  if (slabs_) fill_trace_halo(next);
 }
 
 template <int D>

@@ -62,8 +62,13 @@ class SmokeOf final : public System {
   using Parts = SmokeParts<D>;
   using Model = SmokeModelOf<typename Parts::Grid>;
 
-  // Keeps a reference to the model: tuning writes parameters there between rollouts.
-  explicit SmokeOf(Model& model);
+  // Keeps a reference to the model: tuning writes parameters there between rollouts. With
+  // `slabs`, the grid is split over processes in slabs of rows (core/row_slabs.hpp): each
+  // process holds whole-grid states, computes its slab's rows and fetches from their owners the
+  // rows it reads across its slab's edges. Throws std::invalid_argument for what does not split
+  // yet: 3D, walls or solids, CG, MacCormack or conservative advection, sources, vents,
+  // buoyancy, viscosity, confinement.
+  explicit SmokeOf(Model& model, const RowSlabs* slabs = nullptr);
 
   Index state_size() const override { return model_.state_size(); }
   // Vents on open sides leave a record of each step (boundary_vent.hpp); otherwise none.
@@ -79,6 +84,8 @@ class SmokeOf final : public System {
   const typename Parts::Projection& projection() const { return projection_; }
   // Rebuilds the solvers after the grid or the model's settings changed.
   void rebuild();
+  // This process's rows of a split 2D grid, or every row.
+  RowRun own_rows() const;
 
  private:
   // Sizes the scratch buffers for the model's grid and sources.
@@ -94,8 +101,17 @@ class SmokeOf final : public System {
   // The adjoint of step 1, given the adjoint after it, into state_adjoint.
   void advect_adjoint(std::span<const double> state, const FieldsOf<double, D>& adjoint,
                       std::span<double> state_adjoint, bool confinement);
+  // Split: throws std::invalid_argument unless the model is one that splits.
+  void check_splits() const;
+  // Split: fetches the rows of the state's fields that the next step's traces can reach from
+  // this process's slab (the reach agreed by every process).
+  void fill_trace_halo(std::span<double> state) const;
+  // Throws NonFiniteError naming the first non-finite value of this process's rows (the whole
+  // state's index) or, split, "on another process" where another process met one.
+  void check_own_finite(std::span<const double> values, bool in_adjoint) const;
 
   Model& model_;
+  const RowSlabs* slabs_;
   typename Parts::Projection projection_;
   typename Parts::Advector advector_;
   typename Parts::Confinement confinement_;

@@ -96,6 +96,62 @@ class ThreadedSubdomain final : public Subdomain {
   mutable std::size_t bytes_sent_ = 0;
 };
 
+// What the processes of a threaded RowSlabs share.
+struct RowBoard {
+  explicit RowBoard(int processes)
+      : sync(processes), fields(static_cast<std::size_t>(processes)), values(static_cast<std::size_t>(processes)),
+        numbers(static_cast<std::size_t>(processes), 0) {}
+  std::barrier<> sync;
+  std::vector<std::span<double>> fields;        // each process's field, while fill_halo runs
+  std::vector<std::span<const double>> values;  // each process's values, while gather_all runs
+  std::vector<int> numbers;                     // each process's number, while largest runs
+};
+
+class ThreadedRowSlabs final : public RowSlabs {
+ public:
+  ThreadedRowSlabs(RowBoard& board, int rows, int band_rows, int process)
+      : RowSlabs(rows, band_rows, process, static_cast<int>(board.fields.size())), board_(board) {}
+
+  // Publishes this process's field, then copies its halo's rows from their owners' fields.
+  void fill_halo(std::span<double> field, int columns, int below, int above) const override {
+    const std::size_t w = static_cast<std::size_t>(columns);
+    board_.fields[static_cast<std::size_t>(process())] = field;
+    board_.sync.arrive_and_wait();
+    for (const HaloPiece& piece : halo_pieces(slabs(), process(), below, above)) {
+      const std::size_t at = w * static_cast<std::size_t>(piece.first), count = w * static_cast<std::size_t>(piece.last - piece.first);
+      std::copy_n(board_.fields[static_cast<std::size_t>(piece.owner)].begin() + static_cast<std::ptrdiff_t>(at), count,
+                  field.begin() + static_cast<std::ptrdiff_t>(at));
+      bytes_sent_ += count * sizeof(double);  // (received, here: the totals agree)
+    }
+    board_.sync.arrive_and_wait();
+  }
+
+  int largest(int value) const override {
+    board_.numbers[static_cast<std::size_t>(process())] = value;
+    board_.sync.arrive_and_wait();
+    const int result = *std::max_element(board_.numbers.begin(), board_.numbers.end());
+    board_.sync.arrive_and_wait();
+    return result;
+  }
+
+  bool any(bool flag) const override { return largest(flag ? 1 : 0) != 0; }
+
+  void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
+    board_.values[static_cast<std::size_t>(process())] = mine;
+    board_.sync.arrive_and_wait();
+    all.clear();
+    for (const std::span<const double> v : board_.values) all.insert(all.end(), v.begin(), v.end());
+    board_.sync.arrive_and_wait();
+    bytes_sent_ += mine.size() * sizeof(double) * static_cast<std::size_t>(processes() - 1);
+  }
+
+  std::size_t bytes_sent() const override { return bytes_sent_; }
+
+ private:
+  RowBoard& board_;
+  mutable std::size_t bytes_sent_ = 0;
+};
+
 // Runs body(process) on `processes` threads at once, each with `threads` threads of its own for
 // its parallel loops, and waits for them.
 inline void run_processes(int processes, int threads, const std::function<void(int process)>& body) {

@@ -1,0 +1,101 @@
+#include "dist/mpi_subdomain.hpp"
+
+#ifdef SIMGRAD_MPI
+#include <mpi.h>
+
+#include <climits>
+#include <utility>
+#include <stdexcept>
+
+namespace simgrad::dist {
+namespace {
+
+class MpiRowSlabs final : public RowSlabs {
+ public:
+  MpiRowSlabs(int rows, int band_rows, int rank, int size) : RowSlabs(rows, band_rows, rank, size) {}
+
+  // Each halo piece is one message straight into the field's rows; a process sends the pieces of
+  // its own rows that the others' halos hold, which it works out itself (halo_pieces). Messages
+  // between two processes go in row order on both sides, so one tag matches them.
+  void fill_halo(std::span<double> field, int columns, int below, int above) const override {
+    const Plan& plan = plan_for(below, above);
+    const std::size_t width = static_cast<std::size_t>(columns);
+    auto rows_of = [&](const HaloPiece& piece) {
+      const std::size_t count = width * static_cast<std::size_t>(piece.last - piece.first);
+      if (count > std::size_t(INT_MAX)) throw std::length_error("a halo is more than one MPI message carries");
+      return std::pair(field.data() + width * static_cast<std::size_t>(piece.first), int(count));
+    };
+    std::size_t r = 0;
+    for (const HaloPiece& piece : plan.receives) {
+      const auto [at, count] = rows_of(piece);
+      MPI_Irecv(at, count, MPI_DOUBLE, piece.owner, kTag, MPI_COMM_WORLD, &requests_[r++]);
+    }
+    for (const auto& [to, piece] : plan.sends) {
+      const auto [at, count] = rows_of(piece);
+      MPI_Isend(at, count, MPI_DOUBLE, to, kTag, MPI_COMM_WORLD, &requests_[r++]);
+      bytes_sent_ += std::size_t(count) * sizeof(double);
+    }
+    MPI_Waitall(int(r), requests_.data(), MPI_STATUSES_IGNORE);
+  }
+
+  int largest(int value) const override {
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return value;
+  }
+
+  bool any(bool flag) const override { return largest(flag ? 1 : 0) != 0; }
+
+  void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
+    if (mine.size() > std::size_t(INT_MAX)) throw std::length_error("a gather is more than one MPI message carries");
+    const int length = int(mine.size());
+    counts_.resize(std::size_t(processes()));
+    displacements_.resize(std::size_t(processes()));
+    MPI_Allgather(&length, 1, MPI_INT, counts_.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < counts_.size(); ++r) {
+      if (at > std::size_t(INT_MAX)) throw std::length_error("a gather is more than one MPI message carries");
+      displacements_[r] = int(at);
+      at += std::size_t(counts_[r]);
+    }
+    all.resize(at);
+    MPI_Allgatherv(mine.data(), length, MPI_DOUBLE, all.data(), counts_.data(), displacements_.data(), MPI_DOUBLE,
+                   MPI_COMM_WORLD);
+    bytes_sent_ += (mine.size() * sizeof(double) + sizeof(int)) * std::size_t(processes() - 1);
+  }
+
+  std::size_t bytes_sent() const override { return bytes_sent_; }
+
+ private:
+  static constexpr int kTag = 7302;
+  // Who sends which rows to whom for one halo depth; worked out at the first fill of that depth.
+  struct Plan {
+    int below, above;
+    std::vector<HaloPiece> receives;
+    std::vector<std::pair<int, HaloPiece>> sends;  // (to, piece of own rows)
+  };
+  const Plan& plan_for(int below, int above) const {
+    for (const Plan& plan : plans_)
+      if (plan.below == below && plan.above == above) return plan;
+    Plan plan{below, above, halo_pieces(slabs(), process(), below, above), {}};
+    for (int p = 0; p < processes(); ++p)
+      if (p != process())
+        for (const HaloPiece& piece : halo_pieces(slabs(), p, below, above))
+          if (piece.owner == process()) plan.sends.emplace_back(p, piece);
+    if (requests_.size() < plan.receives.size() + plan.sends.size())
+      requests_.resize(plan.receives.size() + plan.sends.size());
+    return plans_.emplace_back(std::move(plan));
+  }
+  mutable std::vector<Plan> plans_;
+  mutable std::vector<MPI_Request> requests_;
+  mutable std::vector<int> counts_, displacements_;
+  mutable std::size_t bytes_sent_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RowSlabs> make_mpi_row_slabs(int rows, int band_rows, int rank, int size) {
+  return std::make_unique<MpiRowSlabs>(rows, band_rows, rank, size);
+}
+
+}  // namespace simgrad::dist
+#endif

@@ -1,0 +1,156 @@
+// The smoke grid split over processes in slabs of rows: each process advances its rows and
+// fetches the rows its traces and pressure sweeps read across its slab's edges, and ends with
+// the whole grid's loss and its rows of the final state, bit for bit. Processes are threads here
+// (tests/core/threaded_subdomain.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "core/diagnostics.hpp"
+#include "core/rollout.hpp"
+#include "sims/fluid/losses.hpp"
+#include "sims/fluid/smoke.hpp"
+#include "tests/core/threaded_subdomain.hpp"
+
+namespace simgrad::fluid {
+namespace {
+
+constexpr int kSteps = 24;
+constexpr int kColumns = 40, kRows = 37;  // five bands of rows, the last one short
+
+// A periodic box with a swirl and a shear strong enough to carry smoke several rows a step
+// (traces reach across slabs of one band), a checker of smoke and of heat, Jacobi sweeps.
+SmokeModel swirl() {
+  SmokeSettings s;
+  s.dt = 0.05;
+  s.steps = kSteps;
+  s.pressure.solver = PressureSolver::kJacobi;
+  s.pressure.jacobi_iterations = 5;
+  SmokeModel m;
+  const double h = 1.0 / kColumns;
+  m.reset(Grid(kColumns, kRows, h, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic, Side::kPeriodic), s);
+  const Grid& g = m.grid;
+  const double two_pi = 2.0 * std::acos(-1.0);
+  for (int j = 0; j < kRows; ++j)
+    for (int i = 0; i < kColumns; ++i) {
+      const double x = (i + 0.5) / kColumns, y = (j + 0.5) / kRows;
+      m.initial_velocity.values()[static_cast<std::size_t>(g.u_face(i, j))] = 1.2 * std::sin(two_pi * y) + 0.3 + 0.2 * std::cos(two_pi * x);
+      m.initial_velocity.values()[static_cast<std::size_t>(g.u_count() + g.v_face(i, j))] =
+          1.5 * std::sin(two_pi * x) - 0.5 + 0.2 * std::cos(two_pi * y);
+      m.initial_density.values()[static_cast<std::size_t>(g.cell(i, j))] = ((i / 5 + j / 4) % 2) ? 0.8 : 0.1;
+      m.initial_temperature.values()[static_cast<std::size_t>(g.cell(i, j))] = (i + 2 * j) % 3 == 0 ? 1.0 : 0.0;
+    }
+  return m;
+}
+
+SmokeLossSettings image_loss(const SmokeModel& m) {
+  SmokeLossSettings l;
+  for (Index c = 0; c < m.grid.cells(); ++c) l.target.push_back(0.45 + 0.3 * std::sin(0.37 * static_cast<double>(c)));
+  std::vector<std::uint8_t> region(static_cast<std::size_t>(m.grid.cells()), 0);
+  for (std::size_t c = 0; c < region.size(); c += 3) region[c] = 1;
+  l.region = region;
+  l.region_step = kSteps / 2;
+  l.region_target = 0.5;
+  return l;
+}
+
+// What one process ends with: the loss and the final state (its rows; the others' are unread).
+struct Evaluation {
+  double loss = 0.0;
+  std::vector<double> state;
+};
+
+Evaluation evaluate(SmokeModel& m, const RowSlabs* slabs, const char* checkpoint) {
+  Smoke smoke(m, slabs);
+  SmokeLoss loss(m, image_loss(m), slabs);
+  RolloutOptions options;
+  options.checkpoint = CheckpointPolicy::parse(checkpoint);
+  Rollout rollout(smoke, loss, kSteps, options);
+  Evaluation e;
+  e.loss = rollout.loss();
+  e.state.assign(rollout.final_state().begin(), rollout.final_state().end());
+  return e;
+}
+
+// Whether every process of every split ends with the whole grid's loss and its rows' bits.
+TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) {
+  SmokeModel whole = swirl();
+  const Evaluation reference = evaluate(whole, nullptr, "all");
+  ASSERT_TRUE(std::isfinite(reference.loss));
+  // The first steps' traces move samples more than two rows: halos of several rows.
+  {
+    const std::span<const double> v0 = whole.initial_velocity.values();
+    const std::size_t faces = static_cast<std::size_t>(whole.grid.u_count());
+    ASSERT_GT(trace_reach(whole.grid, v0.first(faces), v0.subspan(faces), whole.settings.dt, kRows), 5);
+  }
+  const std::size_t cells = static_cast<std::size_t>(whole.grid.cells());
+  for (const int processes : {1, 2, 3, 4})
+    for (const int threads : {1, 2})
+      for (const char* checkpoint : {"all", "binomial:4"}) {
+        SCOPED_TRACE(::testing::Message() << processes << " processes x " << threads << " threads, " << checkpoint);
+        testing::RowBoard board(processes);
+        std::vector<Evaluation> results(static_cast<std::size_t>(processes));
+        std::vector<RowRun> slabs(static_cast<std::size_t>(processes));
+        testing::run_processes(processes, threads, [&](int p) {
+          testing::ThreadedRowSlabs split(board, kRows, BandScatter::kBandRows, p);
+          SmokeModel part = swirl();
+          results[static_cast<std::size_t>(p)] = evaluate(part, &split, checkpoint);
+          slabs[static_cast<std::size_t>(p)] = split.own();
+        });
+        for (int p = 0; p < processes; ++p) {
+          const Evaluation& e = results[static_cast<std::size_t>(p)];
+          EXPECT_EQ(e.loss, reference.loss) << "process " << p;
+          const std::size_t first = static_cast<std::size_t>(slabs[static_cast<std::size_t>(p)].first) * kColumns;
+          const std::size_t last = static_cast<std::size_t>(slabs[static_cast<std::size_t>(p)].last) * kColumns;
+          for (std::size_t field = 0; field < 4; ++field)
+            for (std::size_t c = first; c < last; ++c)
+              ASSERT_EQ(e.state[field * cells + c], reference.state[field * cells + c])
+                  << "process " << p << ", field " << field << ", cell " << c;
+        }
+      }
+}
+
+// Slabs are whole bands, as evenly as bands allow; a halo wraps and skips its own rows.
+TEST(SmokeSplit, SlabsAndHalos) {
+  EXPECT_EQ(slab_of(37, 8, 2, 0).last, 24);
+  EXPECT_EQ(slab_of(37, 8, 2, 1).first, 24);
+  EXPECT_EQ(slab_of(37, 8, 2, 1).last, 37);
+  EXPECT_THROW(slab_of(37, 8, 6, 0), std::invalid_argument);
+  const std::vector<RowRun> slabs = {slab_of(37, 8, 3, 0), slab_of(37, 8, 3, 1), slab_of(37, 8, 3, 2)};
+  // Process 0 holds rows 0-15: two rows below wrap to 35-36 (process 2), one above is 16.
+  const std::vector<HaloPiece> pieces = halo_pieces(slabs, 0, 2, 1);
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[0].owner, 1);
+  EXPECT_EQ(pieces[0].first, 16);
+  EXPECT_EQ(pieces[0].last, 17);
+  EXPECT_EQ(pieces[1].owner, 2);
+  EXPECT_EQ(pieces[1].first, 35);
+  EXPECT_EQ(pieces[1].last, 37);
+  // A halo deeper than the grid is every other row, once.
+  Index rows = 0;
+  for (const HaloPiece& p : halo_pieces(slabs, 1, 100, 100)) rows += p.last - p.first;
+  EXPECT_EQ(rows, 37 - slabs[1].count());
+}
+
+// What does not split yet is refused, naming it.
+TEST(SmokeSplit, RefusesWhatDoesNotSplit) {
+  testing::RowBoard board(1);
+  testing::ThreadedRowSlabs split(board, kRows, BandScatter::kBandRows, 0);
+  SmokeModel m = swirl();
+  m.settings.pressure.solver = PressureSolver::kConjugateGradient;
+  try {
+    Smoke smoke(m, &split);
+    ADD_FAILURE() << "a CG solve split";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("CG"), std::string::npos) << e.what();
+  }
+  SmokeModel closed = swirl();
+  closed.reset(Grid(kColumns, kRows, 0.1, Side::kClosed, Side::kClosed, Side::kPeriodic, Side::kPeriodic), closed.settings);
+  EXPECT_THROW(Smoke(closed, &split), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace simgrad::fluid
