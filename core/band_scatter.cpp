@@ -55,6 +55,47 @@ void BandScatter::prepare(int rows, int reach, std::span<const Target> targets) 
     }
 }
 
+void BandScatter::exchange_windows(std::span<const Target> targets) {
+  // Every process walks every band's windows in the same order (band, target, row), so the
+  // transfers between two processes are listed alike on both sides.
+  sends_.clear();
+  receives_.clear();
+  const int me = slabs_->process();
+  std::size_t owner_of_band = 0;
+  for (std::size_t b = 0; b < bands_.size(); ++b) {
+    const int first_row = static_cast<int>(b) * kBandRows;
+    while (!slabs_->slab(static_cast<int>(owner_of_band)).contains(first_row)) ++owner_of_band;
+    const int from = static_cast<int>(owner_of_band);
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const Band::Window& w = bands_[b].windows_[t];
+      const int rows = targets[t].rows;
+      if (rows != slabs_->rows()) throw std::logic_error("BandScatter: a split scatter's target has other rows");
+      int to = -1, run_start = 0;
+      auto flush = [&](int end) {
+        if (to < 0 || (from != me && to != me) || from == to) return;
+        RowSlabs::Transfer transfer{from == me ? to : from,
+                                    w.data + static_cast<std::size_t>(run_start) * static_cast<std::size_t>(w.columns),
+                                    static_cast<std::size_t>(end - run_start) * static_cast<std::size_t>(w.columns)};
+        (from == me ? sends_ : receives_).push_back(transfer);
+      };
+      int owner = 0;
+      for (int local = 0; local < w.rows; ++local) {
+        const int row = ((w.first_row + local) % rows + rows) % rows;
+        owner = 0;
+        while (!slabs_->slab(owner).contains(row)) ++owner;
+        if (owner != to) {
+          flush(local);
+          to = owner;
+          run_start = local;
+        }
+      }
+      flush(w.rows);
+    }
+  }
+  slabs_->exchange(sends_, receives_);
+  for (const RowSlabs::Transfer& t : sends_) std::fill(t.data, t.data + t.count, 0.0);
+}
+
 void BandScatter::gather(std::span<const Target> targets) {
   // One task per (row, target), row by row: rows are independent, each sums its bands in band
   // order. Split statically, a thread gathers the rows its bands mostly wrote (bands are split
@@ -62,11 +103,13 @@ void BandScatter::gather(std::span<const Target> targets) {
   const int count = static_cast<int>(targets.size());
   int rows = 0;
   for (const Target& target : targets) rows = std::max(rows, target.rows);
+  const int first_row = slabs_ ? slabs_->own().first : 0;
+  if (slabs_) rows = slabs_->own().count();
   const int tasks = rows * count;
   auto row_task = [&](int task) {
     const std::size_t t = static_cast<std::size_t>(task % count);
     const Target& target = targets[t];
-    const int row = task / count;
+    const int row = first_row + task / count;
     if (row >= target.rows) return;
     double* out = target.field.data() + static_cast<std::size_t>(row) * static_cast<std::size_t>(target.columns);
     for (const Band& band : bands_) {

@@ -9,6 +9,11 @@
 // Pass 2 adds the windows to the targets row by row, band by band in order, and zeroes them for
 // the next scatter (one pass over the windows instead of two). Every target value thus receives
 // the same sums in the same order for any thread count; no atomics.
+//
+// Split over processes in slabs of whole bands (core/row_slabs.hpp), a process runs pass 1 for
+// its own bands, sends the rows of their windows that fall in others' slabs to their owners, and
+// runs pass 2 for its own rows with every band's window rows there: each of its rows receives
+// the whole scatter's sums in the whole scatter's order.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +21,7 @@
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "core/row_slabs.hpp"
 #include "core/vec.hpp"
 
 namespace simgrad {
@@ -84,34 +90,47 @@ class BandScatter {
     Window windows_[kMaxTargets];
   };
 
+  // Splits the scatters over processes (see above; null: the whole lattice here). The lattices
+  // and targets must have the slabs' rows, and the slabs' bands must be kBandRows rows.
+  void split(const RowSlabs* slabs) { slabs_ = slabs; }
+
   // Runs body(band, first, last) over the samples [first, last) of each band of a lattice with
   // `columns` samples a row and `rows` rows (in parallel across bands), then adds the windows to
-  // the targets. A sample in row r may reach target rows r - reach .. r + reach.
+  // the targets. A sample in row r may reach target rows r - reach .. r + reach. Split, the
+  // bands and target rows are this process's, and every process must pass the same reach.
   template <class Body>
   void scatter(int columns, int rows, int reach, std::span<const Target> targets, const Body& body) {
     prepare(rows, reach, targets);
-    const int count = static_cast<int>(bands_.size());
-    auto run = [&](int b) {
+    const int first = slabs_ ? slabs_->first_band() : 0;
+    const int count = (slabs_ ? slabs_->last_band() : static_cast<int>(bands_.size())) - first;
+    auto run = [&](int k) {
+      const int b = first + k;
       Band& band = bands_[static_cast<std::size_t>(b)];
       const int last_row = std::min(rows, (b + 1) * kBandRows);
       body(band, static_cast<Index>(b) * kBandRows * columns, static_cast<Index>(last_row) * columns);
     };
     if (thread_count() == 1 || count < 2) {
-      for (int b = 0; b < count; ++b) run(b);
+      for (int k = 0; k < count; ++k) run(k);
     } else {
       parallel_tasks(count, run);
     }
+    if (slabs_) exchange_windows(targets);
     gather(targets);
   }
 
  private:
   // Sizes the bands' windows for a lattice of `rows` sample rows.
   void prepare(int rows, int reach, std::span<const Target> targets);
-  // Pass 2: adds the windows to the targets and zeroes them.
+  // Pass 2: adds the windows to the targets (split: to this process's rows) and zeroes them.
   void gather(std::span<const Target> targets);
+  // Split: sends own bands' window rows in others' slabs to their owners (then zeroes them) and
+  // receives the others' window rows in this process's slab.
+  void exchange_windows(std::span<const Target> targets);
 
   std::vector<Band> bands_;
   std::vector<double> storage_;
+  const RowSlabs* slabs_ = nullptr;
+  std::vector<RowSlabs::Transfer> sends_, receives_;
 };
 
 }  // namespace simgrad

@@ -63,6 +63,15 @@ class RowSlabs {
   // (halo_pieces) from their owners. Every process calls it with the same below and above.
   // Collective.
   virtual void fill_halo(std::span<double> field, int columns, int below, int above) const = 0;
+  // Values moved between processes: `count` doubles at `data`, to or from process `peer`.
+  struct Transfer {
+    int peer;
+    double* data;
+    std::size_t count;
+  };
+  // Sends and receives the transfers; the k-th receive from a process takes the k-th send to
+  // this one from it, so both sides list theirs in one agreed order. Collective.
+  virtual void exchange(std::span<const Transfer> sends, std::span<const Transfer> receives) const = 0;
   // The largest of every process's `value`. Collective.
   virtual int largest(int value) const = 0;
   // True on every process when `flag` is true on any. Collective.

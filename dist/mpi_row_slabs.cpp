@@ -38,6 +38,18 @@ class MpiRowSlabs final : public RowSlabs {
     MPI_Waitall(int(r), requests_.data(), MPI_STATUSES_IGNORE);
   }
 
+  void exchange(std::span<const Transfer> sends, std::span<const Transfer> receives) const override {
+    if (requests_.size() < sends.size() + receives.size()) requests_.resize(sends.size() + receives.size());
+    std::size_t r = 0;
+    for (const Transfer& t : receives)
+      MPI_Irecv(t.data, message_count(t.count), MPI_DOUBLE, t.peer, kExchangeTag, MPI_COMM_WORLD, &requests_[r++]);
+    for (const Transfer& t : sends) {
+      MPI_Isend(t.data, message_count(t.count), MPI_DOUBLE, t.peer, kExchangeTag, MPI_COMM_WORLD, &requests_[r++]);
+      bytes_sent_ += t.count * sizeof(double);
+    }
+    MPI_Waitall(int(r), requests_.data(), MPI_STATUSES_IGNORE);
+  }
+
   int largest(int value) const override {
     MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return value;
@@ -66,7 +78,11 @@ class MpiRowSlabs final : public RowSlabs {
   std::size_t bytes_sent() const override { return bytes_sent_; }
 
  private:
-  static constexpr int kTag = 7302;
+  static constexpr int kTag = 7302, kExchangeTag = 7303;
+  static int message_count(std::size_t count) {
+    if (count > std::size_t(INT_MAX)) throw std::length_error("a transfer is more than one MPI message carries");
+    return int(count);
+  }
   // Who sends which rows to whom for one halo depth; worked out at the first fill of that depth.
   struct Plan {
     int below, above;

@@ -355,7 +355,13 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
     }
   }
   const std::size_t n = static_cast<std::size_t>(g.cells());
-  const int reach = trace_reach(g, u, v, dt, g.ny());
+  // Split, the reach of the whole velocity: the largest of the slabs' (the windows' rows, and so
+  // where a +0 is added, must be the whole scatter's).
+  const RowRun rows = slabs_ ? slabs_->own() : RowRun{0, g.ny()};
+  const std::size_t first_cell = static_cast<std::size_t>(rows.first) * static_cast<std::size_t>(g.nx());
+  const std::size_t own_cells = static_cast<std::size_t>(rows.count()) * static_cast<std::size_t>(g.nx());
+  int reach = trace_reach(g, u.subspan(first_cell, own_cells), v.subspan(first_cell, own_cells), dt, g.ny());
+  if (slabs_) reach = slabs_->largest(reach);
   scatter_.scatter(g.nx(), g.ny(), reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
     for (std::size_t k = 0; k < items.size(); ++k)
@@ -365,7 +371,13 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
                                                                start_x_.data() + k * n, start_y_.data() + k * n, first, last);
       });
   });
-  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+  if (slabs_)  // the starts' stencils read start_x a row above and start_y a row below
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      slabs_->fill_halo(std::span(start_x_).subspan(k * n, n), g.nx(), 0, 1);
+      slabs_->fill_halo(std::span(start_y_).subspan(k * n, n), g.nx(), 1, 0);
+    }
+  parallel_for_blocks(static_cast<Index>(own_cells), [&](Index block_first, Index block_last) {
+    const Index first = static_cast<Index>(first_cell) + block_first, last = static_cast<Index>(first_cell) + block_last;
     for (std::size_t k = 0; k < items.size(); ++k) {
       const Staggering staggering = staggering_of(g, items[k].lattice, path_);
       if (staggering != Staggering::kAny)

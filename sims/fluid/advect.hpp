@@ -47,10 +47,15 @@ class Advector {
   Advector() = default;
   explicit Advector(const Grid& grid, Backtrace backtrace = Backtrace::kMidpoint, TracePath path = TracePath::kFastest);
 
-  // Splits semi_lagrangian_together over processes in slabs of rows (core/row_slabs.hpp; null:
-  // the whole grid here): each computes its rows' samples, from fields whose rows within a
-  // trace's reach of its slab the caller has fetched. Grids periodic along both axes only.
-  void split(const RowSlabs* slabs) { slabs_ = slabs; }
+  // Splits semi_lagrangian_together and its adjoint over processes in slabs of rows
+  // (core/row_slabs.hpp; null: the whole grid here): each computes its rows' samples, from
+  // fields whose rows within a trace's reach of its slab the caller has fetched, and the
+  // adjoint's scatter sends what lands in other slabs to their owners. Grids periodic along both
+  // axes only.
+  void split(const RowSlabs* slabs) {
+    slabs_ = slabs;
+    scatter_.split(slabs);
+  }
 
   // out = q (on lattice l) carried along the velocity (u, v) over dt. kConservative needs the
   // cell lattice. With `keep` (0 to kKeptPasses - 1), MacCormack keeps its passes under that

@@ -101,6 +101,9 @@ class SmokeOf final : public System {
   // The adjoint of step 1, given the adjoint after it, into state_adjoint.
   void advect_adjoint(std::span<const double> state, const FieldsOf<double, D>& adjoint,
                       std::span<double> state_adjoint, bool confinement);
+  // Split: adds this process's rows of the state adjoint to the initial fields' adjoints, then
+  // copies every process's rows of those, so each process holds the whole gradient.
+  void gather_initial_adjoints(std::span<const double> state_adjoint);
   // Split: throws std::invalid_argument unless the model is one that splits.
   void check_splits() const;
   // Split: fetches the rows of the state's fields that the next step's traces can reach from
@@ -119,7 +122,7 @@ class SmokeOf final : public System {
   // by initial_state, once a rollout (a scan of the model); false, advecting zeros into zeros,
   // before.
   bool temperature_inert_ = false;
-  std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
+  std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_, gathered_;
   OpenVentWork open_vents_;
 };
 

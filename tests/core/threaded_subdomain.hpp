@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <barrier>
 #include <functional>
+#include <stdexcept>
 #include <span>
 #include <thread>
 #include <vector>
@@ -105,6 +106,8 @@ struct RowBoard {
   std::vector<std::span<double>> fields;        // each process's field, while fill_halo runs
   std::vector<std::span<const double>> values;  // each process's values, while gather_all runs
   std::vector<int> numbers;                     // each process's number, while largest runs
+  std::vector<std::span<const RowSlabs::Transfer>> sends =
+      std::vector<std::span<const RowSlabs::Transfer>>(fields.size());  // while exchange runs
 };
 
 class ThreadedRowSlabs final : public RowSlabs {
@@ -124,6 +127,23 @@ class ThreadedRowSlabs final : public RowSlabs {
       bytes_sent_ += count * sizeof(double);  // (received, here: the totals agree)
     }
     board_.sync.arrive_and_wait();
+  }
+
+  // Publishes this process's sends, then takes its receives from the senders' lists in order.
+  void exchange(std::span<const Transfer> sends, std::span<const Transfer> receives) const override {
+    board_.sends[static_cast<std::size_t>(process())] = sends;
+    board_.sync.arrive_and_wait();
+    std::vector<std::size_t> next(board_.sends.size(), 0);  // the next send from each peer to look at
+    for (const Transfer& r : receives) {
+      const std::span<const Transfer> theirs = board_.sends[static_cast<std::size_t>(r.peer)];
+      std::size_t& k = next[static_cast<std::size_t>(r.peer)];
+      while (k < theirs.size() && theirs[k].peer != process()) ++k;
+      if (k == theirs.size() || theirs[k].count != r.count) throw std::logic_error("ThreadedRowSlabs: unmatched transfer");
+      std::copy_n(theirs[k].data, r.count, r.data);
+      ++k;
+    }
+    board_.sync.arrive_and_wait();
+    for (const Transfer& t : sends) bytes_sent_ += t.count * sizeof(double);
   }
 
   int largest(int value) const override {

@@ -1,6 +1,7 @@
 // The smoke grid split over processes in slabs of rows: each process advances its rows and
-// fetches the rows its traces and pressure sweeps read across its slab's edges, and ends with
-// the whole grid's loss and its rows of the final state, bit for bit. Processes are threads here
+// fetches the rows its traces and pressure sweeps read across its slab's edges (forward and
+// adjoint), and ends with the whole grid's loss, its rows of the final state and the whole
+// gradient, bit for bit. Processes are threads here
 // (tests/core/threaded_subdomain.hpp).
 #include <gtest/gtest.h>
 
@@ -57,10 +58,11 @@ SmokeLossSettings image_loss(const SmokeModel& m) {
   return l;
 }
 
-// What one process ends with: the loss and the final state (its rows; the others' are unread).
+// What one process ends with: the loss, the final state (its rows; the others' are unread) and
+// the gradient with respect to the initial velocity, density and temperature (whole).
 struct Evaluation {
   double loss = 0.0;
-  std::vector<double> state;
+  std::vector<double> state, gradient;
 };
 
 Evaluation evaluate(SmokeModel& m, const RowSlabs* slabs, const char* checkpoint) {
@@ -70,23 +72,33 @@ Evaluation evaluate(SmokeModel& m, const RowSlabs* slabs, const char* checkpoint
   options.checkpoint = CheckpointPolicy::parse(checkpoint);
   Rollout rollout(smoke, loss, kSteps, options);
   Evaluation e;
-  e.loss = rollout.loss();
+  e.loss = rollout.loss_and_gradient();
   e.state.assign(rollout.final_state().begin(), rollout.final_state().end());
+  for (const Array<1>* a : {&m.initial_velocity, &m.initial_density, &m.initial_temperature})
+    e.gradient.insert(e.gradient.end(), a->adjoints().begin(), a->adjoints().end());
   return e;
 }
 
-// Whether every process of every split ends with the whole grid's loss and its rows' bits.
+// Whether every process of every split ends with the whole grid's loss, gradient and its rows'
+// final state, bit for bit.
 TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) {
   SmokeModel whole = swirl();
   const Evaluation reference = evaluate(whole, nullptr, "all");
   ASSERT_TRUE(std::isfinite(reference.loss));
+  // The velocity's and density's gradients are there (the temperature is carried, but with no
+  // buoyancy the loss does not depend on it).
+  const std::size_t cells = static_cast<std::size_t>(whole.grid.cells());
+  for (std::size_t field = 0; field < 3; ++field) {
+    double size = 0.0;
+    for (std::size_t c = 0; c < cells; ++c) size += std::abs(reference.gradient[field * cells + c]);
+    ASSERT_GT(size, 0.0) << "field " << field;
+  }
   // The first steps' traces move samples more than two rows: halos of several rows.
   {
     const std::span<const double> v0 = whole.initial_velocity.values();
     const std::size_t faces = static_cast<std::size_t>(whole.grid.u_count());
     ASSERT_GT(trace_reach(whole.grid, v0.first(faces), v0.subspan(faces), whole.settings.dt, kRows), 5);
   }
-  const std::size_t cells = static_cast<std::size_t>(whole.grid.cells());
   for (const int processes : {1, 2, 3, 4})
     for (const int threads : {1, 2})
       for (const char* checkpoint : {"all", "binomial:4"}) {
@@ -103,6 +115,8 @@ TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) {
         for (int p = 0; p < processes; ++p) {
           const Evaluation& e = results[static_cast<std::size_t>(p)];
           EXPECT_EQ(e.loss, reference.loss) << "process " << p;
+          for (std::size_t k = 0; k < reference.gradient.size(); ++k)
+            ASSERT_EQ(e.gradient[k], reference.gradient[k]) << "process " << p << ", gradient " << k;
           const std::size_t first = static_cast<std::size_t>(slabs[static_cast<std::size_t>(p)].first) * kColumns;
           const std::size_t last = static_cast<std::size_t>(slabs[static_cast<std::size_t>(p)].last) * kColumns;
           for (std::size_t field = 0; field < 4; ++field)
