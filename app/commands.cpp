@@ -76,15 +76,15 @@ json finish_spreading(const CommonOptions& common) {
 // Under --split, how the model was split: {"processes", "split": {each process's elements,
 // ghosts, bytes sent and peak resident size, by rank}}; an empty object otherwise. Collective.
 json split_fields(const CommonOptions& common, const Scenario& scenario) {
-  const Subdomain* subdomain = scenario.subdomain();
-  if (!subdomain) return json::object();
+  const std::optional<Scenario::SplitShare> share = scenario.split_share();
+  if (!share) return json::object();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return {{"processes", common.session->size()},
           {"split",
-           {{"elements_per_process", common.session->gather(long(subdomain->owned()))},
-            {"ghosts_per_process", common.session->gather(long(subdomain->ghosts()))},
-            {"bytes_sent_per_process", common.session->gather(long(subdomain->bytes_sent()))},
+           {{"elements_per_process", common.session->gather(share->elements)},
+            {"ghosts_per_process", common.session->gather(share->ghosts)},
+            {"bytes_sent_per_process", common.session->gather(long(share->bytes_sent))},
             {"peak_rss_kb_per_process", common.session->gather(long(usage.ru_maxrss))}}}};
 }
 
@@ -274,7 +274,7 @@ int run_tune(const std::filesystem::path& file, const TuneCommandOptions& option
     if (options.split && !options.exports.empty())
       throw std::invalid_argument("--split: --export needs the whole model on one process; export the tuned parameters with `simgrad run`");
     auto scenario = load(file, common, options.split);
-    const bool split = scenario->subdomain() != nullptr;
+    const bool split = scenario->split_share().has_value();
     TuneOptions tuning = scenario->tune;
     if (!options.optimizer.empty()) tuning.optimizer = options.optimizer;
     if (options.iterations > 0) tuning.iterations = options.iterations;

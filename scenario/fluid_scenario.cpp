@@ -273,7 +273,24 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     set_up(root, overrides, read_loss(root.child("loss")));
   }
 
-  nlohmann::json summary() override { return report::smoke_summary(*system_, *loss_, problem_->rollout().final_state()); }
+  // Split, from the whole final state: every process's rows of it, gathered.
+  nlohmann::json summary() override {
+    std::span<const double> state = problem_->rollout().final_state();
+    if (slabs_ && !state.empty()) {
+      const std::size_t cells = static_cast<std::size_t>(model_.grid.cells()), nx = static_cast<std::size_t>(model_.grid.nx());
+      const RowRun own = slabs_->own();
+      whole_state_.clear();
+      std::vector<double> rows;
+      for (std::size_t field = 0; field < 4; ++field) {  // a periodic grid: u, v, density, temperature per cell
+        slabs_->gather_all(state.subspan(field * cells + static_cast<std::size_t>(own.first) * nx,
+                                         static_cast<std::size_t>(own.count()) * nx),
+                           rows);
+        whole_state_.insert(whole_state_.end(), rows.begin(), rows.end());
+      }
+      state = whole_state_;
+    }
+    return report::smoke_summary(*system_, *loss_, state);
+  }
 
   // Density per frame as a grey image, obstacles, sources and vents with the flow they drive
   // (report/fluid_frames.hpp).
@@ -308,6 +325,8 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
     l.smoothness = loss.non_negative("smoothness", 0.0);
     return l;
   }
+
+  std::vector<double> whole_state_;  // split: the gathered final state, for summary()
 
 };
 

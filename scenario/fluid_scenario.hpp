@@ -5,10 +5,14 @@
 
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <string_view>
 #include <vector>
 
+#include "core/band_scatter.hpp"
+#include "core/row_slabs.hpp"
 #include "scenario/run_export.hpp"
 #include "scenario/scenario.hpp"
 #include "sims/fluid/losses.hpp"
@@ -84,13 +88,36 @@ class FluidScenarioOf : public Scenario {
 
  protected:
   // Builds the system, the loss and the problem once the model is read.
+  // Under --split (2D only), the grid splits in slabs of rows over the processes.
   void set_up(const ScenarioNode& root, const ScenarioOverrides& overrides, fluid::SmokeLossSettings loss) {
-    system_ = std::make_unique<SmokeSystem>(model_);
-    loss_ = std::make_unique<fluid::SmokeLossOf<Model>>(model_, std::move(loss));
+    if (overrides.split) {
+      if constexpr (std::decay_t<decltype(model_.grid)>::kDimension == 3) {
+        throw std::invalid_argument("--split: 3D smoke does not split over processes (2D grids do)");
+      } else {
+        slabs_ = overrides.split->row_slabs(model_.grid.ny(), BandScatter::kBandRows);
+      }
+    }
+    try {
+      system_ = std::make_unique<SmokeSystem>(model_, slabs_.get());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--split: ") + e.what());
+    }
+    loss_ = std::make_unique<fluid::SmokeLossOf<Model>>(model_, std::move(loss), slabs_.get());
     problem_ = read_fluid_problem(root, overrides, model_, *system_, *loss_, steps, tune);
   }
 
+ public:
+  std::optional<SplitShare> split_share() const override {
+    if (!slabs_) return std::nullopt;
+    const long columns = long(model_.grid.cells()) / long(slabs_->rows());
+    return SplitShare{long(slabs_->own().count()) * columns, long(system_->widest_halo_rows()) * columns,
+                      slabs_->bytes_sent()};
+  }
+
+ protected:
+
   Model model_;
+  std::unique_ptr<RowSlabs> slabs_;  // under --split
   std::unique_ptr<SmokeSystem> system_;
   std::unique_ptr<fluid::SmokeLossOf<Model>> loss_;
   std::unique_ptr<tune::RolloutProblem> problem_;

@@ -86,10 +86,10 @@ std::unique_ptr<Scenario> load_scenario_file(const ScenarioFile& scenario_file, 
   const std::string simulator = root.choice("simulator", names);
   check_parameters_unique(root);
   const std::string description = root.string("description", "");
-  if (overrides.split && simulator != "contagion" && simulator != "softbody")
+  if (overrides.split && simulator != "contagion" && simulator != "softbody" && simulator != "fluid")
     throw std::invalid_argument("--split: the " + simulator +
-                                " simulator does not split over processes (the contagion agent model and the "
-                                "mass-spring soft body do)");
+                                " simulator does not split over processes (the contagion agent model, the "
+                                "mass-spring soft body and the 2D smoke grid do)");
   std::unique_ptr<Scenario> scenario;
   for (const SimulatorInfo& s : simulators())
     if (s.name == simulator) scenario = s.load(root, overrides);

@@ -39,8 +39,8 @@ struct TuneOptions {
 // Command-line settings that override the scenario file.
 struct ScenarioOverrides {
   std::optional<CheckpointPolicy> checkpoint;
-  // Splits the model over these processes (`grad --split` under mpirun); the agent epidemic
-  // alone splits. Null: the whole model on each process.
+  // Splits the model over these processes (`grad --split` under mpirun): the agent epidemic,
+  // the mass-spring soft body and the 2D smoke grid split. Null: the whole model on each process.
   Splitter* split = nullptr;
 };
 
@@ -57,8 +57,20 @@ class Scenario {
 
   // The simulator's name as in `simgrad list`.
   virtual std::string simulator() const = 0;
-  // The split this process's model is a part of (ScenarioOverrides::split); null: the whole.
+  // The split this process's model is a part of (ScenarioOverrides::split); null: the whole, or
+  // a model split otherwise (split_share says).
   virtual const Subdomain* subdomain() const { return nullptr; }
+  // Under a split, this process's share: the elements it computes, the others' it copies (the
+  // widest halo so far, for a grid) and the bytes it has sent; nothing for a whole model.
+  struct SplitShare {
+    long elements = 0, ghosts = 0;
+    std::size_t bytes_sent = 0;
+  };
+  virtual std::optional<SplitShare> split_share() const {
+    const Subdomain* s = subdomain();
+    if (!s) return std::nullopt;
+    return SplitShare{long(s->owned()), long(s->ghosts()), s->bytes_sent()};
+  }
   // The loss as a function of the tuned parameters (physical values).
   virtual tune::Problem& problem() = 0;
   // The loss at physical parameters x on the hard model: every relaxation at its hard twin.

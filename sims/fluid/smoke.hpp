@@ -86,6 +86,8 @@ class SmokeOf final : public System {
   void rebuild();
   // This process's rows of a split 2D grid, or every row.
   RowRun own_rows() const;
+  // Split: the most rows of others' a step has fetched for its traces so far (both sides).
+  int widest_halo_rows() const { return widest_halo_rows_; }
 
  private:
   // Sizes the scratch buffers for the model's grid and sources.
@@ -122,6 +124,7 @@ class SmokeOf final : public System {
   // by initial_state, once a rollout (a scan of the model); false, advecting zeros into zeros,
   // before.
   bool temperature_inert_ = false;
+  mutable int widest_halo_rows_ = 0;
   std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_, gathered_;
   OpenVentWork open_vents_;
 };
