@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   run->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   RunCommandOptions run_options;
   run->add_flag("--split", run_options.split,
-                "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body), not batches");
+                "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body, the 2D smoke grid), not batches");
   run->add_option("--frames", run_options.frames, "also draw the run as PNG frames DIR/frame_00000.png, ...");
   run->add_option("--export", run_options.exports, "also export the run: FILE.gltf (glTF 2.0) or FILE.pvd (a VTK series); repeatable");
   run->add_option("--frame-size", run_options.frame_width, "frame width in pixels (height 3/4 of it; default 640)")
@@ -54,14 +54,14 @@ int main(int argc, char** argv) {
   grad->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   GradCommandOptions grad_options;
   grad->add_flag("--split", grad_options.split,
-                 "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body), not batches");
+                 "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body, the 2D smoke grid), not batches");
   add_common(grad, common);
 
   GradcheckCommandOptions gradcheck_options;
   CLI::App* gradcheck = app.add_subcommand("gradcheck", "compare the gradient with central finite differences");
   gradcheck->add_option("scenario", scenario, "scenario JSON file (default: the built-in mass_spring_simple)");
   gradcheck->add_flag("--split", gradcheck_options.split,
-                      "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body)");
+                      "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body, the 2D smoke grid)");
   gradcheck->add_option("--directions", gradcheck_options.directions, "random directions instead of coordinates");
   gradcheck->add_option("--step", gradcheck_options.step, "relative finite-difference step");
   gradcheck->add_option("--rtol", gradcheck_options.rtol, "relative tolerance");
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   tune->add_option("--iterations", tune_options.iterations, "iterations (default: the scenario's)");
   tune->add_option("--export", tune_options.exports, "also export the tuned run: FILE.gltf or FILE.pvd; repeatable");
   tune->add_flag("--split", tune_options.split,
-                 "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body), not batches");
+                 "under mpirun: split the model over the processes (the contagion agent model, the mass-spring soft body, the 2D smoke grid), not batches");
   tune->add_flag("--resume", [&](std::int64_t) { tune_options.resume = tune_options.out; },
                  "continue an interrupted run saved in --out");
   add_common(tune, common);

@@ -97,8 +97,8 @@ void SmokeOf<D>::fill_trace_halo(std::span<double> state) const {
     const int reach = slabs_->largest(
         trace_reach(g, f.velocity[0].subspan(first, count), f.velocity[1].subspan(first, count), model_.settings.dt, g.ny()));
     widest_halo_rows_ = std::max(widest_halo_rows_, std::min(2 * reach, g.ny() - own_rows().count()));
-    for (const std::span<double> field : {f.velocity[0], f.velocity[1], f.density, f.temperature})
-      if (field.data() != f.temperature.data() || !temperature_inert_) slabs_->fill_halo(field, g.nx(), reach, reach);
+    const std::span<double> traced[] = {f.velocity[0], f.velocity[1], f.density, f.temperature};
+    for (int k = 0; k < (temperature_inert_ ? 3 : 4); ++k) slabs_->fill_halo(traced[k], g.nx(), reach, reach);
   }
 }
 

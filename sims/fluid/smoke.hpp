@@ -84,7 +84,7 @@ class SmokeOf final : public System {
   const typename Parts::Projection& projection() const { return projection_; }
   // Rebuilds the solvers after the grid or the model's settings changed.
   void rebuild();
-  // This process's rows of a split 2D grid, or every row.
+  // 2D: this process's rows of a split grid, or every row.
   RowRun own_rows() const;
   // Split: the most rows of others' a step has fetched for its traces so far (both sides).
   int widest_halo_rows() const { return widest_halo_rows_; }

@@ -3,8 +3,9 @@
 # a sweep's table with gradients, a CMA-ES tuning run, and a run interrupted on two processes and
 # resumed on three; and with --split, the Franklin network's epidemic split over the processes
 # (its gradient, a tuning run, one resumed on another number of processes, one whose process was
-# killed), and a mass-spring lattice split into slabs of nodes (its gradient, a tuning run, one
-# resumed on another number of processes). Bad input under mpirun ends with one clear error and exit 2.
+# killed), a mass-spring lattice split into slabs of nodes and a smoke grid split into slabs of
+# rows (their gradients, a tuning run, one resumed on another number of processes). Bad input
+# under mpirun ends with one clear error and exit 2.
 #   ranks_test.sh SIMGRAD MPIEXEC SOURCE_DIR
 set -euo pipefail
 simgrad=$1 mpiexec=$2 source=$3
@@ -208,6 +209,29 @@ diff <(result_bits "$work/lattice_resumed/result.json" tuned) <(result_bits "$wo
   fail "a split lattice tuning run resumed on another number of processes differs"
 echo "ok: a split lattice's tuning run of 2 iterations on 2 processes resumed to 4 on 4 gives the plain run's bits"
 
+# A periodic smoke grid of 40 x 37 cells (5 bands of 8 rows) split into slabs of rows: the loss,
+# the gradient over the whole initial velocity field, and 4 L-BFGS iterations resumed from 2
+# processes on 3.
+smoke=$source/tests/data/smoke_split.json
+"$simgrad" grad "$smoke" --json > "$work/smoke_alone.json"
+"$simgrad" tune "$smoke" --quiet --out "$work/smoke_tuned" > /dev/null
+for n in 1 2 3 4; do
+  mpi "$n" "$simgrad" grad "$smoke" --json --split > "$work/smoke_$n.json"
+  python3 - "$work/smoke_alone.json" "$work/smoke_$n.json" "$n" <<'PY' || fail "the split smoke grid's gradient on $n processes differs"
+import json, sys
+alone, split, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+assert split["loss"] == alone["loss"] and split["gradient"] == alone["gradient"], "loss or gradient"
+assert sum(split["split"]["elements_per_process"]) == 40 * 37, split["split"]
+assert n == 1 or min(split["split"]["ghosts_per_process"]) >= 6 * 40, split["split"]
+PY
+done
+echo "ok: a smoke grid split over 1, 2, 3 and 4 processes gives the plain run's loss and gradient"
+mpi 2 "$simgrad" tune "$smoke" --iterations 2 --quiet --split --out "$work/smoke_resumed" > /dev/null
+mpi 3 "$simgrad" tune "$smoke" --quiet --split --out "$work/smoke_resumed" --resume > /dev/null
+diff <(result_bits "$work/smoke_resumed/result.json" tuned) <(result_bits "$work/smoke_tuned/result.json" tuned) > /dev/null ||
+  fail "a split smoke tuning run resumed on another number of processes differs"
+echo "ok: a split smoke tuning run of 2 iterations on 2 processes resumed to 4 on 3 gives the plain run's bits"
+
 # Bad input: one message (from rank 0), exit 2, nothing written.
 set +e
 mpi 3 "$simgrad" sweep "$scenario" --param "stiffnes=1,2" --out "$work/bad" > /dev/null 2> "$work/bad.err"
@@ -246,4 +270,11 @@ code=$?
 set -e
 [ "$code" = 2 ] || fail "--split of a simulator that does not split exits $code, not 2"
 grep -q "does not split over processes" "$work/nosplit.err" || { cat "$work/nosplit.err"; fail "no clear error for --split of an FEM scenario"; }
+set +e
+mpi 2 "$simgrad" grad "$source/examples/vent_room.json" --split > /dev/null 2> "$work/nosplit_smoke.err"
+code=$?
+set -e
+[ "$code" = 2 ] || fail "--split of a smoke grid that does not split exits $code, not 2"
+[ "$(grep -c "does not split over processes with" "$work/nosplit_smoke.err")" = 1 ] ||
+  { cat "$work/nosplit_smoke.err"; fail "no single clear error for --split of a smoke room with walls"; }
 echo "ok: bad input under mpirun is one clear error and exit 2"

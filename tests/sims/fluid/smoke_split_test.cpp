@@ -127,6 +127,43 @@ TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) {
       }
 }
 
+// A value that goes non-finite in one slab stops every process at the same step: its owner
+// names it as the whole run does, the other says it happened on another process.
+TEST(SmokeSplit, NonFiniteInOneSlabStopsEveryProcess) {
+  auto poisoned = [] {
+    SmokeModel m = swirl();
+    m.initial_density.values()[static_cast<std::size_t>(m.grid.cell(11, 30))] = std::nan("");
+    return m;
+  };
+  SmokeModel whole = poisoned();
+  Index element = -2;
+  int step = -2;
+  try {
+    evaluate(whole, nullptr, "all");
+  } catch (const NonFiniteError& e) {
+    element = e.element();
+    step = e.step();
+  }
+  ASSERT_GE(element, 2 * whole.grid.cells());  // in the density
+  testing::RowBoard board(2);
+  std::vector<Index> elements(2, -2);
+  std::vector<int> steps(2, -2);
+  testing::run_processes(2, 1, [&](int p) {
+    testing::ThreadedRowSlabs split(board, kRows, BandScatter::kBandRows, p);
+    SmokeModel part = poisoned();
+    try {
+      evaluate(part, &split, "all");
+    } catch (const NonFiniteError& e) {
+      elements[static_cast<std::size_t>(p)] = e.element();
+      steps[static_cast<std::size_t>(p)] = e.step();
+    }
+  });
+  EXPECT_EQ(elements[0], -1);  // rows 0-23: the other process's
+  EXPECT_EQ(elements[1], element);
+  EXPECT_EQ(steps[0], step);
+  EXPECT_EQ(steps[1], step);
+}
+
 // Slabs are whole bands, as evenly as bands allow; a halo wraps and skips its own rows.
 TEST(SmokeSplit, SlabsAndHalos) {
   EXPECT_EQ(slab_of(37, 8, 2, 0).last, 24);
