@@ -33,6 +33,13 @@ struct RowRun {
 // std::invalid_argument when there are more processes than bands.
 RowRun slab_of(int rows, int band_rows, int processes, int process);
 
+// The values of rows [first, last) of a row-major field `columns` wide.
+template <class T>
+std::span<T> rows_of(std::span<T> field, RowRun rows, int columns) {
+  const std::size_t width = static_cast<std::size_t>(columns);
+  return field.subspan(static_cast<std::size_t>(rows.first) * width, static_cast<std::size_t>(rows.count()) * width);
+}
+
 // A piece of a halo: rows [first, last) (no wrap inside) owned by process `owner`.
 struct HaloPiece {
   int owner = 0, first = 0, last = 0;

@@ -358,9 +358,8 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
   // Split, the reach of the whole velocity: the largest of the slabs' (the windows' rows, and so
   // where a +0 is added, must be the whole scatter's).
   const RowRun rows = slabs_ ? slabs_->own() : RowRun{0, g.ny()};
-  const std::size_t first_cell = static_cast<std::size_t>(rows.first) * static_cast<std::size_t>(g.nx());
-  const std::size_t own_cells = static_cast<std::size_t>(rows.count()) * static_cast<std::size_t>(g.nx());
-  int reach = trace_reach(g, u.subspan(first_cell, own_cells), v.subspan(first_cell, own_cells), dt, g.ny());
+  const Index first_cell = static_cast<Index>(rows.first) * g.nx(), own_cells = static_cast<Index>(rows.count()) * g.nx();
+  int reach = trace_reach(g, rows_of(u, rows, g.nx()), rows_of(v, rows, g.nx()), dt, g.ny());
   if (slabs_) reach = slabs_->largest(reach);
   scatter_.scatter(g.nx(), g.ny(), reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
@@ -376,8 +375,8 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
       slabs_->fill_halo(std::span(start_x_).subspan(k * n, n), g.nx(), 0, 1);
       slabs_->fill_halo(std::span(start_y_).subspan(k * n, n), g.nx(), 1, 0);
     }
-  parallel_for_blocks(static_cast<Index>(own_cells), [&](Index block_first, Index block_last) {
-    const Index first = static_cast<Index>(first_cell) + block_first, last = static_cast<Index>(first_cell) + block_last;
+  parallel_for_blocks(own_cells, [&](Index block_first, Index block_last) {
+    const Index first = first_cell + block_first, last = first_cell + block_last;
     for (std::size_t k = 0; k < items.size(); ++k) {
       const Staggering staggering = staggering_of(g, items[k].lattice, path_);
       if (staggering != Staggering::kAny)

@@ -62,11 +62,7 @@ class Projection : public PressureSolve<Projection> {
   // The rows this process computes: its slab's, or all.
   RowRun own_rows() const { return slabs_ ? slabs_->own() : RowRun{0, grid_->ny()}; }
   // The values of x (one a cell) in this process's rows.
-  std::span<double> own_part(std::span<double> x) const {
-    const RowRun rows = own_rows();
-    return x.subspan(static_cast<std::size_t>(rows.first) * static_cast<std::size_t>(grid_->nx()),
-                     static_cast<std::size_t>(rows.count()) * static_cast<std::size_t>(grid_->nx()));
-  }
+  std::span<double> own_part(std::span<double> x) const { return rows_of(x, own_rows(), grid_->nx()); }
   // Copies the rows of x (one value a cell or face) below and above the slab from their owners;
   // nothing on the whole grid.
   void fill_halo(std::span<double> x, int below, int above) const {

@@ -39,14 +39,14 @@ void SmokeOf<D>::gather_initial_adjoints(std::span<const double> state_adjoint) 
   if constexpr (D == 2) {
     // A periodic grid: one value a cell in each field (u, v, density, temperature), no walls.
     const auto& g = model_.grid;
-    const std::size_t cells = static_cast<std::size_t>(g.cells()), nx = static_cast<std::size_t>(g.nx());
-    const std::size_t first = static_cast<std::size_t>(own_rows().first) * nx, count = static_cast<std::size_t>(own_rows().count()) * nx;
+    const std::size_t cells = static_cast<std::size_t>(g.cells());
     const std::span<double> dv0 = model_.initial_velocity.adjoints();
     const std::span<double> fields[4] = {dv0.first(cells), dv0.subspan(cells, cells), model_.initial_density.adjoints(),
                                          model_.initial_temperature.adjoints()};
     for (std::size_t f = 0; f < 4; ++f) {
-      const std::span<double> adjoint = fields[f].subspan(first, count);
-      for (std::size_t c = 0; c < count; ++c) adjoint[c] += state_adjoint[f * cells + first + c];
+      const std::span<double> adjoint = rows_of(fields[f], own_rows(), g.nx());
+      const std::span<const double> own = rows_of(state_adjoint.subspan(f * cells, cells), own_rows(), g.nx());
+      for (std::size_t c = 0; c < adjoint.size(); ++c) adjoint[c] += own[c];
       slabs_->gather_all(adjoint, gathered_);  // every slab's rows, in row order
       std::copy(gathered_.begin(), gathered_.end(), fields[f].begin());
     }
@@ -92,10 +92,8 @@ void SmokeOf<D>::fill_trace_halo(std::span<double> state) const {
   if constexpr (D == 2) {
     const Grid& g = model_.grid;
     const auto f = fields_of(g, state);
-    const std::size_t first = static_cast<std::size_t>(own_rows().first) * static_cast<std::size_t>(g.nx());
-    const std::size_t count = static_cast<std::size_t>(own_rows().count()) * static_cast<std::size_t>(g.nx());
-    const int reach = slabs_->largest(
-        trace_reach(g, f.velocity[0].subspan(first, count), f.velocity[1].subspan(first, count), model_.settings.dt, g.ny()));
+    const int reach = slabs_->largest(trace_reach(g, rows_of(f.velocity[0], own_rows(), g.nx()),
+                                                  rows_of(f.velocity[1], own_rows(), g.nx()), model_.settings.dt, g.ny()));
     widest_halo_rows_ = std::max(widest_halo_rows_, std::min(2 * reach, g.ny() - own_rows().count()));
     const std::span<double> traced[] = {f.velocity[0], f.velocity[1], f.density, f.temperature};
     for (int k = 0; k < (temperature_inert_ ? 3 : 4); ++k) slabs_->fill_halo(traced[k], g.nx(), reach, reach);
@@ -108,15 +106,15 @@ void SmokeOf<D>::check_own_finite(std::span<const double> values, bool in_adjoin
   std::exception_ptr error;
   if constexpr (D == 2) {
     const Grid& g = model_.grid;
-    const std::size_t nx = static_cast<std::size_t>(g.nx()), cells = static_cast<std::size_t>(g.cells());
-    const std::size_t first = static_cast<std::size_t>(own_rows().first) * nx, count = static_cast<std::size_t>(own_rows().count()) * nx;
+    const std::size_t cells = static_cast<std::size_t>(g.cells());
+    const Index first = static_cast<Index>(own_rows().first) * g.nx();
     // Every field of a periodic grid has one value a cell: u, v, density, temperature.
     for (std::size_t field = 0; field < 4 && !error; ++field) {
       try {
-        check_finite(values.subspan(field * cells + first, count), Parts::kStepName, in_adjoint);
+        check_finite(rows_of(values.subspan(field * cells, cells), own_rows(), g.nx()), Parts::kStepName, in_adjoint);
       } catch (const NonFiniteError& e) {
         error = std::make_exception_ptr(
-            NonFiniteError(e.kernel(), static_cast<Index>(field * cells + first) + e.element(), in_adjoint));
+            NonFiniteError(e.kernel(), static_cast<Index>(field * cells) + first + e.element(), in_adjoint));
       }
     }
   }
