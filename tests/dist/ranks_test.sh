@@ -173,22 +173,36 @@ diff <(result_bits "$work/split_killed/result.json" tuned) <(result_bits "$work/
   fail "a split run resumed after a process was killed differs from the uninterrupted run"
 echo "ok: a process of a split run killed mid-run ends the job (exit $code); its state resumes on 3 processes to the plain run's bits"
 
-# A mass-spring lattice of 48 x 48 nodes (5 blocks of 512) split into slabs: the loss, every
-# parameter's gradient (stiffness and damping shared by all springs, gravity) and 4 L-BFGS
-# iterations, resumed from 2 processes on 4.
-lattice=$source/tests/data/softbody_lattice_split.json
-"$simgrad" grad "$lattice" --json > "$work/lattice_alone.json"
-"$simgrad" tune "$lattice" --quiet --out "$work/lattice_tuned" > /dev/null
-for n in 1 2 3 4; do
-  mpi "$n" "$simgrad" grad "$lattice" --json --split > "$work/lattice_$n.json"
-  python3 - "$work/lattice_alone.json" "$work/lattice_$n.json" "$n" <<'PY' || fail "the split lattice's gradient on $n processes differs"
+# A model split over 1, 2, 3 and 4 processes: its loss and gradient are the plain run's, its
+# elements add up to ELEMENTS and every split process copies at least GHOSTS of the others'; a
+# tuning run of 2 iterations on 2 processes resumed on RESUME_ON processes is the plain run's.
+check_split_model() {  # NAME SCENARIO ELEMENTS GHOSTS RESUME_ON
+  local name=$1 file=$2 elements=$3 ghosts=$4 resume_on=$5
+  "$simgrad" grad "$file" --json > "$work/${name}_alone.json"
+  "$simgrad" tune "$file" --quiet --out "$work/${name}_tuned" > /dev/null
+  for n in 1 2 3 4; do
+    mpi "$n" "$simgrad" grad "$file" --json --split > "$work/${name}_$n.json"
+    python3 - "$work/${name}_alone.json" "$work/${name}_$n.json" "$n" "$elements" "$ghosts" <<'PY' || fail "the split $name's gradient on $n processes differs"
 import json, sys
-alone, split, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+alone, split = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+n, elements, ghosts = (int(a) for a in sys.argv[3:6])
 assert split["loss"] == alone["loss"] and split["gradient"] == alone["gradient"], "loss or gradient"
-assert sum(split["split"]["elements_per_process"]) == 48 * 48, split["split"]
+assert sum(split["split"]["elements_per_process"]) == elements, split["split"]
+assert n == 1 or min(split["split"]["ghosts_per_process"]) >= ghosts, split["split"]
 PY
-done
-echo "ok: a mass-spring lattice split over 1, 2, 3 and 4 processes gives the plain run's loss and gradient"
+  done
+  echo "ok: the $name split over 1, 2, 3 and 4 processes gives the plain run's loss and gradient"
+  mpi 2 "$simgrad" tune "$file" --iterations 2 --quiet --split --out "$work/${name}_resumed" > /dev/null
+  mpi "$resume_on" "$simgrad" tune "$file" --quiet --split --out "$work/${name}_resumed" --resume > /dev/null
+  diff <(result_bits "$work/${name}_resumed/result.json" tuned) <(result_bits "$work/${name}_tuned/result.json" tuned) > /dev/null ||
+    fail "a split $name tuning run resumed on another number of processes differs"
+  echo "ok: a split $name tuning run of 2 iterations on 2 processes resumed on $resume_on gives the plain run's bits"
+}
+
+# A mass-spring lattice of 48 x 48 nodes (5 blocks of 512) split into slabs of nodes (ghosts: a
+# row either side): the loss, every parameter's gradient (stiffness and damping shared by all
+# springs, gravity) and 4 L-BFGS iterations, resumed from 2 processes on 4.
+check_split_model lattice "$source/tests/data/softbody_lattice_split.json" $((48 * 48)) 48 4
 # Losses that read a few nodes (40 listed markers; a triangle across three slabs): each process
 # copies them and computes the whole loss.
 for loss in markers triangle; do
@@ -203,34 +217,10 @@ PY
   done
 done
 echo "ok: the split lattice's losses over listed markers and over a triangle give the plain run's bits on 2 and 3 processes"
-mpi 2 "$simgrad" tune "$lattice" --iterations 2 --quiet --split --out "$work/lattice_resumed" > /dev/null
-mpi 4 "$simgrad" tune "$lattice" --quiet --split --out "$work/lattice_resumed" --resume > /dev/null
-diff <(result_bits "$work/lattice_resumed/result.json" tuned) <(result_bits "$work/lattice_tuned/result.json" tuned) > /dev/null ||
-  fail "a split lattice tuning run resumed on another number of processes differs"
-echo "ok: a split lattice's tuning run of 2 iterations on 2 processes resumed to 4 on 4 gives the plain run's bits"
-
-# A periodic smoke grid of 40 x 37 cells (5 bands of 8 rows) split into slabs of rows: the loss,
-# the gradient over the whole initial velocity field, and 4 L-BFGS iterations resumed from 2
-# processes on 3.
-smoke=$source/tests/data/smoke_split.json
-"$simgrad" grad "$smoke" --json > "$work/smoke_alone.json"
-"$simgrad" tune "$smoke" --quiet --out "$work/smoke_tuned" > /dev/null
-for n in 1 2 3 4; do
-  mpi "$n" "$simgrad" grad "$smoke" --json --split > "$work/smoke_$n.json"
-  python3 - "$work/smoke_alone.json" "$work/smoke_$n.json" "$n" <<'PY' || fail "the split smoke grid's gradient on $n processes differs"
-import json, sys
-alone, split, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
-assert split["loss"] == alone["loss"] and split["gradient"] == alone["gradient"], "loss or gradient"
-assert sum(split["split"]["elements_per_process"]) == 40 * 37, split["split"]
-assert n == 1 or min(split["split"]["ghosts_per_process"]) >= 6 * 40, split["split"]
-PY
-done
-echo "ok: a smoke grid split over 1, 2, 3 and 4 processes gives the plain run's loss and gradient"
-mpi 2 "$simgrad" tune "$smoke" --iterations 2 --quiet --split --out "$work/smoke_resumed" > /dev/null
-mpi 3 "$simgrad" tune "$smoke" --quiet --split --out "$work/smoke_resumed" --resume > /dev/null
-diff <(result_bits "$work/smoke_resumed/result.json" tuned) <(result_bits "$work/smoke_tuned/result.json" tuned) > /dev/null ||
-  fail "a split smoke tuning run resumed on another number of processes differs"
-echo "ok: a split smoke tuning run of 2 iterations on 2 processes resumed to 4 on 3 gives the plain run's bits"
+# A periodic smoke grid of 40 x 37 cells (5 bands of 8 rows) split into slabs of rows (halos:
+# at least three rows either side): the loss, the gradient over the whole initial velocity
+# field, and 4 L-BFGS iterations resumed from 2 processes on 3.
+check_split_model smoke "$source/tests/data/smoke_split.json" $((40 * 37)) $((6 * 40)) 3
 
 # Bad input: one message (from rank 0), exit 2, nothing written.
 set +e
