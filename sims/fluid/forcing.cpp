@@ -154,14 +154,26 @@ void cells_of_v_face(const Grid& g, Index k, Index& below, Index& above) {
   above = g.v_above(i, j);
 }
 
+// The samples [first, last) of this process's rows of a lattice `columns` wide (all of them on
+// a whole grid), for parallel_for_blocks over `last - first` samples.
+std::pair<Index, Index> own_samples(const Lattice& l, const RowSlabs* slabs) {
+  if (!slabs) return {0, static_cast<Index>(l.cx) * l.cy};
+  return {static_cast<Index>(slabs->own().first) * l.cx, static_cast<Index>(slabs->own().last) * l.cx};
+}
+
 }  // namespace
 
-void apply_buoyancy(const SmokeModel& m, FieldsView f) {
+void apply_buoyancy(const SmokeModel& m, FieldsView f, const RowSlabs* slabs) {
   const Grid& g = m.grid;
   const double a = m.settings.dt * m.settings.buoyancy, b = m.settings.dt * m.settings.weight;
   if (a == 0.0 && b == 0.0) return;
-  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
+  if (slabs) {  // a y-face averages the cells below and above it
+    slabs->fill_halo(f.temperature, g.nx(), 1, 0);
+    slabs->fill_halo(f.density, g.nx(), 1, 0);
+  }
+  const std::pair<Index, Index> faces = own_samples(g.v_lattice(), slabs);
+  parallel_for_blocks(faces.second - faces.first, [&](Index first, Index last) {
+    for (Index k = faces.first + first; k < faces.first + last; ++k) {
       if (g.v_wall(k)) continue;
       Index below, above;
       cells_of_v_face(g, k, below, above);
@@ -177,13 +189,15 @@ void apply_buoyancy(const SmokeModel& m, FieldsView f) {
   });
 }
 
-void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a) {
+void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a, const RowSlabs* slabs) {
   const Grid& g = m.grid;
   const double ca = m.settings.dt * m.settings.buoyancy, cb = m.settings.dt * m.settings.weight;
   if (ca == 0.0 && cb == 0.0) return;
+  if (slabs) slabs->fill_halo(a.velocity[1], g.nx(), 0, 1);  // a cell's top face
   // A gather over the cells: each takes its share of the faces below and above it.
-  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
-    for (Index c = first; c < last; ++c) {
+  const std::pair<Index, Index> cells = own_samples(g.cell_lattice(), slabs);
+  parallel_for_blocks(cells.second - cells.first, [&](Index first, Index last) {
+    for (Index c = cells.first + first; c < cells.first + last; ++c) {
       const int i = static_cast<int>(c % g.nx()), j = static_cast<int>(c / g.nx());
       for (Index k : {g.v_face(i, j), g.top_face(i, j)}) {
         if (g.v_wall(k)) continue;
@@ -202,9 +216,11 @@ namespace {
 // q += c L x on the samples of lattice l where skip(k) is false (L: 5-point graph Laplacian,
 // neighbours outside a non-periodic domain left out, so L is symmetric).
 template <class Skip>
-void add_laplacian(const Lattice& l, double c, std::span<const double> x, std::span<double> q, const Skip& skip) {
-  parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
-    for (Index k = first; k < last; ++k) {
+void add_laplacian(const Lattice& l, double c, std::span<const double> x, std::span<double> q, const Skip& skip,
+                   const RowSlabs* slabs) {
+  const std::pair<Index, Index> samples = own_samples(l, slabs);
+  parallel_for_blocks(samples.second - samples.first, [&](Index first, Index last) {
+    for (Index k = samples.first + first; k < samples.first + last; ++k) {
       if (skip(k)) continue;
       const int i = static_cast<int>(k % l.cx), j = static_cast<int>(k / l.cx);
       const double xk = x[static_cast<std::size_t>(k)];
@@ -230,35 +246,38 @@ void add_laplacian(const Lattice& l, double c, std::span<const double> x, std::s
 }
 
 // Forward (adjoint = false): q' = q + c M L q, M masking walls. Adjoint: a' = a + c L M a.
+// Split, the rows above and below the slab are fetched first (the Laplacian reads them).
 template <class IsWall>
 void diffuse(const Lattice& l, double c, std::span<double> q, std::span<double> scratch, const IsWall& is_wall,
-             bool adjoint) {
+             bool adjoint, const RowSlabs* slabs) {
   const Index n = static_cast<Index>(l.cx) * l.cy;
+  if (slabs) slabs->fill_halo(q.subspan(0, static_cast<std::size_t>(n)), l.cx, 1, 1);
   for (Index k = 0; k < n; ++k)
     scratch[static_cast<std::size_t>(k)] = adjoint && is_wall(k) ? 0.0 : q[static_cast<std::size_t>(k)];
   const std::span<const double> x = scratch.subspan(0, static_cast<std::size_t>(n));
-  if (adjoint) add_laplacian(l, c, x, q, [](Index) { return false; });
-  else add_laplacian(l, c, x, q, is_wall);
+  if (adjoint) add_laplacian(l, c, x, q, [](Index) { return false; }, slabs);
+  else add_laplacian(l, c, x, q, is_wall, slabs);
 }
 
 // Both components, forward or adjoint.
 void viscosity_pass(const SmokeModel& m, std::span<double> u, std::span<double> v, std::span<double> scratch,
-                    bool adjoint) {
+                    bool adjoint, const RowSlabs* slabs) {
   const Grid& g = m.grid;
   if (m.settings.viscosity == 0.0) return;
   const double c = m.settings.dt * m.settings.viscosity / (g.h() * g.h());
-  diffuse(g.u_lattice(), c, u, scratch, [&](Index k) { return g.u_wall(k); }, adjoint);
-  diffuse(g.v_lattice(), c, v, scratch, [&](Index k) { return g.v_wall(k); }, adjoint);
+  diffuse(g.u_lattice(), c, u, scratch, [&](Index k) { return g.u_wall(k); }, adjoint, slabs);
+  diffuse(g.v_lattice(), c, v, scratch, [&](Index k) { return g.v_wall(k); }, adjoint, slabs);
 }
 
 }  // namespace
 
-void apply_viscosity(const SmokeModel& m, const Velocity<2>& velocity, std::span<double> scratch) {
-  viscosity_pass(m, velocity[0], velocity[1], scratch, false);
+void apply_viscosity(const SmokeModel& m, const Velocity<2>& velocity, std::span<double> scratch, const RowSlabs* slabs) {
+  viscosity_pass(m, velocity[0], velocity[1], scratch, false, slabs);
 }
 
-void apply_viscosity_adjoint(const SmokeModel& m, const Velocity<2>& adjoint, std::span<double> scratch) {
-  viscosity_pass(m, adjoint[0], adjoint[1], scratch, true);
+void apply_viscosity_adjoint(const SmokeModel& m, const Velocity<2>& adjoint, std::span<double> scratch,
+                             const RowSlabs* slabs) {
+  viscosity_pass(m, adjoint[0], adjoint[1], scratch, true, slabs);
 }
 
 void zero_walls(const Grid& g, const Velocity<2>& velocity) {

@@ -5,6 +5,7 @@
 
 #include <span>
 
+#include "core/row_slabs.hpp"
 #include "sims/fluid/smoke_model.hpp"
 
 namespace simgrad::fluid {
@@ -19,15 +20,19 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& b
 // The scratch apply_source_adjoint needs on grid g.
 std::size_t source_adjoint_scratch(const Grid& g);
 
-// v += dt (buoyancy T - weight density), averaged onto the y-faces that are not walls.
-void apply_buoyancy(const SmokeModel& m, FieldsView f);
-void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a);
+// v += dt (buoyancy T - weight density), averaged onto the y-faces that are not walls. With
+// `slabs` (a periodic grid split in slabs of rows, core/row_slabs.hpp), this process's rows,
+// after fetching the one row across its slab's edge that they read.
+void apply_buoyancy(const SmokeModel& m, FieldsView f, const RowSlabs* slabs = nullptr);
+void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a, const RowSlabs* slabs = nullptr);
 
 // Explicit viscosity: each velocity component += dt nu Laplacian (5-point, on faces that are not
 // walls); `scratch` holds one copy of a component. L is symmetric, so the adjoint is L applied
-// to the adjoint with its walls masked.
-void apply_viscosity(const SmokeModel& m, const Velocity<2>& velocity, std::span<double> scratch);
-void apply_viscosity_adjoint(const SmokeModel& m, const Velocity<2>& adjoint, std::span<double> scratch);
+// to the adjoint with its walls masked. `slabs` as for buoyancy.
+void apply_viscosity(const SmokeModel& m, const Velocity<2>& velocity, std::span<double> scratch,
+                     const RowSlabs* slabs = nullptr);
+void apply_viscosity_adjoint(const SmokeModel& m, const Velocity<2>& adjoint, std::span<double> scratch,
+                             const RowSlabs* slabs = nullptr);
 
 // Sets the velocity on walls to zero (its own adjoint).
 void zero_walls(const Grid& g, const Velocity<2>& velocity);

@@ -68,7 +68,7 @@ void SmokeOf<D>::check_splits() const {
   auto refuse = [](const std::string& what) {
     throw std::invalid_argument("the smoke grid does not split over processes with " + what +
                                 " yet (a split runs 2D grids periodic along both axes, semi-Lagrangian advection and "
-                                "Jacobi pressure sweeps, without sources, vents, buoyancy, viscosity or confinement)");
+                                "Jacobi pressure sweeps, buoyancy and viscosity, without sources, vents or confinement)");
   };
   if constexpr (D == 3) refuse("a 3D grid");
   else {
@@ -82,8 +82,6 @@ void SmokeOf<D>::check_splits() const {
     refuse("MacCormack or conservative advection");
   if (model_.source_count() > 0) refuse("sources");
   if (model_.vent_count() > 0) refuse("boundary vents");
-  if (s.buoyancy != 0.0 || s.weight != 0.0) refuse("buoyancy or weight");
-  if (s.viscosity != 0.0) refuse("viscosity");
   if (s.confinement) refuse("vorticity confinement");
 }
 
@@ -216,9 +214,11 @@ void SmokeOf<D>::advance(int t, std::span<const double> state, std::span<double>
   const auto& g = model_.grid;
   advect_and_source(t, state, next, false, true);
   const auto n = fields_of(g, next);
-  apply_buoyancy(model_, n);
+  if constexpr (D == 2) apply_buoyancy(model_, n, slabs_);
+  else apply_buoyancy(model_, n);
   if (model_.settings.confinement) confinement_.apply(model_, n.velocity);
-  apply_viscosity(model_, n.velocity, scratch_);
+  if constexpr (D == 2) apply_viscosity(model_, n.velocity, scratch_, slabs_);
+  else apply_viscosity(model_, n.velocity, scratch_);
   zero_walls(g, n.velocity);
   if (!record.empty()) record_open_vent_velocity(model_, next, record);
   apply_boundary_vents(model_, t, n);
@@ -249,9 +249,11 @@ void SmokeOf<D>::step_adjoint(int t, std::span<const double> state, std::span<co
   projection_.project_adjoint(a.velocity);
   apply_boundary_vents_adjoint(model_, t, a, vents);
   zero_walls(g, a.velocity);
-  apply_viscosity_adjoint(model_, a.velocity, scratch_);
+  if constexpr (D == 2) apply_viscosity_adjoint(model_, a.velocity, scratch_, slabs_);
+  else apply_viscosity_adjoint(model_, a.velocity, scratch_);
   if (confinement) confinement_.apply_adjoint(model_, fields_of(g, std::span<const double>(replay_)).velocity, a.velocity);
-  apply_buoyancy_adjoint(model_, a);
+  if constexpr (D == 2) apply_buoyancy_adjoint(model_, a, slabs_);
+  else apply_buoyancy_adjoint(model_, a);
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = model_.source_count() - 1; k >= 0; --k) {
     const auto before = velocity_of(g, std::span<const double>(snapshots_).subspan(static_cast<std::size_t>(k) * faces, faces));

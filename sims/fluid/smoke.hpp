@@ -67,7 +67,7 @@ class SmokeOf final : public System {
   // process holds whole-grid states, computes its slab's rows and fetches from their owners the
   // rows it reads across its slab's edges. Throws std::invalid_argument for what does not split
   // yet: 3D, walls or solids, CG, MacCormack or conservative advection, sources, vents,
-  // buoyancy, viscosity, confinement.
+  // confinement.
   explicit SmokeOf(Model& model, const RowSlabs* slabs = nullptr);
 
   Index state_size() const override { return model_.state_size(); }

@@ -1,7 +1,7 @@
 // The smoke grid split over processes in slabs of rows: each process advances its rows and
 // fetches the rows its traces and pressure sweeps read across its slab's edges (forward and
-// adjoint), and ends with the whole grid's loss, its rows of the final state and the whole
-// gradient, bit for bit. Processes are threads here
+// adjoint; advection, buoyancy, viscosity, pressure), and ends with the whole grid's loss, its
+// rows of the final state and the whole gradient, bit for bit. Processes are threads here
 // (tests/core/threaded_subdomain.hpp).
 #include <gtest/gtest.h>
 
@@ -23,9 +23,15 @@ constexpr int kSteps = 24;
 constexpr int kColumns = 40, kRows = 37;  // five bands of rows, the last one short
 
 // A periodic box with a swirl and a shear strong enough to carry smoke several rows a step
-// (traces reach across slabs of one band), a checker of smoke and of heat, Jacobi sweeps.
-SmokeModel swirl() {
+// (traces reach across slabs of one band), a checker of smoke and of heat, Jacobi sweeps; with
+// `forces`, buoyancy, weight and viscosity too.
+SmokeModel swirl(bool forces = false) {
   SmokeSettings s;
+  if (forces) {
+    s.buoyancy = 1.5;
+    s.weight = 0.4;
+    s.viscosity = 2e-3;
+  }
   s.dt = 0.05;
   s.steps = kSteps;
   s.pressure.solver = PressureSolver::kJacobi;
@@ -80,15 +86,16 @@ Evaluation evaluate(SmokeModel& m, const RowSlabs* slabs, const char* checkpoint
 }
 
 // Whether every process of every split ends with the whole grid's loss, gradient and its rows'
-// final state, bit for bit.
-TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) {
-  SmokeModel whole = swirl();
+// final state, bit for bit: advection and pressure sweeps alone, and with buoyancy and
+// viscosity.
+void expect_whole_bits(bool forces) {
+  SmokeModel whole = swirl(forces);
   const Evaluation reference = evaluate(whole, nullptr, "all");
   ASSERT_TRUE(std::isfinite(reference.loss));
-  // The velocity's and density's gradients are there (the temperature is carried, but with no
-  // buoyancy the loss does not depend on it).
+  // The velocity's and density's gradients are there, and with buoyancy the temperature's (it is
+  // carried either way, but without buoyancy the loss does not depend on it).
   const std::size_t cells = static_cast<std::size_t>(whole.grid.cells());
-  for (std::size_t field = 0; field < 3; ++field) {
+  for (std::size_t field = 0; field < (forces ? 4u : 3u); ++field) {
     double size = 0.0;
     for (std::size_t c = 0; c < cells; ++c) size += std::abs(reference.gradient[field * cells + c]);
     ASSERT_GT(size, 0.0) << "field " << field;
@@ -108,7 +115,7 @@ TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) {
         std::vector<RowRun> slabs(static_cast<std::size_t>(processes));
         testing::run_processes(processes, threads, [&](int p) {
           testing::ThreadedRowSlabs split(board, kRows, BandScatter::kBandRows, p);
-          SmokeModel part = swirl();
+          SmokeModel part = swirl(forces);
           results[static_cast<std::size_t>(p)] = evaluate(part, &split, checkpoint);
           slabs[static_cast<std::size_t>(p)] = split.own();
         });
@@ -126,6 +133,9 @@ TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) {
         }
       }
 }
+
+TEST(SmokeSplit, EveryProcessEndsWithTheWholeGridsBits) { expect_whole_bits(false); }
+TEST(SmokeSplit, WithBuoyancyAndViscosityEveryProcessEndsWithTheWholeGridsBits) { expect_whole_bits(true); }
 
 // A value that goes non-finite in one slab stops every process at the same step: its owner
 // names it as the whole run does, the other says it happened on another process.
