@@ -20,24 +20,25 @@ class MpiRowSlabs final : public RowSlabs {
   void fill_halo(std::span<double> field, int columns, int below, int above) const override {
     const Plan& plan = plan_for(below, above);
     const std::size_t width = static_cast<std::size_t>(columns);
-    auto rows_of = [&](const HaloPiece& piece) {
-      const std::size_t count = width * static_cast<std::size_t>(piece.last - piece.first);
-      if (count > std::size_t(INT_MAX)) throw std::length_error("a halo is more than one MPI message carries");
-      return std::pair(field.data() + width * static_cast<std::size_t>(piece.first), int(count));
+    auto message_of = [&](const HaloPiece& piece) {
+      return std::pair(field.data() + width * static_cast<std::size_t>(piece.first),
+                       message_count(width * static_cast<std::size_t>(piece.last - piece.first)));
     };
     std::size_t r = 0;
     for (const HaloPiece& piece : plan.receives) {
-      const auto [at, count] = rows_of(piece);
+      const auto [at, count] = message_of(piece);
       MPI_Irecv(at, count, MPI_DOUBLE, piece.owner, kTag, MPI_COMM_WORLD, &requests_[r++]);
     }
     for (const auto& [to, piece] : plan.sends) {
-      const auto [at, count] = rows_of(piece);
+      const auto [at, count] = message_of(piece);
       MPI_Isend(at, count, MPI_DOUBLE, to, kTag, MPI_COMM_WORLD, &requests_[r++]);
       bytes_sent_ += std::size_t(count) * sizeof(double);
     }
     MPI_Waitall(int(r), requests_.data(), MPI_STATUSES_IGNORE);
   }
 
+  // Every receive posted, then every send; one tag, since MPI keeps two processes' messages in
+  // the order they were sent.
   void exchange(std::span<const Transfer> sends, std::span<const Transfer> receives) const override {
     if (requests_.size() < sends.size() + receives.size()) requests_.resize(sends.size() + receives.size());
     std::size_t r = 0;
@@ -50,6 +51,7 @@ class MpiRowSlabs final : public RowSlabs {
     MPI_Waitall(int(r), requests_.data(), MPI_STATUSES_IGNORE);
   }
 
+  // An integer reduction: a maximum is the same in any order.
   int largest(int value) const override {
     MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return value;
@@ -57,16 +59,15 @@ class MpiRowSlabs final : public RowSlabs {
 
   bool any(bool flag) const override { return largest(flag ? 1 : 0) != 0; }
 
+  // Every process's length first, then their values.
   void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
-    if (mine.size() > std::size_t(INT_MAX)) throw std::length_error("a gather is more than one MPI message carries");
-    const int length = int(mine.size());
+    const int length = message_count(mine.size());
     counts_.resize(std::size_t(processes()));
     displacements_.resize(std::size_t(processes()));
     MPI_Allgather(&length, 1, MPI_INT, counts_.data(), 1, MPI_INT, MPI_COMM_WORLD);
     std::size_t at = 0;
     for (std::size_t r = 0; r < counts_.size(); ++r) {
-      if (at > std::size_t(INT_MAX)) throw std::length_error("a gather is more than one MPI message carries");
-      displacements_[r] = int(at);
+      displacements_[r] = message_count(at);
       at += std::size_t(counts_[r]);
     }
     all.resize(at);
@@ -79,8 +80,9 @@ class MpiRowSlabs final : public RowSlabs {
 
  private:
   static constexpr int kTag = 7302, kExchangeTag = 7303;
+  // Checks that a count fits one MPI message.
   static int message_count(std::size_t count) {
-    if (count > std::size_t(INT_MAX)) throw std::length_error("a transfer is more than one MPI message carries");
+    if (count > std::size_t(INT_MAX)) throw std::length_error("a grid's exchange is more than one MPI message carries");
     return int(count);
   }
   // Who sends which rows to whom for one halo depth; worked out at the first fill of that depth.
@@ -89,6 +91,7 @@ class MpiRowSlabs final : public RowSlabs {
     std::vector<HaloPiece> receives;
     std::vector<std::pair<int, HaloPiece>> sends;  // (to, piece of own rows)
   };
+  // The plan for a halo `below` and `above` rows deep, made at its first use.
   const Plan& plan_for(int below, int above) const {
     for (const Plan& plan : plans_)
       if (plan.below == below && plan.above == above) return plan;

@@ -107,6 +107,7 @@ class FluidScenarioOf : public Scenario {
   }
 
  public:
+  // A split grid's share: this process's cells, its widest halo in cells, the bytes it sent.
   std::optional<SplitShare> split_share() const override {
     if (!slabs_) return std::nullopt;
     const long columns = long(model_.grid.cells()) / long(slabs_->rows());

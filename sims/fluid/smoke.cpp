@@ -1,7 +1,7 @@
 #include "sims/fluid/smoke.hpp"
 
 #include <algorithm>
-#include <exception>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +15,7 @@ template <int D>
 SmokeOf<D>::SmokeOf(Model& model, const RowSlabs* slabs)
     : model_(model), slabs_(slabs), projection_(model.grid, model.settings.pressure),
       advector_(model.grid, model.settings.backtrace), confinement_(model.grid) {
-  rebuild();
+  set_up();
 }
 
 template <int D>
@@ -23,6 +23,11 @@ void SmokeOf<D>::rebuild() {
   projection_ = typename Parts::Projection(model_.grid, model_.settings.pressure);
   advector_ = typename Parts::Advector(model_.grid, model_.settings.backtrace);
   confinement_ = typename Parts::Confinement(model_.grid);
+  set_up();
+}
+
+template <int D>
+void SmokeOf<D>::set_up() {
   if (slabs_) {
     check_splits();
     if constexpr (D == 2) {
@@ -73,6 +78,10 @@ void SmokeOf<D>::check_splits() const {
   if constexpr (D == 3) refuse("a 3D grid");
   else {
     const Grid& g = model_.grid;
+    if (slabs_->rows() != g.ny() || slabs_->band_rows() != BandScatter::kBandRows)
+      throw std::invalid_argument("the slabs split " + std::to_string(slabs_->rows()) + " rows in bands of " +
+                                  std::to_string(slabs_->band_rows()) + "; the smoke grid has " + std::to_string(g.ny()) +
+                                  " rows in bands of " + std::to_string(BandScatter::kBandRows));
     if (!g.periodic_x() || !g.periodic_y()) refuse("closed or open sides");
     for (Index c = 0; c < g.cells(); ++c)
       if (g.solid(c)) refuse("solid cells");
@@ -101,24 +110,24 @@ void SmokeOf<D>::fill_trace_halo(std::span<double> state) const {
 template <int D>
 void SmokeOf<D>::check_own_finite(std::span<const double> values, bool in_adjoint) const {
   if (!slabs_) return check_finite(values, Parts::kStepName, in_adjoint);
-  std::exception_ptr error;
   if constexpr (D == 2) {
+    // Each process finds its rows' first non-finite value (in the whole state's numbering) and
+    // they agree on the lowest, the one the whole grid's check names: every process raises it.
     const Grid& g = model_.grid;
     const std::size_t cells = static_cast<std::size_t>(g.cells());
     const Index first = static_cast<Index>(own_rows().first) * g.nx();
-    // Every field of a periodic grid has one value a cell: u, v, density, temperature.
-    for (std::size_t field = 0; field < 4 && !error; ++field) {
+    Index mine = -1;
+    for (std::size_t field = 0; field < 4 && mine < 0; ++field) {  // u, v, density, temperature: a value a cell
       try {
         check_finite(rows_of(values.subspan(field * cells, cells), own_rows(), g.nx()), Parts::kStepName, in_adjoint);
       } catch (const NonFiniteError& e) {
-        error = std::make_exception_ptr(
-            NonFiniteError(e.kernel(), static_cast<Index>(field * cells) + first + e.element(), in_adjoint));
+        mine = static_cast<Index>(field * cells) + first + e.element();
       }
     }
+    // A state has fewer than 2^31 values (at most 4 x 2048 x 2048), so minus an index is an int.
+    const int lowest = slabs_->largest(mine < 0 ? INT_MIN : -static_cast<int>(mine));
+    if (lowest != INT_MIN) throw NonFiniteError(Parts::kStepName, -static_cast<Index>(lowest), in_adjoint);
   }
-  if (!slabs_->any(error != nullptr)) return;
-  if (error) std::rethrow_exception(error);
-  throw NonFiniteError(Parts::kStepName, -1, in_adjoint);
 }
 
 template <int D>
@@ -155,10 +164,10 @@ void SmokeOf<D>::initial_state(std::span<double> state) {
 
 template <int D>
 void SmokeOf<D>::initial_state_adjoint(std::span<const double> state_adjoint) {
+  if (slabs_) return gather_initial_adjoints(state_adjoint);
   const auto& g = model_.grid;
   const std::span<double> dv0 = model_.initial_velocity.adjoints();
   const std::span<double> density0 = model_.initial_density.adjoints(), temperature0 = model_.initial_temperature.adjoints();
-  if (slabs_) return gather_initial_adjoints(state_adjoint);
   std::size_t at = 0;
   for (int a = 0; a < D; ++a)
     for (Index k = 0, n = g.face_count(a); k < n; ++k, ++at)

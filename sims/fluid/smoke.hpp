@@ -90,6 +90,9 @@ class SmokeOf final : public System {
   int widest_halo_rows() const { return widest_halo_rows_; }
 
  private:
+  // Splits the solvers over the slabs (if any), sizes the buffers and places the vents: what
+  // the constructor and rebuild() do once the solvers are made.
+  void set_up();
   // Sizes the scratch buffers for the model's grid and sources.
   void size_buffers();
   // Hands the projection the open sides' face scales of the vents' current footprints (they
@@ -111,8 +114,8 @@ class SmokeOf final : public System {
   // Split: fetches the rows of the state's fields that the next step's traces can reach from
   // this process's slab (the reach agreed by every process).
   void fill_trace_halo(std::span<double> state) const;
-  // Throws NonFiniteError naming the first non-finite value of this process's rows (the whole
-  // state's index) or, split, "on another process" where another process met one.
+  // Throws NonFiniteError naming the first non-finite value of the state (split: of every
+  // process's rows, agreed, so every process raises the whole grid's error).
   void check_own_finite(std::span<const double> values, bool in_adjoint) const;
 
   Model& model_;

@@ -146,6 +146,7 @@ class ThreadedRowSlabs final : public RowSlabs {
     for (const Transfer& t : sends) bytes_sent_ += t.count * sizeof(double);
   }
 
+  // Publishes this process's value, then takes the largest of every process's.
   int largest(int value) const override {
     board_.numbers[static_cast<std::size_t>(process())] = value;
     board_.sync.arrive_and_wait();
@@ -156,6 +157,7 @@ class ThreadedRowSlabs final : public RowSlabs {
 
   bool any(bool flag) const override { return largest(flag ? 1 : 0) != 0; }
 
+  // Publishes this process's values, then copies every process's in process order.
   void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
     board_.values[static_cast<std::size_t>(process())] = mine;
     board_.sync.arrive_and_wait();
