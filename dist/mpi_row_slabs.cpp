@@ -3,9 +3,7 @@
 #ifdef SIMGRAD_MPI
 #include <mpi.h>
 
-#include <climits>
 #include <utility>
-#include <stdexcept>
 
 namespace simgrad::dist {
 namespace {
@@ -59,32 +57,14 @@ class MpiRowSlabs final : public RowSlabs {
 
   bool any(bool flag) const override { return largest(flag ? 1 : 0) != 0; }
 
-  // Every process's length first, then their values.
   void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
-    const int length = message_count(mine.size());
-    counts_.resize(std::size_t(processes()));
-    displacements_.resize(std::size_t(processes()));
-    MPI_Allgather(&length, 1, MPI_INT, counts_.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    std::size_t at = 0;
-    for (std::size_t r = 0; r < counts_.size(); ++r) {
-      displacements_[r] = message_count(at);
-      at += std::size_t(counts_[r]);
-    }
-    all.resize(at);
-    MPI_Allgatherv(mine.data(), length, MPI_DOUBLE, all.data(), counts_.data(), displacements_.data(), MPI_DOUBLE,
-                   MPI_COMM_WORLD);
-    bytes_sent_ += (mine.size() * sizeof(double) + sizeof(int)) * std::size_t(processes() - 1);
+    bytes_sent_ += gather_every_process(mine, all, counts_, displacements_);
   }
 
   std::size_t bytes_sent() const override { return bytes_sent_; }
 
  private:
   static constexpr int kTag = 7302, kExchangeTag = 7303;
-  // Checks that a count fits one MPI message.
-  static int message_count(std::size_t count) {
-    if (count > std::size_t(INT_MAX)) throw std::length_error("a grid's exchange is more than one MPI message carries");
-    return int(count);
-  }
   // Who sends which rows to whom for one halo depth; worked out at the first fill of that depth.
   struct Plan {
     int below, above;

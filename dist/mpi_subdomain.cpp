@@ -13,12 +13,6 @@
 namespace simgrad::dist {
 namespace {
 
-// Checks that a count fits one MPI message.
-int message_count(std::size_t count) {
-  if (count > std::size_t(INT_MAX)) throw std::length_error("a split model's exchange is more than one MPI message carries");
-  return int(count);
-}
-
 class MpiSubdomain final : public Subdomain {
  public:
   // The run of process `rank`, and who sends it which ghosts (collective).
@@ -139,19 +133,8 @@ class MpiSubdomain final : public Subdomain {
     bytes_sent_ += mine.size() * sizeof(double) * std::size_t(size_ - 1);
   }
 
-  // Every process's length first, then their values.
   void gather_all(std::span<const double> mine, std::vector<double>& all) const override {
-    const int length = message_count(mine.size());
-    MPI_Allgather(&length, 1, MPI_INT, counts_.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    std::size_t at = 0;
-    for (std::size_t r = 0; r < counts_.size(); ++r) {
-      displacements_[r] = message_count(at);
-      at += std::size_t(counts_[r]);
-    }
-    all.resize(at);
-    MPI_Allgatherv(mine.data(), length, MPI_DOUBLE, all.data(), counts_.data(), displacements_.data(), MPI_DOUBLE,
-                   MPI_COMM_WORLD);
-    bytes_sent_ += (mine.size() * sizeof(double) + sizeof(int)) * std::size_t(size_ - 1);
+    bytes_sent_ += gather_every_process(mine, all, counts_, displacements_);
   }
 
   std::size_t bytes_sent() const override { return bytes_sent_; }
@@ -180,6 +163,30 @@ class MpiSubdomain final : public Subdomain {
 };
 
 }  // namespace
+
+int message_count(std::size_t count) {
+  if (count > std::size_t(INT_MAX)) throw std::length_error("a split model's exchange is more than one MPI message carries");
+  return int(count);
+}
+
+std::size_t gather_every_process(std::span<const double> mine, std::vector<double>& all, std::vector<int>& counts,
+                                 std::vector<int>& displacements) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  counts.resize(std::size_t(size));
+  displacements.resize(std::size_t(size));
+  const int length = message_count(mine.size());
+  MPI_Allgather(&length, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    displacements[r] = message_count(at);
+    at += std::size_t(counts[r]);
+  }
+  all.resize(at);
+  MPI_Allgatherv(mine.data(), length, MPI_DOUBLE, all.data(), counts.data(), displacements.data(), MPI_DOUBLE,
+                 MPI_COMM_WORLD);
+  return (mine.size() * sizeof(double) + sizeof(int)) * std::size_t(size - 1);
+}
 
 std::unique_ptr<Subdomain> make_mpi_subdomain(Index total, int rank, int size, std::vector<std::int64_t> ghosts) {
   return std::make_unique<MpiSubdomain>(total, rank, size, std::move(ghosts));

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/subdomain.hpp"
@@ -25,6 +26,14 @@ std::unique_ptr<Subdomain> make_mpi_subdomain(Index total, int rank, int size, s
 // This process's slab of a grid of `rows` rows over MPI_COMM_WORLD (core/row_slabs.hpp): halo
 // rows go point to point, straight from and into the fields' rows (no copies).
 std::unique_ptr<RowSlabs> make_mpi_row_slabs(int rows, int band_rows, int rank, int size);
+
+// A count as one MPI message's; throws std::length_error beyond what one carries.
+int message_count(std::size_t count);
+// Every process's `mine`, in rank order, into `all`, resized to their total length: the lengths
+// first, then the values. `counts` and `displacements` are scratch, one entry per process.
+// Returns the bytes this process sent. Collective.
+std::size_t gather_every_process(std::span<const double> mine, std::vector<double>& all, std::vector<int>& counts,
+                                 std::vector<int>& displacements);
 #endif
 
 }  // namespace simgrad::dist
