@@ -6,7 +6,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/parallel.hpp"
-#include "core/subdomain.hpp"
+#include "core/process_split.hpp"
 
 namespace simgrad {
 
@@ -49,7 +49,7 @@ Rollout::Rollout(System& system, TrajectoryLoss& loss, int steps, RolloutOptions
     : system_(system), loss_(loss), steps_(steps), options_(std::move(options)), n_(system.state_size()) {
   if (steps < 1) throw std::invalid_argument("rollout: steps must be >= 1");
   // Each process would clip its part of a_t by its own part's norm.
-  if (options_.clip_adjoint_norm > 0.0 && system.subdomain())
+  if (options_.clip_adjoint_norm > 0.0 && system.split())
     throw std::invalid_argument("clip_adjoint_norm: a model split over processes cannot clip its state adjoint's norm");
   final_.resize(static_cast<std::size_t>(n_));
   adjoint_.resize(static_cast<std::size_t>(n_));
@@ -131,7 +131,7 @@ void Rollout::record_adjoint(int t, std::vector<double>& adjoint) {
   bool non_finite = !std::isfinite(norm);
   // Split over processes, each holds a part of a_t: they fail together, or the others would
   // wait for this one at the next exchange.
-  if (const Subdomain* split = system_.subdomain()) non_finite = split->any(non_finite);
+  if (const ProcessSplit* split = system_.split()) non_finite = split->any(non_finite);
   if (non_finite) {
     Index first = 0;
     while (first < n_ && std::isfinite(adjoint[first])) ++first;

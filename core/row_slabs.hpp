@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "core/process_split.hpp"
 
 namespace simgrad {
 
@@ -51,7 +52,7 @@ struct HaloPiece {
 // other's, so no one asks who wants what.
 std::vector<HaloPiece> halo_pieces(std::span<const RowRun> slabs, int process, int below, int above);
 
-class RowSlabs {
+class RowSlabs : public ProcessSplit {
  public:
   virtual ~RowSlabs() = default;
   int rows() const { return rows_; }
@@ -81,8 +82,6 @@ class RowSlabs {
   virtual void exchange(std::span<const Transfer> sends, std::span<const Transfer> receives) const = 0;
   // The largest of every process's `value`. Collective.
   virtual int largest(int value) const = 0;
-  // True on every process when `flag` is true on any. Collective.
-  virtual bool any(bool flag) const = 0;
   // Every process's `mine`, in process order (the order of their rows), into `all`, resized to
   // their total length. Collective.
   virtual void gather_all(std::span<const double> mine, std::vector<double>& all) const = 0;

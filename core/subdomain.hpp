@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/process_split.hpp"
 #include "core/row_slabs.hpp"
 #include "core/vec.hpp"
 
@@ -34,7 +35,7 @@ Index group_blocks(Index total);
 Index group_count(Index total);
 
 // One process's share of a split model; the whole model on one process is no Subdomain at all.
-class Subdomain {
+class Subdomain : public ProcessSplit {
  public:
   virtual ~Subdomain() = default;
   // The whole model's element count, this process's first element and how many it holds.
@@ -56,9 +57,6 @@ class Subdomain {
   // resized to their total length (allocating only when it grows). For what is gathered once a
   // rollout, not each step. Collective.
   virtual void gather_all(std::span<const double> mine, std::vector<double>& all) const = 0;
-  // True on every process when `flag` is true on any: a failure one process meets inside a step
-  // is every process's, or the others would wait for it at the next exchange. Collective.
-  virtual bool any(bool flag) const = 0;
   // Bytes this process has sent to others so far: ghost values, their lengths and group sums.
   virtual std::size_t bytes_sent() const = 0;
 

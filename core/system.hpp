@@ -20,6 +20,7 @@ namespace simgrad {
 // checkpoint segment under binomial:S) it passes an empty span and the system replays the part
 // of the step it needs. A residual holds exactly what the replay would compute, so gradients do
 // not depend on which path was taken.
+class ProcessSplit;
 class Subdomain;
 
 class System {
@@ -30,6 +31,8 @@ class System {
   virtual Index state_size() const = 0;
   // The split this system's model is a part of (core/subdomain.hpp); null: the whole model.
   virtual const Subdomain* subdomain() const { return nullptr; }
+  // The split over processes this system is a part of, whatever its shape (null: none).
+  virtual const ProcessSplit* split() const { return nullptr; }
   // Writes s_0, computed from the parameters.
   virtual void initial_state(std::span<double> state) = 0;
   // Accumulates parameter adjoints given dL/ds_0.

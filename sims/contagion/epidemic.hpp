@@ -72,6 +72,7 @@ class Epidemic : public System {
   const Population& population() const { return population_; }
   // The split this system's population is a part of (null: the whole population).
   const Subdomain* subdomain() const override { return subdomain_; }
+  const ProcessSplit* split() const override { return subdomain_; }
   DiseaseModel& model() { return model_; }
   const DiseaseModel& model() const { return model_; }
   // The uniform draw of agent i's infection on day t, of its seeding, and of its death (i: an

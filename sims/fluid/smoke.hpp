@@ -79,6 +79,7 @@ class SmokeOf final : public System {
   void step_adjoint(int t, std::span<const double> state, std::span<const double> residual,
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override { model_.clear_adjoints(); }
+  const ProcessSplit* split() const override { return slabs_; }
 
   Model& model() { return model_; }
   const typename Parts::Projection& projection() const { return projection_; }

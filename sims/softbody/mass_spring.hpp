@@ -23,6 +23,7 @@
 
 #include "core/kernel.hpp"
 #include "core/stages.hpp"
+#include "core/subdomain.hpp"
 #include "core/system.hpp"
 #include "sims/softbody/integrate.hpp"
 #include "sims/softbody/mass_spring_model.hpp"
@@ -50,6 +51,7 @@ class MassSpring : public System {
                     std::span<const double> next_adjoint, std::span<double> state_adjoint) override;
   void clear_adjoints() override;
   const Subdomain* subdomain() const override { return split_; }
+  const ProcessSplit* split() const override { return split_; }
 
   MassSpringModel<D>& model() { return model_; }
   // Positions and velocities of a state as fields (adjoint may be null).

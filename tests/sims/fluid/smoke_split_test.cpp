@@ -211,6 +211,13 @@ TEST(SmokeSplit, RefusesWhatDoesNotSplit) {
   SmokeModel closed = swirl();
   closed.reset(Grid(kColumns, kRows, 0.1, Side::kClosed, Side::kClosed, Side::kPeriodic, Side::kPeriodic), closed.settings);
   EXPECT_THROW(Smoke(closed, &split), std::invalid_argument);
+  // Each process would clip its rows of the state adjoint by their own norm.
+  SmokeModel clipped = swirl();
+  Smoke smoke(clipped, &split);
+  SmokeLoss loss(clipped, image_loss(clipped), &split);
+  RolloutOptions options;
+  options.clip_adjoint_norm = 1.0;
+  EXPECT_THROW(Rollout(smoke, loss, kSteps, options), std::invalid_argument);
 }
 
 }  // namespace
