@@ -22,6 +22,7 @@ SIMGRAD_VECTOR_CLONES void add_and_clear(int n, double* __restrict out, double* 
 void BandScatter::prepare(int rows, int reach, std::span<const Target> targets) {
   if (targets.size() > static_cast<std::size_t>(kMaxTargets)) throw std::logic_error("BandScatter: too many targets");
   const int count = (rows + kBandRows - 1) / kBandRows;
+  lattice_rows_ = rows;
   bands_.resize(static_cast<std::size_t>(count));
   std::size_t total = 0;
   for (int b = 0; b < count; ++b)
@@ -61,15 +62,12 @@ void BandScatter::exchange_windows(std::span<const Target> targets) {
   sends_.clear();
   receives_.clear();
   const int me = slabs_->process();
-  std::size_t owner_of_band = 0;
   for (std::size_t b = 0; b < bands_.size(); ++b) {
-    const int first_row = static_cast<int>(b) * kBandRows;
-    while (!slabs_->slab(static_cast<int>(owner_of_band)).contains(first_row)) ++owner_of_band;
-    const int from = static_cast<int>(owner_of_band);
+    const int from = slabs_->owner(static_cast<int>(b) * kBandRows, lattice_rows_);
     for (std::size_t t = 0; t < targets.size(); ++t) {
       const Band::Window& w = bands_[b].windows_[t];
       const int rows = targets[t].rows;
-      if (rows != slabs_->rows()) throw std::logic_error("BandScatter: a split scatter's target has other rows");
+      if (rows < slabs_->rows()) throw std::logic_error("BandScatter: a split scatter's target has fewer rows than the slabs");
       int to = -1, run_start = 0;
       auto flush = [&](int end) {
         if (to < 0 || (from != me && to != me) || from == to) return;
@@ -78,11 +76,8 @@ void BandScatter::exchange_windows(std::span<const Target> targets) {
                                     static_cast<std::size_t>(end - run_start) * static_cast<std::size_t>(w.columns)};
         (from == me ? sends_ : receives_).push_back(transfer);
       };
-      int owner = 0;
       for (int local = 0; local < w.rows; ++local) {
-        const int row = ((w.first_row + local) % rows + rows) % rows;
-        owner = 0;
-        while (!slabs_->slab(owner).contains(row)) ++owner;
+        const int owner = slabs_->owner(((w.first_row + local) % rows + rows) % rows, rows);
         if (owner != to) {
           flush(local);
           to = owner;
@@ -101,16 +96,17 @@ void BandScatter::gather(std::span<const Target> targets) {
   // order. Split statically, a thread gathers the rows its bands mostly wrote (bands are split
   // the same way), still in its cache.
   const int count = static_cast<int>(targets.size());
-  int rows = 0;
-  for (const Target& target : targets) rows = std::max(rows, target.rows);
+  // The targets' rows here: all of them, or this process's.
+  auto own_rows = [&](const Target& target) { return slabs_ ? slabs_->own(target.rows) : RowRun{0, target.rows}; };
   const int first_row = slabs_ ? slabs_->own().first : 0;
-  if (slabs_) rows = slabs_->own().count();
+  int rows = 0;
+  for (const Target& target : targets) rows = std::max(rows, own_rows(target).last - first_row);
   const int tasks = rows * count;
   auto row_task = [&](int task) {
     const std::size_t t = static_cast<std::size_t>(task % count);
     const Target& target = targets[t];
     const int row = first_row + task / count;
-    if (row >= target.rows) return;
+    if (row >= own_rows(target).last) return;
     double* out = target.field.data() + static_cast<std::size_t>(row) * static_cast<std::size_t>(target.columns);
     for (const Band& band : bands_) {
       const Band::Window& w = band.windows_[t];

@@ -91,7 +91,8 @@ class BandScatter {
   };
 
   // Splits the scatters over processes (see above; null: the whole lattice here). The lattices
-  // and targets must have the slabs' rows, and the slabs' bands must be kBandRows rows.
+  // and targets must have the slabs' rows or more (RowSlabs::slab: the rows past the slabs' are
+  // the last process's), and the slabs' bands must be kBandRows rows.
   void split(const RowSlabs* slabs) { slabs_ = slabs; }
 
   // Runs body(band, first, last) over the samples [first, last) of each band of a lattice with
@@ -102,7 +103,7 @@ class BandScatter {
   void scatter(int columns, int rows, int reach, std::span<const Target> targets, const Body& body) {
     prepare(rows, reach, targets);
     const int first = slabs_ ? slabs_->first_band() : 0;
-    const int count = (slabs_ ? slabs_->last_band() : static_cast<int>(bands_.size())) - first;
+    const int count = (slabs_ ? slabs_->last_band(rows) : static_cast<int>(bands_.size())) - first;
     auto run = [&](int k) {
       const int b = first + k;
       Band& band = bands_[static_cast<std::size_t>(b)];
@@ -128,6 +129,7 @@ class BandScatter {
   void exchange_windows(std::span<const Target> targets);
 
   std::vector<Band> bands_;
+  int lattice_rows_ = 0;  // the latest scatter's sample rows
   std::vector<double> storage_;
   const RowSlabs* slabs_ = nullptr;
   std::vector<RowSlabs::Transfer> sends_, receives_;

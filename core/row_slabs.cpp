@@ -20,22 +20,33 @@ RowRun slab_of(int rows, int band_rows, int processes, int process) {
   return {std::min(rows, b0 * band_rows), std::min(rows, b1 * band_rows)};
 }
 
-std::vector<HaloPiece> halo_pieces(std::span<const RowRun> slabs, int process, int below, int above) {
-  const int rows = slabs.back().last;
-  const RowRun own = slabs[static_cast<std::size_t>(process)];
+std::vector<HaloPiece> halo_pieces(std::span<const RowRun> slabs, int process, int below, int above, int field_rows,
+                                   bool wrap) {
+  const int rows = field_rows;
+  const int last_process = static_cast<int>(slabs.size()) - 1;
+  RowRun own = slabs[static_cast<std::size_t>(process)];
+  if (process == last_process) own.last = rows;
   std::vector<char> wanted(static_cast<std::size_t>(rows), 0);
   const int reach_below = std::min(below, rows), reach_above = std::min(above, rows);
-  for (int d = 1; d <= reach_below; ++d) wanted[static_cast<std::size_t>(((own.first - d) % rows + rows) % rows)] = 1;
-  for (int d = 0; d < reach_above; ++d) wanted[static_cast<std::size_t>((own.last + d) % rows)] = 1;
+  for (int d = 1; d <= reach_below; ++d)
+    if (wrap || own.first - d >= 0) wanted[static_cast<std::size_t>(((own.first - d) % rows + rows) % rows)] = 1;
+  for (int d = 0; d < reach_above; ++d)
+    if (wrap || own.last + d < rows) wanted[static_cast<std::size_t>((own.last + d) % rows)] = 1;
   std::vector<HaloPiece> pieces;
   std::size_t owner = 0;
   for (int row = 0; row < rows; ++row) {
-    while (row >= slabs[owner].last) ++owner;
+    while (static_cast<int>(owner) < last_process && row >= slabs[owner].last) ++owner;
     if (!wanted[static_cast<std::size_t>(row)] || own.contains(row)) continue;
     if (!pieces.empty() && pieces.back().last == row && pieces.back().owner == static_cast<int>(owner)) ++pieces.back().last;
     else pieces.push_back({static_cast<int>(owner), row, row + 1});
   }
   return pieces;
+}
+
+int RowSlabs::owner(int row, int field_rows) const {
+  int p = 0;
+  while (p + 1 < processes() && !slab(p, field_rows).contains(row)) ++p;
+  return p;
 }
 
 RowSlabs::RowSlabs(int rows, int band_rows, int process, int processes)

@@ -46,11 +46,13 @@ struct HaloPiece {
   int owner = 0, first = 0, last = 0;
 };
 
-// The rows of process `process`'s halo, `below` rows under its slab and `above` over it, wrapping
-// around the grid (periodic rows), without its own rows and without repeats: pieces of
-// consecutive rows with one owner each, in increasing row order. Every process computes every
-// other's, so no one asks who wants what.
-std::vector<HaloPiece> halo_pieces(std::span<const RowRun> slabs, int process, int below, int above);
+// The rows of process `process`'s halo in a field of `field_rows` rows (the slabs' rows, or more:
+// the rows past the last slab are the last process's), `below` rows under its slab and `above`
+// over it, wrapping around the field when `wrap` (periodic rows), without its own rows and
+// without repeats: pieces of consecutive rows with one owner each, in increasing row order.
+// Every process computes every other's, so no one asks who wants what.
+std::vector<HaloPiece> halo_pieces(std::span<const RowRun> slabs, int process, int below, int above, int field_rows,
+                                   bool wrap);
 
 class RowSlabs : public ProcessSplit {
  public:
@@ -63,14 +65,25 @@ class RowSlabs : public ProcessSplit {
   RowRun own() const { return slabs_[static_cast<std::size_t>(process_)]; }
   RowRun slab(int p) const { return slabs_[static_cast<std::size_t>(p)]; }
   std::span<const RowRun> slabs() const { return slabs_; }
-  // This process's bands [first_band, last_band).
+  // The same in a field of `field_rows` >= rows() rows (the faces between the rows of a grid with
+  // closed or open ends have one row more): the rows past rows() are the last process's.
+  RowRun slab(int p, int field_rows) const {
+    RowRun run = slab(p);
+    if (p + 1 == processes()) run.last = field_rows;
+    return run;
+  }
+  RowRun own(int field_rows) const { return slab(process_, field_rows); }
+  // The process holding row `row` of a field of `field_rows` rows.
+  int owner(int row, int field_rows) const;
+  // This process's bands [first_band, last_band) of a field of `field_rows` rows.
   int first_band() const { return own().first / band_rows_; }
-  int last_band() const { return (own().last + band_rows_ - 1) / band_rows_; }
+  int last_band(int field_rows) const { return (own(field_rows).last + band_rows_ - 1) / band_rows_; }
+  int last_band() const { return last_band(rows_); }
 
-  // Copies into `field` (rows() rows of `columns` values) the rows of this process's halo
-  // (halo_pieces) from their owners. Every process calls it with the same below and above.
-  // Collective.
-  virtual void fill_halo(std::span<double> field, int columns, int below, int above) const = 0;
+  // Copies into `field` (rows of `columns` values: rows() of them or more, see slab) the rows of
+  // this process's halo (halo_pieces; `wrap`: periodic rows) from their owners. Every process
+  // calls it with the same arguments. Collective.
+  virtual void fill_halo(std::span<double> field, int columns, int below, int above, bool wrap) const = 0;
   // Values moved between processes: `count` doubles at `data`, to or from process `peer`.
   struct Transfer {
     int peer;

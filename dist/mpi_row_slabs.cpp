@@ -15,9 +15,9 @@ class MpiRowSlabs final : public RowSlabs {
   // Each halo piece is one message straight into the field's rows; a process sends the pieces of
   // its own rows that the others' halos hold, which it works out itself (halo_pieces). Messages
   // between two processes go in row order on both sides, so one tag matches them.
-  void fill_halo(std::span<double> field, int columns, int below, int above) const override {
-    const Plan& plan = plan_for(below, above);
+  void fill_halo(std::span<double> field, int columns, int below, int above, bool wrap) const override {
     const std::size_t width = static_cast<std::size_t>(columns);
+    const Plan& plan = plan_for({below, above, static_cast<int>(field.size() / width), wrap});
     auto message_of = [&](const HaloPiece& piece) {
       return std::pair(field.data() + width * static_cast<std::size_t>(piece.first),
                        message_count(width * static_cast<std::size_t>(piece.last - piece.first)));
@@ -65,20 +65,27 @@ class MpiRowSlabs final : public RowSlabs {
 
  private:
   static constexpr int kTag = 7302, kExchangeTag = 7303;
-  // Who sends which rows to whom for one halo depth; worked out at the first fill of that depth.
+  // A halo's shape: its depths, the field's rows and whether they wrap.
+  struct Shape {
+    int below, above, field_rows;
+    bool wrap;
+    bool operator==(const Shape&) const = default;
+  };
+  // Who sends which rows to whom for one halo shape; worked out at the first fill of that shape.
   struct Plan {
-    int below, above;
+    Shape shape;
     std::vector<HaloPiece> receives;
     std::vector<std::pair<int, HaloPiece>> sends;  // (to, piece of own rows)
   };
-  // The plan for a halo `below` and `above` rows deep, made at its first use.
-  const Plan& plan_for(int below, int above) const {
+  // The plan for a halo of that shape, made at its first use.
+  const Plan& plan_for(const Shape& shape) const {
     for (const Plan& plan : plans_)
-      if (plan.below == below && plan.above == above) return plan;
-    Plan plan{below, above, halo_pieces(slabs(), process(), below, above), {}};
+      if (plan.shape == shape) return plan;
+    auto pieces_of = [&](int p) { return halo_pieces(slabs(), p, shape.below, shape.above, shape.field_rows, shape.wrap); };
+    Plan plan{shape, pieces_of(process()), {}};
     for (int p = 0; p < processes(); ++p)
       if (p != process())
-        for (const HaloPiece& piece : halo_pieces(slabs(), p, below, above))
+        for (const HaloPiece& piece : pieces_of(p))
           if (piece.owner == process()) plan.sends.emplace_back(p, piece);
     if (requests_.size() < plan.receives.size() + plan.sends.size())
       requests_.resize(plan.receives.size() + plan.sends.size());

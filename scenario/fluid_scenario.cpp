@@ -277,13 +277,7 @@ class FluidScenario final : public FluidScenarioOf<fl::SmokeModel, fl::Smoke> {
   nlohmann::json summary() override {
     std::span<const double> state = problem_->rollout().final_state();
     if (slabs_ && !state.empty()) {
-      const std::size_t cells = static_cast<std::size_t>(model_.grid.cells());
-      whole_state_.clear();
-      std::vector<double> rows;
-      for (std::size_t field = 0; field < 4; ++field) {  // a periodic grid: u, v, density, temperature per cell
-        slabs_->gather_all(rows_of(state.subspan(field * cells, cells), slabs_->own(), model_.grid.nx()), rows);
-        whole_state_.insert(whole_state_.end(), rows.begin(), rows.end());
-      }
+      system_->gather_state(state, whole_state_);
       state = whole_state_;
     }
     return report::smoke_summary(*system_, *loss_, state);

@@ -275,15 +275,17 @@ void Advector::semi_lagrangian(const Lattice& l, std::span<const double> q, std:
 void Advector::semi_lagrangian_together(std::span<const Carried> items, const ConstVelocity<2>& velocity, double dt) {
   const std::span<const double> u = velocity[0], v = velocity[1];
   const Grid& g = *grid_;
+  // The samples [first, last) of a lattice computed here: all, or those of this process's rows.
+  auto own_samples = [&](const Lattice& l) {
+    const RowRun rows = slabs_ ? slabs_->own(l.cy) : RowRun{0, l.cy};
+    return std::pair(static_cast<Index>(rows.first) * l.cx, static_cast<Index>(rows.last) * l.cx);
+  };
   Index n = 0;
-  for (const Carried& c : items) n = std::max(n, static_cast<Index>(c.lattice.cx) * c.lattice.cy);
-  // Split, the samples of this process's rows (every lattice of a periodic grid has nx x ny).
-  const Index offset = slabs_ ? static_cast<Index>(slabs_->own().first) * g.nx() : 0;
-  if (slabs_) n = static_cast<Index>(slabs_->own().count()) * g.nx();
+  for (const Carried& c : items) n = std::max(n, own_samples(c.lattice).second - own_samples(c.lattice).first);
   parallel_for_blocks(n, [&](Index block_first, Index block_last) {
-    const Index first = offset + block_first, last = offset + block_last;
     for (const Carried& c : items) {
-      const Index end = std::min(last, static_cast<Index>(c.lattice.cx) * c.lattice.cy);
+      const auto [offset, end_of_own] = own_samples(c.lattice);
+      const Index first = offset + block_first, end = std::min(offset + block_last, end_of_own);
       if (first >= end) continue;
       if (c.q.empty()) {
         std::fill(c.out.begin() + first, c.out.begin() + end, 0.0);
@@ -295,6 +297,14 @@ void Advector::semi_lagrangian_together(std::span<const Carried> items, const Co
       });
     }
   });
+}
+
+int Advector::agreed_reach(std::span<const double> u, std::span<const double> v, double dt, int rows) const {
+  const Grid& g = *grid_;
+  if (!slabs_) return trace_reach(g, u, v, dt, rows);
+  const int mine = trace_reach(g, rows_of(u, slabs_->own(g.ny()), g.u_columns()), rows_of(v, slabs_->own(g.v_rows()), g.nx()),
+                               dt, rows);
+  return slabs_->largest(mine);
 }
 
 void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
@@ -312,7 +322,7 @@ void Advector::semi_lagrangian_adjoint(const Lattice& l, std::span<const double>
   if (dq.data() == du.data()) q_target = 0;
   else if (dq.data() == dv.data()) q_target = 1;
   else targets[count++] = {dq, l.cx, l.cy, l.wrap_y};
-  const int reach = trace_reach(g, u, v, dt, std::max(g.ny(), l.cy));
+  const int reach = agreed_reach(u, v, dt, std::max(g.ny(), l.cy));
   const Staggering staggering = staggering_of(g, l, path_);
   scatter_.scatter(l.cx, l.cy, reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
@@ -359,8 +369,7 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
   // where a +0 is added, must be the whole scatter's).
   const RowRun rows = slabs_ ? slabs_->own() : RowRun{0, g.ny()};
   const Index first_cell = static_cast<Index>(rows.first) * g.nx(), own_cells = static_cast<Index>(rows.count()) * g.nx();
-  int reach = trace_reach(g, rows_of(u, rows, g.nx()), rows_of(v, rows, g.nx()), dt, g.ny());
-  if (slabs_) reach = slabs_->largest(reach);
+  const int reach = agreed_reach(u, v, dt, g.ny());
   scatter_.scatter(g.nx(), g.ny(), reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),
                    [&](BandScatter::Band& band, Index first, Index last) {
     for (std::size_t k = 0; k < items.size(); ++k)
@@ -372,8 +381,8 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
   });
   if (slabs_)  // the starts' stencils read start_x a row above and start_y a row below
     for (std::size_t k = 0; k < items.size(); ++k) {
-      slabs_->fill_halo(std::span(start_x_).subspan(k * n, n), g.nx(), 0, 1);
-      slabs_->fill_halo(std::span(start_y_).subspan(k * n, n), g.nx(), 1, 0);
+      slabs_->fill_halo(std::span(start_x_).subspan(k * n, n), g.nx(), 0, 1, true);
+      slabs_->fill_halo(std::span(start_y_).subspan(k * n, n), g.nx(), 1, 0, true);
     }
   parallel_for_blocks(own_cells, [&](Index block_first, Index block_last) {
     const Index first = first_cell + block_first, last = first_cell + block_last;

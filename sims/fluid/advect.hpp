@@ -50,8 +50,7 @@ class Advector {
   // Splits semi_lagrangian_together and its adjoint over processes in slabs of rows
   // (core/row_slabs.hpp; null: the whole grid here): each computes its rows' samples, from
   // fields whose rows within a trace's reach of its slab the caller has fetched, and the
-  // adjoint's scatter sends what lands in other slabs to their owners. Grids periodic along both
-  // axes only.
+  // adjoint's scatter sends what lands in other slabs to their owners.
   void split(const RowSlabs* slabs) {
     slabs_ = slabs;
     scatter_.split(slabs);
@@ -99,6 +98,9 @@ class Advector {
   // sample interpolated is the smallest and the largest (for the limiter).
   void semi_lagrangian(const Lattice& l, std::span<const double> q, std::span<const double> u, std::span<const double> v,
                        double dt, std::span<double> out, std::int32_t* lowest, std::int32_t* highest);
+  // The rows a trace can move over dt (trace_reach): of the whole velocity, agreed by every
+  // process when split (the largest of their rows').
+  int agreed_reach(std::span<const double> u, std::span<const double> v, double dt, int rows) const;
   // Its adjoint; with `extra_index`, sample k also adds extra_value[k] to dq[extra_index[k]].
   void semi_lagrangian_adjoint(const Lattice& l, std::span<const double> q, std::span<const double> u,
                                std::span<const double> v, double dt, std::span<const double> dout, std::span<double> dq,

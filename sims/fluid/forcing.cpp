@@ -158,7 +158,8 @@ void cells_of_v_face(const Grid& g, Index k, Index& below, Index& above) {
 // a whole grid), for parallel_for_blocks over `last - first` samples.
 std::pair<Index, Index> own_samples(const Lattice& l, const RowSlabs* slabs) {
   if (!slabs) return {0, static_cast<Index>(l.cx) * l.cy};
-  return {static_cast<Index>(slabs->own().first) * l.cx, static_cast<Index>(slabs->own().last) * l.cx};
+  const RowRun rows = slabs->own(l.cy);
+  return {static_cast<Index>(rows.first) * l.cx, static_cast<Index>(rows.last) * l.cx};
 }
 
 }  // namespace
@@ -168,8 +169,8 @@ void apply_buoyancy(const SmokeModel& m, FieldsView f, const RowSlabs* slabs) {
   const double a = m.settings.dt * m.settings.buoyancy, b = m.settings.dt * m.settings.weight;
   if (a == 0.0 && b == 0.0) return;
   if (slabs) {  // a y-face averages the cells below and above it
-    slabs->fill_halo(f.temperature, g.nx(), 1, 0);
-    slabs->fill_halo(f.density, g.nx(), 1, 0);
+    slabs->fill_halo(f.temperature, g.nx(), 1, 0, g.periodic_y());
+    slabs->fill_halo(f.density, g.nx(), 1, 0, g.periodic_y());
   }
   const std::pair<Index, Index> faces = own_samples(g.v_lattice(), slabs);
   parallel_for_blocks(faces.second - faces.first, [&](Index first, Index last) {
@@ -193,7 +194,7 @@ void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a, const RowSlabs* s
   const Grid& g = m.grid;
   const double ca = m.settings.dt * m.settings.buoyancy, cb = m.settings.dt * m.settings.weight;
   if (ca == 0.0 && cb == 0.0) return;
-  if (slabs) slabs->fill_halo(a.velocity[1], g.nx(), 0, 1);  // a cell's top face
+  if (slabs) slabs->fill_halo(a.velocity[1], g.nx(), 0, 1, g.periodic_y());  // a cell's top face
   // A gather over the cells: each takes its share of the faces below and above it.
   const std::pair<Index, Index> cells = own_samples(g.cell_lattice(), slabs);
   parallel_for_blocks(cells.second - cells.first, [&](Index first, Index last) {
@@ -251,7 +252,7 @@ template <class IsWall>
 void diffuse(const Lattice& l, double c, std::span<double> q, std::span<double> scratch, const IsWall& is_wall,
              bool adjoint, const RowSlabs* slabs) {
   const Index n = static_cast<Index>(l.cx) * l.cy;
-  if (slabs) slabs->fill_halo(q.subspan(0, static_cast<std::size_t>(n)), l.cx, 1, 1);
+  if (slabs) slabs->fill_halo(q.subspan(0, static_cast<std::size_t>(n)), l.cx, 1, 1, l.wrap_y);
   for (Index k = 0; k < n; ++k)
     scratch[static_cast<std::size_t>(k)] = adjoint && is_wall(k) ? 0.0 : q[static_cast<std::size_t>(k)];
   const std::span<const double> x = scratch.subspan(0, static_cast<std::size_t>(n));

@@ -144,7 +144,7 @@ SIMGRAD_VECTOR_CLONES void jacobi_row(int nx, int i0, int i1, bool first_sweep, 
   });
 }
 
-// body(first, last) over the blocks of the cells of rows [first row, last row) of a grid nx wide.
+// body(first, last) over the blocks of the values of rows [first row, last row) of a field nx wide.
 template <class Body>
 void for_cells_of_rows(int nx, RowRun rows, const Body& body) {
   const Index offset = static_cast<Index>(rows.first) * nx;
@@ -188,7 +188,7 @@ void Projection::divergence(const ConstVelocity<2>& velocity, std::span<double> 
     for_cell_faces(nx, ny, own_rows(), g.h(), u.data(), v.data(), out.data(), divergence_row);
     return;
   }
-  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+  for_cells_of_rows(nx, own_rows(), [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
       const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
       out[static_cast<std::size_t>(c)] =
@@ -309,10 +309,16 @@ void Projection::jacobi(std::span<const double> b, std::span<double> x) {
     }
   };
   fill(own_part(x), 0.0);
+  if (slabs_ && !uniform_) {
+    // The weighted first sweep reads the rows next to the slab (as zeros, the sweeps' start).
+    fill(rows_of(x, {(rows.first + ny - 1) % ny, (rows.first + ny - 1) % ny + 1}, nx), 0.0);
+    fill(rows_of(x, {rows.last % ny, rows.last % ny + 1}, nx), 0.0);
+  }
   if (slabs_) {
-    // A sweep reads the rows next to the slab as the sweep before left them.
+    // A sweep reads the rows next to the slab as the sweep before left them (across a closed or
+    // open end too, with weight zero: fetched, so even a zero's sign is the whole grid's).
     for (int sweep = 0; sweep < sweeps; ++sweep) {
-      if (sweep > 0) fill_halo(sweep % 2 == 0 ? x : std::span<double>(z_), 1, 1);
+      if (sweep > 0) fill_halo(sweep % 2 == 0 ? x : std::span<double>(z_), 1, 1, true);
       for_cells_of_rows(nx, rows, [&](Index first, Index last) { sweep_cells(sweep, first, last); });
     }
   } else {
@@ -328,25 +334,27 @@ void Projection::project(const Velocity<2>& velocity) {
   const Grid& g = *grid_;
   const int nx = g.nx();
   const double h = g.h();
-  fill_halo(v, 0, 1);
+  const bool wrap = g.periodic_y();
+  fill_halo(v, 0, 1, wrap);
   divergence({u, v}, b_);
   for (double& x : own_part(b_)) x *= -h * h;
   solve(b_, p_);
   if (uniform_) {
     // Faces c are cell c's left and bottom faces: one pass over the cells updates both.
-    fill_halo(p_, 1, 0);
+    fill_halo(p_, 1, 0, wrap);
     for_left_and_bottom_faces(nx, g.ny(), own_rows(), h, p_.data(), u, v, subtract_gradient_row);
     return;
   }
   auto pressure = [&](Index c) { return c < 0 ? 0.0 : p_[static_cast<std::size_t>(c)]; };
-  parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
+  fill_halo(p_, 1, 0, wrap);  // a y-face's lower cell
+  for_cells_of_rows(g.u_columns(), own_face_rows(0), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {
       if (g.u_wall(f)) continue;
       const int i = static_cast<int>(f % g.u_columns()), j = static_cast<int>(f / g.u_columns());
       u[static_cast<std::size_t>(f)] -= face_scale(0, f) * ((pressure(g.u_right(i, j)) - pressure(g.u_left(i, j))) / h);
     }
   });
-  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
+  for_cells_of_rows(nx, own_face_rows(1), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {
       if (g.v_wall(f)) continue;
       const int i = static_cast<int>(f % nx), j = static_cast<int>(f / nx);
@@ -363,11 +371,12 @@ void Projection::project_adjoint(const Velocity<2>& adjoint) {
   const int nx = g.nx(), ny = g.ny();
   const double h = g.h();
   // A uniform grid's cell c has left and bottom faces c and no walls (the same sums).
+  const bool wrap = g.periodic_y();
+  fill_halo(dv, 0, 1, wrap);  // a cell's top face
   if (uniform_) {
-    fill_halo(dv, 0, 1);
     for_cell_faces(nx, ny, own_rows(), h, du.data(), dv.data(), b_.data(), divergence_transpose_row);
   } else {
-    parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+    for_cells_of_rows(nx, own_rows(), [&](Index first, Index last) {
       for (Index c = first; c < last; ++c) {
         const std::size_t cs = static_cast<std::size_t>(c);
         const int i = static_cast<int>(c % nx), j = static_cast<int>(c / nx);
@@ -391,19 +400,19 @@ void Projection::project_adjoint(const Velocity<2>& adjoint) {
   solve(b_, p_);
   if (singular_) remove_mean(p_);
   // div^T: face f gets (mu_left - mu_right) / h, times h^2.
+  fill_halo(p_, 1, 0, wrap);  // a y-face's lower cell
   if (uniform_) {
-    fill_halo(p_, 1, 0);
     for_left_and_bottom_faces(nx, ny, own_rows(), h, p_.data(), du, dv, add_gradient_transpose_row);
     return;
   }
   auto mu = [&](Index c) { return c < 0 || g.solid(c) ? 0.0 : p_[static_cast<std::size_t>(c)]; };
-  parallel_for_blocks(g.u_count(), [&](Index first, Index last) {
+  for_cells_of_rows(g.u_columns(), own_face_rows(0), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {
       const int i = static_cast<int>(f % g.u_columns()), j = static_cast<int>(f / g.u_columns());
       du[static_cast<std::size_t>(f)] += h * (mu(g.u_left(i, j)) - mu(g.u_right(i, j)));
     }
   });
-  parallel_for_blocks(g.v_count(), [&](Index first, Index last) {
+  for_cells_of_rows(nx, own_face_rows(1), [&](Index first, Index last) {
     for (Index f = first; f < last; ++f) {
       const int i = static_cast<int>(f % nx), j = static_cast<int>(f / nx);
       dv[static_cast<std::size_t>(f)] += h * (mu(g.v_below(i, j)) - mu(g.v_above(i, j)));

@@ -48,7 +48,7 @@ class Projection : public PressureSolve<Projection> {
 
   // Splits the work over processes in slabs of rows (core/row_slabs.hpp; null: the whole grid
   // here): each computes its slab's rows and fetches the rows it reads across the slab's edges.
-  // For uniform grids and Jacobi sweeps (what Smoke checks before it splits).
+  // For Jacobi sweeps without open-face scales (what Smoke checks before it splits).
   void split(const RowSlabs* slabs) { slabs_ = slabs; }
 
  private:
@@ -59,14 +59,18 @@ class Projection : public PressureSolve<Projection> {
   void coupled_sums(std::span<const double> x, Index first, Index last, double* out) const;
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x);
-  // The rows this process computes: its slab's, or all.
+  // The rows this process computes: its slab's, or all; of the x-faces (axis 0) or y-faces.
   RowRun own_rows() const { return slabs_ ? slabs_->own() : RowRun{0, grid_->ny()}; }
+  RowRun own_face_rows(int axis) const {
+    const int rows = axis == 0 ? grid_->ny() : grid_->v_rows();
+    return slabs_ ? slabs_->own(rows) : RowRun{0, rows};
+  }
   // The values of x (one a cell) in this process's rows.
   std::span<double> own_part(std::span<double> x) const { return rows_of(x, own_rows(), grid_->nx()); }
-  // Copies the rows of x (one value a cell or face) below and above the slab from their owners;
-  // nothing on the whole grid.
-  void fill_halo(std::span<double> x, int below, int above) const {
-    if (slabs_) slabs_->fill_halo(x, grid_->nx(), below, above);
+  // Copies the rows of x (one value a cell or y-face) below and above the slab from their owners,
+  // across the grid's ends where `wrap`; nothing on the whole grid.
+  void fill_halo(std::span<double> x, int below, int above, bool wrap) const {
+    if (slabs_) slabs_->fill_halo(x, grid_->nx(), below, above, wrap);
   }
   void build();
   // The pressure-gradient scale of x-face (axis 0) or y-face f.

@@ -1,6 +1,7 @@
 #include "sims/fluid/smoke.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,29 @@
 #include "sims/fluid/forcing3d.hpp"
 
 namespace simgrad::fluid {
+namespace {
+
+// One field of a 2D state as rows: where it starts, its values a row and its rows.
+struct StateField {
+  std::size_t offset;
+  int columns, rows;
+};
+
+// The state's fields in order: u, v (one row more where the y ends are not periodic), density,
+// temperature.
+std::array<StateField, 4> state_fields(const Grid& g) {
+  const std::size_t u = static_cast<std::size_t>(g.u_count()), faces = static_cast<std::size_t>(g.face_count());
+  const std::size_t cells = static_cast<std::size_t>(g.cells());
+  return {{{0, g.u_columns(), g.ny()}, {u, g.nx(), g.v_rows()}, {faces, g.nx(), g.ny()}, {faces + cells, g.nx(), g.ny()}}};
+}
+
+// A field's values in a state.
+template <class T>
+std::span<T> field_values(std::span<T> state, const StateField& f) {
+  return state.subspan(f.offset, static_cast<std::size_t>(f.columns) * static_cast<std::size_t>(f.rows));
+}
+
+}  // namespace
 
 template <int D>
 SmokeOf<D>::SmokeOf(Model& model, const RowSlabs* slabs)
@@ -42,21 +66,39 @@ void SmokeOf<D>::set_up() {
 template <int D>
 void SmokeOf<D>::gather_initial_adjoints(std::span<const double> state_adjoint) {
   if constexpr (D == 2) {
-    // A periodic grid: one value a cell in each field (u, v, density, temperature), no walls.
-    const auto& g = model_.grid;
-    const std::size_t cells = static_cast<std::size_t>(g.cells());
+    // Each process adds its rows (the faces that are not walls, as the whole grid does), then
+    // every process copies every process's rows.
+    const Grid& g = model_.grid;
     const std::span<double> dv0 = model_.initial_velocity.adjoints();
-    const std::span<double> fields[4] = {dv0.first(cells), dv0.subspan(cells, cells), model_.initial_density.adjoints(),
-                                         model_.initial_temperature.adjoints()};
-    for (std::size_t f = 0; f < 4; ++f) {
-      const std::span<double> adjoint = rows_of(fields[f], own_rows(), g.nx());
-      const std::span<const double> own = rows_of(state_adjoint.subspan(f * cells, cells), own_rows(), g.nx());
-      for (std::size_t c = 0; c < adjoint.size(); ++c) adjoint[c] += own[c];
+    const std::span<double> initial[4] = {dv0.first(static_cast<std::size_t>(g.u_count())),
+                                          dv0.subspan(static_cast<std::size_t>(g.u_count())),
+                                          model_.initial_density.adjoints(), model_.initial_temperature.adjoints()};
+    const std::array<StateField, 4> fields = state_fields(g);
+    for (std::size_t k = 0; k < 4; ++k) {
+      const StateField& f = fields[k];
+      const RowRun rows = slabs_->own(f.rows);
+      const std::span<double> adjoint = rows_of(initial[k], rows, f.columns);
+      const std::span<const double> own = rows_of(field_values(state_adjoint, f), rows, f.columns);
+      const Index first = static_cast<Index>(rows.first) * f.columns;
+      for (std::size_t c = 0; c < adjoint.size(); ++c)
+        if (k > 1 || !g.wall(static_cast<int>(k), first + static_cast<Index>(c))) adjoint[c] += own[c];
       slabs_->gather_all(adjoint, gathered_);  // every slab's rows, in row order
-      std::copy(gathered_.begin(), gathered_.end(), fields[f].begin());
+      std::copy(gathered_.begin(), gathered_.end(), initial[k].begin());
     }
   } else {
     (void)state_adjoint;
+  }
+}
+
+template <int D>
+void SmokeOf<D>::gather_state(std::span<const double> state, std::vector<double>& whole) const {
+  whole.assign(state.begin(), state.end());
+  if constexpr (D == 2) {
+    if (!slabs_) return;
+    for (const StateField& f : state_fields(model_.grid)) {
+      slabs_->gather_all(rows_of(field_values(state, f), slabs_->own(f.rows), f.columns), gathered_);
+      std::copy(gathered_.begin(), gathered_.end(), whole.begin() + static_cast<std::ptrdiff_t>(f.offset));
+    }
   }
 }
 
@@ -72,7 +114,7 @@ void SmokeOf<D>::check_splits() const {
   const SmokeSettings& s = model_.settings;
   auto refuse = [](const std::string& what) {
     throw std::invalid_argument("the smoke grid does not split over processes with " + what +
-                                " yet (a split runs 2D grids periodic along both axes, semi-Lagrangian advection and "
+                                " yet (a split runs 2D grids with any sides and obstacles, semi-Lagrangian advection and "
                                 "Jacobi pressure sweeps, buoyancy and viscosity, without sources, vents or confinement)");
   };
   if constexpr (D == 3) refuse("a 3D grid");
@@ -82,9 +124,6 @@ void SmokeOf<D>::check_splits() const {
       throw std::invalid_argument("the slabs split " + std::to_string(slabs_->rows()) + " rows in bands of " +
                                   std::to_string(slabs_->band_rows()) + "; the smoke grid has " + std::to_string(g.ny()) +
                                   " rows in bands of " + std::to_string(BandScatter::kBandRows));
-    if (!g.periodic_x() || !g.periodic_y()) refuse("closed or open sides");
-    for (Index c = 0; c < g.cells(); ++c)
-      if (g.solid(c)) refuse("solid cells");
   }
   if (s.pressure.solver != PressureSolver::kJacobi) refuse("the CG pressure solver");
   if (s.velocity_advection != AdvectionScheme::kSemiLagrangian || s.carried_advection != AdvectionScheme::kSemiLagrangian)
@@ -98,12 +137,17 @@ template <int D>
 void SmokeOf<D>::fill_trace_halo(std::span<double> state) const {
   if constexpr (D == 2) {
     const Grid& g = model_.grid;
-    const auto f = fields_of(g, state);
-    const int reach = slabs_->largest(trace_reach(g, rows_of(f.velocity[0], own_rows(), g.nx()),
-                                                  rows_of(f.velocity[1], own_rows(), g.nx()), model_.settings.dt, g.ny()));
+    const std::array<StateField, 4> fields = state_fields(g);
+    const std::span<const double> u = field_values(std::span<const double>(state), fields[0]);
+    const std::span<const double> v = field_values(std::span<const double>(state), fields[1]);
+    const int reach = slabs_->largest(trace_reach(g, rows_of(u, own_rows(), fields[0].columns),
+                                                  rows_of(v, slabs_->own(fields[1].rows), fields[1].columns),
+                                                  model_.settings.dt, g.ny()));
     widest_halo_rows_ = std::max(widest_halo_rows_, std::min(2 * reach, g.ny() - own_rows().count()));
-    const std::span<double> traced[] = {f.velocity[0], f.velocity[1], f.density, f.temperature};
-    for (int k = 0; k < (temperature_inert_ ? 3 : 4); ++k) slabs_->fill_halo(traced[k], g.nx(), reach, reach);
+    for (int k = 0; k < (temperature_inert_ ? 3 : 4); ++k) {
+      const StateField& f = fields[static_cast<std::size_t>(k)];
+      slabs_->fill_halo(field_values(state, f), f.columns, reach, reach, g.periodic_y());
+    }
   }
 }
 
@@ -113,18 +157,17 @@ void SmokeOf<D>::check_own_finite(std::span<const double> values, bool in_adjoin
   if constexpr (D == 2) {
     // Each process finds its rows' first non-finite value (in the whole state's numbering) and
     // they agree on the lowest, the one the whole grid's check names: every process raises it.
-    const Grid& g = model_.grid;
-    const std::size_t cells = static_cast<std::size_t>(g.cells());
-    const Index first = static_cast<Index>(own_rows().first) * g.nx();
     Index mine = -1;
-    for (std::size_t field = 0; field < 4 && mine < 0; ++field) {  // u, v, density, temperature: a value a cell
+    for (const StateField& f : state_fields(model_.grid)) {
+      const RowRun rows = slabs_->own(f.rows);
       try {
-        check_finite(rows_of(values.subspan(field * cells, cells), own_rows(), g.nx()), Parts::kStepName, in_adjoint);
+        check_finite(rows_of(field_values(values, f), rows, f.columns), Parts::kStepName, in_adjoint);
       } catch (const NonFiniteError& e) {
-        mine = static_cast<Index>(field * cells) + first + e.element();
+        mine = static_cast<Index>(f.offset) + static_cast<Index>(rows.first) * f.columns + e.element();
+        break;
       }
     }
-    // A state has fewer than 2^31 values (at most 4 x 2048 x 2048), so minus an index is an int.
+    // A state has fewer than 2^31 values (at most 4 x 2049 x 2049), so minus an index is an int.
     const int lowest = slabs_->largest(mine < 0 ? INT_MIN : -static_cast<int>(mine));
     if (lowest != INT_MIN) throw NonFiniteError(Parts::kStepName, -static_cast<Index>(lowest), in_adjoint);
   }

@@ -89,6 +89,9 @@ class SmokeOf final : public System {
   RowRun own_rows() const;
   // Split: the most rows of others' a step has fetched for its traces so far (both sides).
   int widest_halo_rows() const { return widest_halo_rows_; }
+  // Split: every process's rows of a state gathered into `whole`, the whole grid's state
+  // (unsplit: a copy). Collective.
+  void gather_state(std::span<const double> state, std::vector<double>& whole) const;
 
  private:
   // Splits the solvers over the slabs (if any), sizes the buffers and places the vents: what
@@ -129,7 +132,8 @@ class SmokeOf final : public System {
   // before.
   bool temperature_inert_ = false;
   mutable int widest_halo_rows_ = 0;
-  std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_, gathered_;
+  std::vector<double> scratch_, replay_, adjoint_, snapshots_, source_scratch_;
+  mutable std::vector<double> gathered_;
   OpenVentWork open_vents_;
 };
 

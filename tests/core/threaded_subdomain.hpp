@@ -116,11 +116,11 @@ class ThreadedRowSlabs final : public RowSlabs {
       : RowSlabs(rows, band_rows, process, static_cast<int>(board.fields.size())), board_(board) {}
 
   // Publishes this process's field, then copies its halo's rows from their owners' fields.
-  void fill_halo(std::span<double> field, int columns, int below, int above) const override {
+  void fill_halo(std::span<double> field, int columns, int below, int above, bool wrap) const override {
     const std::size_t w = static_cast<std::size_t>(columns);
     board_.fields[static_cast<std::size_t>(process())] = field;
     board_.sync.arrive_and_wait();
-    for (const HaloPiece& piece : halo_pieces(slabs(), process(), below, above)) {
+    for (const HaloPiece& piece : halo_pieces(slabs(), process(), below, above, static_cast<int>(field.size() / w), wrap)) {
       const std::size_t at = w * static_cast<std::size_t>(piece.first), count = w * static_cast<std::size_t>(piece.last - piece.first);
       std::copy_n(board_.fields[static_cast<std::size_t>(piece.owner)].begin() + static_cast<std::ptrdiff_t>(at), count,
                   field.begin() + static_cast<std::ptrdiff_t>(at));
