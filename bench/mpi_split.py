@@ -4,12 +4,13 @@ the loss and gradient, the peak resident size of each process, the elements, gho
 each process sends, and whether every configuration gives the one-process bits. Models: GradABM's
 epidemic on a synthetic population (elements: agents), a 2D mass-spring lattice falling on
 the ground and fitted to a reference motion of every node (elements: nodes; `--model lattice`),
-or a periodic smoke grid carried to a target picture (elements: cells; `--model smoke`).
+or a periodic smoke grid carried to a target picture (elements: cells; `--model smoke`), or the
+same in a room with walls, an open top and an obstacle (`--model room`).
 Configurations: 1 process of 1 and of all threads (the whole model), 2 and 4 processes of one
 thread each (split). Tables: strong scaling (one size, more processes), weak scaling (elements
 per process fixed), and, for the epidemic, one large run. Medians of --repeats runs. Usage:
   bench/mpi_split.py [--simgrad build/simgrad] [--repeats 3] [--only strong|weak|large]
-    [--model epidemic|lattice|smoke] [--large-agents 10000000] [--large-days 200]
+    [--model epidemic|lattice|smoke|room] [--large-agents 10000000] [--large-days 200]
 (docs/distributed.md; the figures are in docs/benchmarks.md)."""
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -17,7 +18,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--simgrad", default="build/simgrad")
 parser.add_argument("--repeats", type=int, default=3)
 parser.add_argument("--only", default="")
-parser.add_argument("--model", default="epidemic", choices=["epidemic", "lattice", "smoke"])
+parser.add_argument("--model", default="epidemic", choices=["epidemic", "lattice", "smoke", "room"])
 parser.add_argument("--large-agents", type=int, default=10_000_000)
 parser.add_argument("--large-days", type=int, default=200)
 parser.add_argument("--large-configurations", default="1x2,2x1,4x1")
@@ -71,21 +72,27 @@ def lattice(columns, rows, steps):
     return path
 
 
-def smoke(columns, rows, steps):
+def smoke(columns, rows, steps, room=False):
     """A periodic box of columns x rows cells 1 mm wide: a checker of smoke carried by a drift of
     about 5 rows a step, 6 Jacobi sweeps a step, fitted to the yin-yang picture; the gradient
-    over the whole initial velocity field, binomial checkpoints."""
-    path = os.path.join(scratch, f"smoke_{columns}x{rows}_{steps}.json")
+    over the whole initial velocity field, binomial checkpoints. `room`: closed at the sides and
+    the floor, open at the top, a round pillar in the middle, heavy smoke and viscosity."""
+    path = os.path.join(scratch, f"{'room' if room else 'smoke'}_{columns}x{rows}_{steps}.json")
     picture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "data", "smoke_target.pgm")
+    scenario = {
+        "simulator": "fluid", "grid": {"cells": [columns, rows], "cell_size": 0.001, "sides": "periodic"},
+        "steps": steps, "dt": 0.002, "initial_velocity": [0.9, 2.4],
+        "pressure": {"solver": "jacobi", "iterations": 6},
+        "initial_density": {"checker": 16, "value": 0.64},
+        "loss": {"target_image": picture},
+        "tune": {"parameters": [{"name": "initial_velocity", "lower": -4, "upper": 4}]},
+        "checkpoint": "binomial:10"}
+    if room:
+        scenario["grid"]["sides"] = {"left": "closed", "right": "closed", "bottom": "closed", "top": "open"}
+        scenario["obstacles"] = [{"circle": [0.0005 * columns, 0.0005 * rows, 0.0001 * min(columns, rows)]}]
+        scenario.update({"weight": 0.8, "viscosity": 0.0001})
     with open(path, "w") as f:
-        json.dump({
-            "simulator": "fluid", "grid": {"cells": [columns, rows], "cell_size": 0.001, "sides": "periodic"},
-            "steps": steps, "dt": 0.002, "initial_velocity": [0.9, 2.4],
-            "pressure": {"solver": "jacobi", "iterations": 6},
-            "initial_density": {"checker": 16, "value": 0.64},
-            "loss": {"target_image": picture},
-            "tune": {"parameters": [{"name": "initial_velocity", "lower": -4, "upper": 4}]},
-            "checkpoint": "binomial:10"}, f)
+        json.dump(scenario, f)
     return path
 
 
@@ -136,14 +143,15 @@ if args.model == "lattice":
         for processes in (1, 2, 4):
             measure(250_000 * processes, 200, [(processes, 1)], args.repeats, lattice(1000, 250 * processes, 200))
     sys.exit(0)
-if args.model == "smoke":
+if args.model in ("smoke", "room"):
+    room = args.model == "room"
     if args.only in ("", "strong"):
-        print("# strong scaling: a grid of 1024 x 1024 cells, 100 steps")
-        measure(1024 * 1024, 100, [(1, 1), (1, cores), (2, 1), (4, 1)], args.repeats, smoke(1024, 1024, 100))
+        print(f"# strong scaling: a {'room' if room else 'periodic grid'} of 1024 x 1024 cells, 100 steps")
+        measure(1024 * 1024, 100, [(1, 1), (1, cores), (2, 1), (4, 1)], args.repeats, smoke(1024, 1024, 100, room))
     if args.only in ("", "weak"):
         print("# weak scaling: 262,144 cells per process (1,024 columns), 100 steps")
         for processes in (1, 2, 4):
-            measure(262_144 * processes, 100, [(processes, 1)], args.repeats, smoke(1024, 256 * processes, 100))
+            measure(262_144 * processes, 100, [(processes, 1)], args.repeats, smoke(1024, 256 * processes, 100, room))
     sys.exit(0)
 if args.only in ("", "strong"):
     print("# strong scaling: 1,000,000 agents, 200 days")

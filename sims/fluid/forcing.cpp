@@ -44,16 +44,40 @@ SourceValues source_values(const SmokeModel& m, int s, int t) {
   return sv;
 }
 
+// The samples [first, last) of this process's rows of lattice l (all of them on a whole grid).
+std::pair<Index, Index> own_samples(const Lattice& l, const RowSlabs* slabs) {
+  if (!slabs) return {0, static_cast<Index>(l.cx) * l.cy};
+  const RowRun rows = slabs->own(l.cy);
+  return {static_cast<Index>(rows.first) * l.cx, static_cast<Index>(rows.last) * l.cx};
+}
+
+
+// body(first, last) over blocks of the samples of lattice l in this process's rows (all of them
+// on a whole grid).
+template <class Body>
+void for_own_samples(const Lattice& l, const RowSlabs* slabs, const Body& body) {
+  const auto [begin, end] = own_samples(l, slabs);
+  parallel_for_blocks(end - begin, [&](Index first, Index last) { body(begin + first, begin + last); });
+}
+
+// The blocks [first, last) of lattice l's samples (of kBlockSize, numbered from the first
+// sample) whose first sample is in this process's rows: a source's sums run per block, and
+// each block on the process holding its first sample.
+std::pair<Index, Index> own_blocks(const Lattice& l, const RowSlabs* slabs) {
+  const auto [begin, end] = own_samples(l, slabs);
+  return {block_count(begin), block_count(end)};
+}
+
 }  // namespace
 
-void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
+void apply_source(const SmokeModel& m, int s, int t, FieldsView f, const RowSlabs* slabs) {
   const Grid& g = m.grid;
   const SourceValues sv = source_values(m, s, t);
   const double rate_d = m.settings.dt * m.density_rate.values()[static_cast<std::size_t>(s)];
   const double rate_t = m.settings.dt * m.temperature_rate.values()[static_cast<std::size_t>(s)];
   const double tx = sv.speed * std::cos(sv.angle), ty = sv.speed * std::sin(sv.angle);
   const Lattice cl = g.cell_lattice(), ul = g.u_lattice(), vl = g.v_lattice();
-  parallel_for_blocks(g.cells(), [&](Index first, Index last) {
+  for_own_samples(cl, slabs, [&](Index first, Index last) {
     for (Index c = first; c < last; ++c) {
       if (g.solid(c)) continue;
       const double w = footprint_at(g, cl, c, sv.cx, sv.cy, sv.r).g;
@@ -62,7 +86,7 @@ void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
     }
   });
   auto pull = [&](const Lattice& l, auto is_wall, std::span<double> q, double target) {
-    parallel_for_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index first, Index last) {
+    for_own_samples(l, slabs, [&](Index first, Index last) {
       for (Index k = first; k < last; ++k) {
         if (is_wall(k)) continue;
         const double w = footprint_at(g, l, k, sv.cx, sv.cy, sv.r).g;
@@ -74,12 +98,14 @@ void apply_source(const SmokeModel& m, int s, int t, FieldsView f) {
   pull(vl, [&](Index k) { return g.v_wall(k); }, f.velocity[1], ty);
 }
 
+int source_block_rows(const Grid& g) { return static_cast<int>(kBlockSize / g.nx()) + 1; }
+
 std::size_t source_adjoint_scratch(const Grid& g) {
   return static_cast<std::size_t>((block_count(g.cells()) + block_count(g.u_count()) + block_count(g.v_count())) * 7);
 }
 
 void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& before, FieldsView a,
-                          std::span<double> scratch) {
+                          std::span<double> scratch, const RowSlabs* slabs) {
   const Grid& g = m.grid;
   const std::size_t si = static_cast<std::size_t>(s);
   const SourceValues sv = source_values(m, s, t);
@@ -105,7 +131,15 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& b
     sums[kCy] += dg * fp.dcy;
     sums[kR] += dg * fp.dr;
   };
-  parallel_for_indexed_blocks(g.cells(), [&](Index block, Index first, Index last) {
+  // The blocks of a lattice this process sums (all of them on a whole grid), in parallel.
+  auto for_own_blocks = [&](const Lattice& l, const auto& body) {
+    const auto [begin, end] = own_blocks(l, slabs);
+    const Index offset = begin * kBlockSize, samples = std::min(static_cast<Index>(l.cx) * l.cy, end * kBlockSize);
+    parallel_for_indexed_blocks(samples - offset, [&](Index block, Index first, Index last) {
+      body(begin + block, offset + first, offset + last);
+    });
+  };
+  for_own_blocks(cl, [&](Index block, Index first, Index last) {
     double* sums = scratch.data() + block * kSums;
     for (Index c = first; c < last; ++c) {
       if (g.solid(c)) continue;
@@ -116,10 +150,12 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& b
       add_footprint(sums, fp, rate_d * ad + rate_t * at);
     }
   });
-  // A velocity component: out = in + g (target - in).
+  // A velocity component: out = in + g (target - in); the sums read each sample's adjoint before
+  // its own update, so they run apart from it (a block's samples past the slab are another
+  // process's to update).
   auto velocity_part = [&](const Lattice& l, auto is_wall, std::span<double> av, std::span<const double> before,
                            double target, int target_sum, Index first_block) {
-    parallel_for_indexed_blocks(static_cast<Index>(l.cx) * l.cy, [&](Index block, Index first, Index last) {
+    for_own_blocks(l, [&](Index block, Index first, Index last) {
       double* sums = scratch.data() + (first_block + block) * kSums;
       for (Index k = first; k < last; ++k) {
         if (is_wall(k)) continue;
@@ -127,12 +163,29 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& b
         const Footprint fp = footprint_at(g, l, k, sv.cx, sv.cy, sv.r);
         sums[target_sum] += fp.g * av[ks];
         add_footprint(sums, fp, (target - before[ks]) * av[ks]);
-        av[ks] = (1.0 - fp.g) * av[ks];
+        if (!slabs) av[ks] *= 1.0 - fp.g;
       }
     });
+    if (slabs)
+      for_own_samples(l, slabs, [&](Index first, Index last) {
+        for (Index k = first; k < last; ++k)
+          if (!is_wall(k)) av[static_cast<std::size_t>(k)] *= 1.0 - footprint_at(g, l, k, sv.cx, sv.cy, sv.r).g;
+      });
   };
   velocity_part(ul, [&](Index k) { return g.u_wall(k); }, a.velocity[0], before[0], tx, kTx, cell_blocks);
   velocity_part(vl, [&](Index k) { return g.v_wall(k); }, a.velocity[1], before[1], ty, kTy, cell_blocks + u_blocks);
+  // Split, every block's sums, in block order (each lattice's blocks lie in process order).
+  if (slabs) {
+    std::vector<double> gathered;  // once a source and step, split only
+    const Index first_blocks[3] = {0, cell_blocks, cell_blocks + u_blocks};
+    const Lattice* lattices[3] = {&cl, &ul, &vl};
+    for (int k = 0; k < 3; ++k) {
+      const auto [begin, end] = own_blocks(*lattices[k], slabs);
+      const std::size_t at = static_cast<std::size_t>((first_blocks[k] + begin) * kSums);
+      slabs->gather_all(std::span<const double>(scratch).subspan(at, static_cast<std::size_t>((end - begin) * kSums)), gathered);
+      std::copy(gathered.begin(), gathered.end(), scratch.begin() + static_cast<std::ptrdiff_t>(first_blocks[k] * kSums));
+    }
+  }
   double total[kSums] = {};
   for (std::size_t b = 0; b < needed / kSums; ++b)
     for (int q = 0; q < kSums; ++q) total[q] += scratch[b * kSums + static_cast<std::size_t>(q)];
@@ -154,14 +207,6 @@ void cells_of_v_face(const Grid& g, Index k, Index& below, Index& above) {
   above = g.v_above(i, j);
 }
 
-// The samples [first, last) of this process's rows of a lattice `columns` wide (all of them on
-// a whole grid), for parallel_for_blocks over `last - first` samples.
-std::pair<Index, Index> own_samples(const Lattice& l, const RowSlabs* slabs) {
-  if (!slabs) return {0, static_cast<Index>(l.cx) * l.cy};
-  const RowRun rows = slabs->own(l.cy);
-  return {static_cast<Index>(rows.first) * l.cx, static_cast<Index>(rows.last) * l.cx};
-}
-
 }  // namespace
 
 void apply_buoyancy(const SmokeModel& m, FieldsView f, const RowSlabs* slabs) {
@@ -172,9 +217,8 @@ void apply_buoyancy(const SmokeModel& m, FieldsView f, const RowSlabs* slabs) {
     slabs->fill_halo(f.temperature, g.nx(), 1, 0, g.periodic_y());
     slabs->fill_halo(f.density, g.nx(), 1, 0, g.periodic_y());
   }
-  const std::pair<Index, Index> faces = own_samples(g.v_lattice(), slabs);
-  parallel_for_blocks(faces.second - faces.first, [&](Index first, Index last) {
-    for (Index k = faces.first + first; k < faces.first + last; ++k) {
+  for_own_samples(g.v_lattice(), slabs, [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
       if (g.v_wall(k)) continue;
       Index below, above;
       cells_of_v_face(g, k, below, above);
@@ -196,9 +240,8 @@ void apply_buoyancy_adjoint(const SmokeModel& m, FieldsView a, const RowSlabs* s
   if (ca == 0.0 && cb == 0.0) return;
   if (slabs) slabs->fill_halo(a.velocity[1], g.nx(), 0, 1, g.periodic_y());  // a cell's top face
   // A gather over the cells: each takes its share of the faces below and above it.
-  const std::pair<Index, Index> cells = own_samples(g.cell_lattice(), slabs);
-  parallel_for_blocks(cells.second - cells.first, [&](Index first, Index last) {
-    for (Index c = cells.first + first; c < cells.first + last; ++c) {
+  for_own_samples(g.cell_lattice(), slabs, [&](Index first, Index last) {
+    for (Index c = first; c < last; ++c) {
       const int i = static_cast<int>(c % g.nx()), j = static_cast<int>(c / g.nx());
       for (Index k : {g.v_face(i, j), g.top_face(i, j)}) {
         if (g.v_wall(k)) continue;
@@ -219,9 +262,8 @@ namespace {
 template <class Skip>
 void add_laplacian(const Lattice& l, double c, std::span<const double> x, std::span<double> q, const Skip& skip,
                    const RowSlabs* slabs) {
-  const std::pair<Index, Index> samples = own_samples(l, slabs);
-  parallel_for_blocks(samples.second - samples.first, [&](Index first, Index last) {
-    for (Index k = samples.first + first; k < samples.first + last; ++k) {
+  for_own_samples(l, slabs, [&](Index first, Index last) {
+    for (Index k = first; k < last; ++k) {
       if (skip(k)) continue;
       const int i = static_cast<int>(k % l.cx), j = static_cast<int>(k / l.cx);
       const double xk = x[static_cast<std::size_t>(k)];

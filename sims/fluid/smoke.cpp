@@ -115,7 +115,7 @@ void SmokeOf<D>::check_splits() const {
   auto refuse = [](const std::string& what) {
     throw std::invalid_argument("the smoke grid does not split over processes with " + what +
                                 " yet (a split runs 2D grids with any sides and obstacles, semi-Lagrangian advection and "
-                                "Jacobi pressure sweeps, buoyancy and viscosity, without sources, vents or confinement)");
+                                "Jacobi pressure sweeps, buoyancy and viscosity, and sources, without vents or confinement)");
   };
   if constexpr (D == 3) refuse("a 3D grid");
   else {
@@ -128,7 +128,6 @@ void SmokeOf<D>::check_splits() const {
   if (s.pressure.solver != PressureSolver::kJacobi) refuse("the CG pressure solver");
   if (s.velocity_advection != AdvectionScheme::kSemiLagrangian || s.carried_advection != AdvectionScheme::kSemiLagrangian)
     refuse("MacCormack or conservative advection");
-  if (model_.source_count() > 0) refuse("sources");
   if (model_.vent_count() > 0) refuse("boundary vents");
   if (s.confinement) refuse("vorticity confinement");
 }
@@ -148,6 +147,24 @@ void SmokeOf<D>::fill_trace_halo(std::span<double> state) const {
       const StateField& f = fields[static_cast<std::size_t>(k)];
       slabs_->fill_halo(field_values(state, f), f.columns, reach, reach, g.periodic_y());
     }
+  }
+}
+
+template <int D>
+void SmokeOf<D>::fill_source_halo(std::span<double> snapshot, bool first_source) {
+  if constexpr (D == 2) {
+    const Grid& g = model_.grid;
+    const int rows = source_block_rows(g);
+    const std::array<StateField, 4> fields = state_fields(g);
+    for (int k = 0; k < 4; ++k) {
+      const StateField& f = fields[static_cast<std::size_t>(k)];
+      if (k > 1 && !first_source) break;  // the smoke's and heat's adjoints: sources leave them be
+      slabs_->fill_halo(field_values(std::span<double>(adjoint_), f), f.columns, 0, rows, g.periodic_y());
+      if (k < 2) slabs_->fill_halo(field_values(snapshot, f), f.columns, 0, rows, g.periodic_y());
+    }
+  } else {
+    (void)snapshot;
+    (void)first_source;
   }
 }
 
@@ -257,7 +274,8 @@ void SmokeOf<D>::advect_and_source(int t, std::span<const double> state, std::sp
     if (snapshots)
       std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(faces),
                 snapshots_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * faces));
-    apply_source(model_, k, t, n);
+    if constexpr (D == 2) apply_source(model_, k, t, n, slabs_);
+    else apply_source(model_, k, t, n);
   }
 }
 
@@ -308,9 +326,14 @@ void SmokeOf<D>::step_adjoint(int t, std::span<const double> state, std::span<co
   else apply_buoyancy_adjoint(model_, a);
   const std::size_t faces = static_cast<std::size_t>(g.face_count());
   for (int k = model_.source_count() - 1; k >= 0; --k) {
-    const auto before = velocity_of(g, std::span<const double>(snapshots_).subspan(static_cast<std::size_t>(k) * faces, faces));
-    if constexpr (D == 2) apply_source_adjoint(model_, k, t, before, a, source_scratch_);
-    else apply_source_adjoint(model_, k, t, before, a);
+    const std::span<double> snapshot = std::span<double>(snapshots_).subspan(static_cast<std::size_t>(k) * faces, faces);
+    const auto before = velocity_of(g, std::span<const double>(snapshot));
+    if constexpr (D == 2) {
+      if (slabs_) fill_source_halo(snapshot, k == model_.source_count() - 1);
+      apply_source_adjoint(model_, k, t, before, a, source_scratch_, slabs_);
+    } else {
+      apply_source_adjoint(model_, k, t, before, a);
+    }
   }
   advect_adjoint(state, a, state_adjoint, confinement);
   check_own_finite(state_adjoint, true);

@@ -118,6 +118,10 @@ class SmokeOf final : public System {
   // Split: fetches the rows of the state's fields that the next step's traces can reach from
   // this process's slab (the reach agreed by every process).
   void fill_trace_halo(std::span<double> state) const;
+  // Split: fetches the rows above the slab that a source's adjoint sums read (its blocks of
+  // samples run past the slab): of the velocity it saw (`snapshot`) and of the velocity's
+  // adjoint, and with the first source handled, of the smoke's and heat's adjoints.
+  void fill_source_halo(std::span<double> snapshot, bool first_source);
   // Throws NonFiniteError naming the first non-finite value of the state (split: of every
   // process's rows, agreed, so every process raises the whole grid's error).
   void check_own_finite(std::span<const double> values, bool in_adjoint) const;

@@ -221,8 +221,9 @@ echo "ok: the split lattice's losses over listed markers and over a triangle giv
 # at least three rows either side): the loss, the gradient over the whole initial velocity
 # field, and 4 L-BFGS iterations resumed from 2 processes on 3.
 check_split_model smoke "$source/tests/data/smoke_split.json" $((40 * 37)) $((6 * 40)) 3
-# A room of 40 x 40 cells with walls, an open top (its y-faces a band more than the cells) and
-# obstacles, heavy smoke and viscosity: the same, resumed from 2 processes on 4.
+# A room of 40 x 40 cells with walls, an open top (its y-faces a band more than the cells),
+# obstacles, heavy smoke, viscosity and an emitter: the same (the gradient over the initial
+# velocity field and the emitter's position and rate), resumed from 2 processes on 4.
 check_split_model room "$source/tests/data/smoke_split_room.json" $((40 * 40)) $((4 * 40)) 4
 
 # Bad input: one message (from rank 0), exit 2, nothing written.

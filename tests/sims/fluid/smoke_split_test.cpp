@@ -50,8 +50,9 @@ Grid grid_of(Box box) {
 
 // A box with a swirl and a shear strong enough to carry smoke several rows a step (traces reach
 // across slabs of one band), a checker of smoke and of heat, Jacobi sweeps; with `forces`,
-// buoyancy, weight and viscosity too.
-SmokeModel swirl(bool forces = false, Box box = Box::kPeriodic) {
+// buoyancy, weight and viscosity too; with `sources`, an emitter across the slabs' edges (its
+// blocks of samples run past them) and a small one low down, with speed schedules.
+SmokeModel swirl(bool forces = false, Box box = Box::kPeriodic, bool sources = false) {
   SmokeSettings s;
   if (forces) {
     s.buoyancy = 1.5;
@@ -75,6 +76,13 @@ SmokeModel swirl(bool forces = false, Box box = Box::kPeriodic) {
       m.initial_density.values()[static_cast<std::size_t>(g.cell(i, j))] = ((i / 5 + j / 4) % 2) ? 0.8 : 0.1;
       m.initial_temperature.values()[static_cast<std::size_t>(g.cell(i, j))] = (i + 2 * j) % 3 == 0 ? 1.0 : 0.0;
     }
+  if (sources) {
+    m.add_source("emitter", 0.55, 0.6, 0.16, 2.0, 3.0, 1.2, 0.7);
+    m.add_source("jet", 0.3, 0.2, 0.1, 1.0, 0.0, 0.8, 2.0);
+    m.set_knots(3);
+    m.speed.assign({1.2, 0.9, 1.4, 0.8, 0.5, 1.1}, true);
+    m.angle.assign({0.7, 0.3, 1.0, 2.0, 2.4, 1.9}, true);
+  }
   return m;
 }
 
@@ -105,7 +113,8 @@ Evaluation evaluate(SmokeModel& m, const RowSlabs* slabs, const char* checkpoint
   Evaluation e;
   e.loss = rollout.loss_and_gradient();
   e.state.assign(rollout.final_state().begin(), rollout.final_state().end());
-  for (const Array<1>* a : {&m.initial_velocity, &m.initial_density, &m.initial_temperature})
+  for (const Array<1>* a : {&m.initial_velocity, &m.initial_density, &m.initial_temperature, &m.source_x, &m.source_y,
+                            &m.source_radius, &m.density_rate, &m.temperature_rate, &m.speed, &m.angle})
     e.gradient.insert(e.gradient.end(), a->adjoints().begin(), a->adjoints().end());
   return e;
 }
@@ -113,8 +122,8 @@ Evaluation evaluate(SmokeModel& m, const RowSlabs* slabs, const char* checkpoint
 // Whether every process of every split ends with the whole grid's loss, gradient and its rows'
 // final state, bit for bit: advection and pressure sweeps alone, and with buoyancy and
 // viscosity.
-void expect_whole_bits(bool forces, Box box = Box::kPeriodic) {
-  SmokeModel whole = swirl(forces, box);
+void expect_whole_bits(bool forces, Box box = Box::kPeriodic, bool sources = false) {
+  SmokeModel whole = swirl(forces, box, sources);
   const Evaluation reference = evaluate(whole, nullptr, "all");
   ASSERT_TRUE(std::isfinite(reference.loss));
   // The velocity's and density's gradients are there, and with buoyancy the temperature's (it is
@@ -138,6 +147,17 @@ void expect_whole_bits(bool forces, Box box = Box::kPeriodic) {
     for (std::size_t c = 0; c < count; ++c) size += std::abs(reference.gradient[fields[field].offset + c]);
     ASSERT_GT(size, 0.0) << "field " << field;
   }
+  // Every source parameter has a gradient (the last entries: x, y, radius, the two rates, then
+  // three speed and three angle knots per source).
+  if (sources) {
+    const std::size_t groups[7] = {2, 2, 2, 2, 2, 6, 6};
+    std::size_t at = reference.gradient.size() - 22;
+    for (const std::size_t n : groups) {
+      double size = 0.0;
+      for (std::size_t k = 0; k < n; ++k) size += std::abs(reference.gradient[at++]);
+      ASSERT_GT(size, 0.0) << "source parameters ending at " << at;
+    }
+  }
   // The first steps' traces move samples more than two rows: halos of several rows.
   {
     const std::span<const double> v0 = whole.initial_velocity.values();
@@ -152,7 +172,7 @@ void expect_whole_bits(bool forces, Box box = Box::kPeriodic) {
         std::vector<Evaluation> results(static_cast<std::size_t>(processes));
         testing::run_processes(processes, threads, [&](int p) {
           testing::ThreadedRowSlabs split(board, rows, BandScatter::kBandRows, p);
-          SmokeModel part = swirl(forces, box);
+          SmokeModel part = swirl(forces, box, sources);
           results[static_cast<std::size_t>(p)] = evaluate(part, &split, checkpoint);
         });
         for (int p = 0; p < processes; ++p) {
@@ -178,6 +198,10 @@ TEST(SmokeSplit, WithBuoyancyAndViscosityEveryProcessEndsWithTheWholeGridsBits) 
 TEST(SmokeSplit, InAChannelEveryProcessEndsWithTheWholeGridsBits) { expect_whole_bits(true, Box::kChannel); }
 TEST(SmokeSplit, AroundAnObstacleEveryProcessEndsWithTheWholeGridsBits) { expect_whole_bits(true, Box::kObstacle); }
 TEST(SmokeSplit, InAChimneyEveryProcessEndsWithTheWholeGridsBits) { expect_whole_bits(true, Box::kChimney); }
+TEST(SmokeSplit, WithSourcesEveryProcessEndsWithTheWholeGridsBits) { expect_whole_bits(true, Box::kPeriodic, true); }
+TEST(SmokeSplit, WithSourcesAroundAnObstacleEveryProcessEndsWithTheWholeGridsBits) {
+  expect_whole_bits(true, Box::kObstacle, true);
+}
 
 // A value that goes non-finite in one slab stops every process at the same step, each naming
 // it as the whole run does.
