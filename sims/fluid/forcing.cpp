@@ -135,7 +135,7 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& b
   auto for_own_blocks = [&](const Lattice& l, const auto& body) {
     const auto [begin, end] = own_blocks(l, slabs);
     const Index offset = begin * kBlockSize, samples = std::min(static_cast<Index>(l.cx) * l.cy, end * kBlockSize);
-    parallel_for_indexed_blocks(samples - offset, [&](Index block, Index first, Index last) {
+    parallel_for_indexed_blocks(std::max<Index>(0, samples - offset), [&](Index block, Index first, Index last) {
       body(begin + block, offset + first, offset + last);
     });
   };

@@ -39,7 +39,7 @@ struct Stencil {
 
 // Fractional lattice coordinate along one axis: the lower sample, the fraction and whether the
 // position was clamped (then the value does not move with the position).
-SIMGRAD_HD inline void locate(double g, int count, bool wrap, int& i0, int& i1, double& f, bool& clamped) {
+SIMGRAD_HD_INLINE void locate(double g, int count, bool wrap, int& i0, int& i1, double& f, bool& clamped) {
   clamped = false;
   if (wrap) {
     // Traced-back points lie within a few periods: a loop beats an integer division. Far-off
@@ -75,7 +75,7 @@ SIMGRAD_HD inline void locate(double g, int count, bool wrap, int& i0, int& i1, 
 // The bilinear stencil of lattice `l` at the point (x, y) (in length units, cell size h); the
 // derivative weights only when `kDerivatives` (forward passes skip them).
 template <bool kDerivatives = true>
-SIMGRAD_HD inline Stencil stencil_at(const Lattice& l, double h, double x, double y) {
+SIMGRAD_HD_INLINE Stencil stencil_at(const Lattice& l, double h, double x, double y) {
   int i0, i1, j0, j1;
   double fx, fy;
   bool cx_clamped, cy_clamped;

@@ -11,7 +11,7 @@ namespace simgrad::fluid {
 
 // The bilinear value of lattice l's field f at (x, y) in cell units (length / h): stencil_at and
 // apply in one, without building the stencil (the forward pass's inner loop).
-SIMGRAD_HD inline double sample(const Lattice& l, double x, double y, const double* f) {
+SIMGRAD_HD_INLINE double sample(const Lattice& l, double x, double y, const double* f) {
   int i0, i1, j0, j1;
   double fx, fy;
   bool clamped;

@@ -159,8 +159,9 @@ void SmokeOf<D>::fill_source_halo(std::span<double> snapshot, bool first_source)
     for (int k = 0; k < 4; ++k) {
       const StateField& f = fields[static_cast<std::size_t>(k)];
       if (k > 1 && !first_source) break;  // the smoke's and heat's adjoints: sources leave them be
-      slabs_->fill_halo(field_values(std::span<double>(adjoint_), f), f.columns, 0, rows, g.periodic_y());
-      if (k < 2) slabs_->fill_halo(field_values(snapshot, f), f.columns, 0, rows, g.periodic_y());
+      // A block runs on in sample order to the lattice's end, never around it: no wrap.
+      slabs_->fill_halo(field_values(std::span<double>(adjoint_), f), f.columns, 0, rows, false);
+      if (k < 2) slabs_->fill_halo(field_values(snapshot, f), f.columns, 0, rows, false);
     }
   } else {
     (void)snapshot;

@@ -202,6 +202,7 @@ TEST(SmokeSplit, WithSourcesEveryProcessEndsWithTheWholeGridsBits) { expect_whol
 TEST(SmokeSplit, WithSourcesAroundAnObstacleEveryProcessEndsWithTheWholeGridsBits) {
   expect_whole_bits(true, Box::kObstacle, true);
 }
+TEST(SmokeSplit, WithSourcesInAChimneyEveryProcessEndsWithTheWholeGridsBits) { expect_whole_bits(true, Box::kChimney, true); }
 
 // A value that goes non-finite in one slab stops every process at the same step, each naming
 // it as the whole run does.
