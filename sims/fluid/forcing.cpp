@@ -56,8 +56,9 @@ std::pair<Index, Index> own_samples(const Lattice& l, const RowSlabs* slabs) {
 // on a whole grid).
 template <class Body>
 void for_own_samples(const Lattice& l, const RowSlabs* slabs, const Body& body) {
-  const auto [begin, end] = own_samples(l, slabs);
-  parallel_for_blocks(end - begin, [&](Index first, Index last) { body(begin + first, begin + last); });
+  const std::pair<Index, Index> samples = own_samples(l, slabs);
+  const Index begin = samples.first;
+  parallel_for_blocks(samples.second - begin, [&](Index first, Index last) { body(begin + first, begin + last); });
 }
 
 // The blocks [first, last) of lattice l's samples (of kBlockSize, numbered from the first
@@ -133,8 +134,9 @@ void apply_source_adjoint(SmokeModel& m, int s, int t, const ConstVelocity<2>& b
   };
   // The blocks of a lattice this process sums (all of them on a whole grid), in parallel.
   auto for_own_blocks = [&](const Lattice& l, const auto& body) {
-    const auto [begin, end] = own_blocks(l, slabs);
-    const Index offset = begin * kBlockSize, samples = std::min(static_cast<Index>(l.cx) * l.cy, end * kBlockSize);
+    const std::pair<Index, Index> blocks = own_blocks(l, slabs);
+    const Index begin = blocks.first;
+    const Index offset = begin * kBlockSize, samples = std::min(static_cast<Index>(l.cx) * l.cy, blocks.second * kBlockSize);
     parallel_for_indexed_blocks(std::max<Index>(0, samples - offset), [&](Index block, Index first, Index last) {
       body(begin + block, offset + first, offset + last);
     });

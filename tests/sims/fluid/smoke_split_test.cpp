@@ -286,7 +286,7 @@ TEST(SmokeSplit, RefusesWhatDoesNotSplit) {
     EXPECT_NE(std::string(e.what()).find("CG"), std::string::npos) << e.what();
   }
   SmokeModel confined = swirl();
-  confined.settings.confinement = 0.5;
+  confined.settings.confinement = true;
   EXPECT_THROW(Smoke(confined, &split), std::invalid_argument);
   // Each process would clip its rows of the state adjoint by their own norm.
   SmokeModel clipped = swirl();
