@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "sims/rigid/model.hpp"
 
 namespace simgrad::rigid::testing {
@@ -39,9 +41,12 @@ inline std::unique_ptr<MujocoModel> load_mujoco(const std::filesystem::path& fil
   return r;
 }
 
-// Compiles MJCF text with MuJoCo (through a scratch file).
+// Compiles MJCF text with MuJoCo (through a scratch file of this process's own: ctest runs test
+// cases as processes side by side, and one removing a shared file while another loads it failed
+// a CI run).
 inline std::unique_ptr<MujocoModel> load_mujoco_text(const std::string& xml, const std::string& name) {
-  const auto file = std::filesystem::temp_directory_path() / ("simgrad_rigid_" + name + ".xml");
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("simgrad_rigid_" + name + "_" + std::to_string(getpid()) + ".xml");
   std::ofstream(file) << xml;
   auto r = load_mujoco(file);
   std::filesystem::remove(file);
