@@ -97,7 +97,7 @@ void BandScatter::gather(std::span<const Target> targets) {
   // the same way), still in its cache.
   const int count = static_cast<int>(targets.size());
   // The targets' rows here: all of them, or this process's.
-  auto own_rows = [&](const Target& target) { return slabs_ ? slabs_->own(target.rows) : RowRun{0, target.rows}; };
+  auto own_rows = [&](const Target& target) { return rows_here(slabs_, target.rows); };
   const int first_row = slabs_ ? slabs_->own().first : 0;
   int rows = 0;
   for (const Target& target : targets) rows = std::max(rows, own_rows(target).last - first_row);

@@ -43,6 +43,10 @@ std::vector<HaloPiece> halo_pieces(std::span<const RowRun> slabs, int process, i
   return pieces;
 }
 
+RowRun rows_here(const RowSlabs* slabs, int field_rows) {
+  return slabs ? slabs->own(field_rows) : RowRun{0, field_rows};
+}
+
 int RowSlabs::owner(int row, int field_rows) const {
   int p = 0;
   while (p + 1 < processes() && !slab(p, field_rows).contains(row)) ++p;

@@ -41,6 +41,11 @@ std::span<T> rows_of(std::span<T> field, RowRun rows, int columns) {
   return field.subspan(static_cast<std::size_t>(rows.first) * width, static_cast<std::size_t>(rows.count()) * width);
 }
 
+// The rows of a field of `field_rows` rows that the process of `slabs` computes: its own
+// (RowSlabs::slab), or all of them on a whole grid (null slabs).
+class RowSlabs;
+RowRun rows_here(const RowSlabs* slabs, int field_rows);
+
 // A piece of a halo: rows [first, last) (no wrap inside) owned by process `owner`.
 struct HaloPiece {
   int owner = 0, first = 0, last = 0;

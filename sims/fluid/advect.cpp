@@ -277,7 +277,7 @@ void Advector::semi_lagrangian_together(std::span<const Carried> items, const Co
   const Grid& g = *grid_;
   // The samples [first, last) of a lattice computed here: all, or those of this process's rows.
   auto own_samples = [&](const Lattice& l) {
-    const RowRun rows = slabs_ ? slabs_->own(l.cy) : RowRun{0, l.cy};
+    const RowRun rows = rows_here(slabs_, l.cy);
     return std::pair(static_cast<Index>(rows.first) * l.cx, static_cast<Index>(rows.last) * l.cx);
   };
   Index n = 0;
@@ -367,7 +367,7 @@ void Advector::semi_lagrangian_adjoint_together(std::span<const CarriedAdjoint> 
   const std::size_t n = static_cast<std::size_t>(g.cells());
   // Split, the reach of the whole velocity: the largest of the slabs' (the windows' rows, and so
   // where a +0 is added, must be the whole scatter's).
-  const RowRun rows = slabs_ ? slabs_->own() : RowRun{0, g.ny()};
+  const RowRun rows = rows_here(slabs_, g.ny());
   const Index first_cell = static_cast<Index>(rows.first) * g.nx(), own_cells = static_cast<Index>(rows.count()) * g.nx();
   const int reach = agreed_reach(u, v, dt, g.ny());
   scatter_.scatter(g.nx(), g.ny(), reach, std::span<const BandScatter::Target>(targets, static_cast<std::size_t>(count)),

@@ -46,8 +46,7 @@ SourceValues source_values(const SmokeModel& m, int s, int t) {
 
 // The samples [first, last) of this process's rows of lattice l (all of them on a whole grid).
 std::pair<Index, Index> own_samples(const Lattice& l, const RowSlabs* slabs) {
-  if (!slabs) return {0, static_cast<Index>(l.cx) * l.cy};
-  const RowRun rows = slabs->own(l.cy);
+  const RowRun rows = rows_here(slabs, l.cy);
   return {static_cast<Index>(rows.first) * l.cx, static_cast<Index>(rows.last) * l.cx};
 }
 

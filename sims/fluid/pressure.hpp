@@ -60,10 +60,9 @@ class Projection : public PressureSolve<Projection> {
   void apply_preconditioner(std::span<const double> r, std::span<double> z);
   void remove_mean(std::span<double> x);
   // The rows this process computes: its slab's, or all; of the x-faces (axis 0) or y-faces.
-  RowRun own_rows() const { return slabs_ ? slabs_->own() : RowRun{0, grid_->ny()}; }
+  RowRun own_rows() const { return rows_here(slabs_, grid_->ny()); }
   RowRun own_face_rows(int axis) const {
-    const int rows = axis == 0 ? grid_->ny() : grid_->v_rows();
-    return slabs_ ? slabs_->own(rows) : RowRun{0, rows};
+    return rows_here(slabs_, axis == 0 ? grid_->ny() : grid_->v_rows());
   }
   // The values of x (one a cell) in this process's rows.
   std::span<double> own_part(std::span<double> x) const { return rows_of(x, own_rows(), grid_->nx()); }
